@@ -1,0 +1,54 @@
+"""The ``micrograd`` command line: ``micrograd --help`` lists the commands.
+
+Each command lives in its own module of ``micrograd.commands`` and provides
+``add_parser(subparsers)``, which registers the command and sets ``func`` to a function
+``run(args) -> int``. Command modules import their heavy dependencies (NumPy,
+matplotlib, ...) inside ``run``, so ``micrograd --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from . import __version__
+
+#: the commands, in the order ``--help`` lists them
+COMMANDS = ("demo", "train", "graph", "serve")
+
+
+def build_parser():
+    parser = argparse.ArgumentParser(
+        prog="micrograd",
+        description="A scalar-valued autograd engine and neural-network library.",
+        epilog="Run 'micrograd COMMAND --help' for the options of a command.",
+    )
+    parser.add_argument("--version", action="version", version=f"micrograd {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMANDS:
+        try:
+            module = importlib.import_module(f"micrograd.commands.{name}")
+        except ModuleNotFoundError as err:
+            if err.name == f"micrograd.commands.{name}":
+                continue  # that command is not part of this build
+            raise
+        module.add_parser(sub)
+    return parser
+
+
+def main(argv=None):
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 0
+    try:
+        return args.func(args) or 0
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

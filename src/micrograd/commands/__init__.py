@@ -1,0 +1,1 @@
+"""One module per ``micrograd`` subcommand (see ``micrograd.cli``)."""

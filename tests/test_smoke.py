@@ -1,0 +1,41 @@
+"""The seeds' worked examples print the seeds' numbers."""
+
+import math
+
+from micrograd.engine import Value
+
+
+def test_seed002_expression():
+    a, b, c, f = Value(2.0), Value(-3.0), Value(10.0), Value(-2.0)
+    e = a * b
+    d = e + c
+    L = d * f
+    L.backward()
+    assert (L.data, a.grad, b.grad, c.grad, f.grad) == (-8.0, 6.0, -4.0, -2.0, 4.0)
+
+
+def test_seed003_presets():
+    a, b, c = Value(2.0), Value(-3.0), Value(10.0)
+    f = (a + b) * c
+    f.backward()
+    assert (a.grad, b.grad, c.grad) == (10.0, 10.0, -1.0)
+
+    a = Value(3.0)
+    (a * a).backward()
+    assert a.grad == 6.0
+
+    a = Value(2.0)
+    d = (a + 1) * (a * 3)
+    d.backward()
+    assert d.data == 18.0 and a.grad == 15.0
+
+
+def test_tanh_neuron():
+    x1, x2, w1, w2 = Value(2.0), Value(0.0), Value(-3.0), Value(1.0)
+    b = Value(6.8813735870195432)
+    o = (x1 * w1 + x2 * w2 + b).tanh()
+    o.backward()
+    assert math.isclose(o.data, math.sqrt(0.5), rel_tol=1e-15)
+    assert math.isclose(w1.grad, 1.0, rel_tol=1e-14)
+    assert math.isclose(x1.grad, -1.5, rel_tol=1e-14)
+    assert w2.grad == 0.0
