@@ -9,6 +9,9 @@ _RECORD_SPECIAL = set('{}|<>"\\')
 
 
 def _rec(s):
+    """Escape a record field: the record syntax characters and quotes get a backslash
+    (inside a DOT string ``\\"`` is a quote and ``\\\\`` a backslash)."""
+    s = "".join(ch if ch.isprintable() else "?" for ch in s)
     return "".join("\\" + ch if ch in _RECORD_SPECIAL else ch for ch in s)
 
 
@@ -30,7 +33,7 @@ def to_dot(root, rankdir="LR", show_grad=True):
     for nd in nodes:
         cells = " | ".join(_rec(c) for c in record_cells(nd, show_grad))
         label = "{ " + cells + " }" if rankdir == "LR" else cells
-        lines.append(f"  {nd.id} [shape=record, label={_quote(label)}];")
+        lines.append(f'  {nd.id} [shape=record, label="{label}"];')  # already escaped
         if not nd.leaf:
             lines.append(f"  {nd.id}_op [shape=ellipse, label={_quote(nd.op)}];")
             lines.append(f"  {nd.id}_op -> {nd.id};")

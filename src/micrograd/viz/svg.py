@@ -68,7 +68,7 @@ def render_svg(lay):
     for nl in lay.nodes:
         nd = nl.node
         title = nd.name + ("" if nd.leaf else " = " + describe_op(nd, names))
-        title += f"\ndata {fmt(nd.data)}\ngrad {fmt(nd.grad)}"
+        title += f"\ndata {fmt(nd.data)}" + (f"\ngrad {fmt(nd.grad)}" if lay.show_grad else "")
         if nl.op_box is not None:
             b = nl.op_box
             out.append(
