@@ -42,9 +42,10 @@ FUNCTIONS = {"tanh": "tanh", "exp": "exp", "log": "log", "relu": "relu",
              "sigmoid": "sigmoid", "sqrt": "sqrt", "abs": "abs", "softplus": "softplus",
              "sin": "sin", "cos": "cos"}
 
-_NUMBER = re.compile(r"(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+_NUMBER = re.compile(r"(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _WORDISH = re.compile(r"[A-Za-z0-9_.]*")
+_DIGITS = frozenset("0123456789")  # str.isdigit() is also true for '²' and other scripts
 
 
 class ExprError(ValueError):
@@ -112,7 +113,7 @@ def tokenize(text):
         elif ch == "#":
             j = text.find("\n", i)
             i = n if j < 0 else j
-        elif ch.isdigit() or (ch == "." and i + 1 < n and text[i + 1].isdigit()):
+        elif ch in _DIGITS or (ch == "." and i + 1 < n and text[i + 1] in _DIGITS):
             m = _NUMBER.match(text, i)
             j = m.end()
             if j < n and (text[j].isalnum() or text[j] in "_."):
@@ -168,7 +169,7 @@ class _Parser:
         self.text = text
         self.toks = tokenize(text)
         self.i = 0
-        self.depth = 0
+        self.depth = -1  # the statement's own expression is level 0
         self.max_depth = max_depth
         self.max_nodes = max_nodes
         self.nodes = 0
