@@ -486,10 +486,11 @@ def jacrev(f, argnums=None):
     return jacrev_f
 
 
-def _jvp_sweep(outs, xs, tangents, graph):
-    """Tangents of ``outs`` for tangents at ``xs``, by one forward sweep."""
-    roots = [o for o in outs if isinstance(o, Value)]
-    topo = _topo(roots)
+def _jvp_sweep(outs, xs, tangents, graph, topo=None):
+    """Tangents of ``outs`` for tangents at ``xs``, by one forward sweep (over ``topo``,
+    the outputs' graph in order, computed here if not given)."""
+    if topo is None:
+        topo = _topo([o for o in outs if isinstance(o, Value)])
     seeds = {x: t for x, t in zip(xs, tangents)}
     if graph:
         with enable_grad():
@@ -513,10 +514,12 @@ def jacfwd(f, argnums=None):
         graph = _graph_mode(args, kwargs)
         xs, args2, _ = _wrap_args(args, nums, "jacfwd")
         outs, seq = _outputs(_call(f, args2, kwargs), "jacfwd")
+        topo = _topo([o for o in outs if isinstance(o, Value)])
         cols = []
         for i in range(len(xs)):
             tangents = [1.0 if j == i else 0.0 for j in range(len(xs))]
-            cols.append([_result(t, graph) for t in _jvp_sweep(outs, xs, tangents, graph)])
+            cols.append([_result(t, graph)
+                         for t in _jvp_sweep(outs, xs, tangents, graph, topo)])
         rows = [[cols[i][k] for i in range(len(xs))] for k in range(len(outs))]
         return _shape(rows, seq, single)
 
@@ -757,7 +760,8 @@ def gradcheck_report(f, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, modes=("reverse"
     if "reverse" in modes:
         analytic["reverse"] = [_grads([o], [1.0], xs, False) for o in outs]
     if "forward" in modes:
-        cols = [_jvp_sweep(outs, xs, [1.0 if j == i else 0.0 for j in range(n)], False)
+        topo = _topo([o for o in outs if isinstance(o, Value)])
+        cols = [_jvp_sweep(outs, xs, [1.0 if j == i else 0.0 for j in range(n)], False, topo)
                 for i in range(n)]
         analytic["forward"] = [[_as_float(cols[i][k]) for i in range(n)] for k in range(m)]
     mismatches = []
