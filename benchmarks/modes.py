@@ -59,7 +59,9 @@ def best(fn, repeat):
 
 
 def check(a, b):
-    flat = lambda J: [v for row in J for v in (row if isinstance(row, tuple) else (row,))]  # noqa: E731
+    def flat(J):
+        return [v for row in J for v in (row if isinstance(row, tuple) else (row,))]
+
     fa, fb = flat(a), flat(b)
     if len(fa) != len(fb) or any(not math.isclose(x, y, rel_tol=1e-9, abs_tol=1e-12)
                                  for x, y in zip(fa, fb)):

@@ -119,6 +119,8 @@ def _reverse(topo, seeds, create_graph, needed=None):
     """
     grads = dict(seeds)
     get = grads.get
+    if not create_graph and needed is None:
+        return _reverse_floats(topo, grads)
     for v in reversed(topo):
         if v._fn is None:
             continue
@@ -134,6 +136,30 @@ def _reverse(topo, seeds, create_graph, needed=None):
             c = _scale(d, g)
             old = get(p)
             grads[p] = c if old is None else old + c
+    return grads
+
+
+def _reverse_floats(topo, grads):
+    """``_reverse`` on floats over every node: the engine's loop, with a dict for grads."""
+    get = grads.get
+    for v in reversed(topo):
+        fn = v._fn
+        if fn is None:
+            continue
+        g = get(v)
+        if g is None:
+            continue
+        prev = v._prev
+        if len(prev) == 2:
+            a, b = prev
+            ds = fn.local(a.data, b.data, v.data)
+        elif v._arg is None:
+            ds = fn.local(prev[0].data, v.data)
+        else:
+            ds = fn.local(prev[0].data, v.data, v._arg)
+        for p, d in zip(prev, ds):
+            old = get(p)
+            grads[p] = d * g if old is None else old + d * g
     return grads
 
 
@@ -188,12 +214,11 @@ def _grads(outputs, cotangents, inputs, create_graph):
         zero = 0.0
         return [Value(zero) if create_graph else zero for _ in inputs]
     topo = _topo(list(seeds))
-    needed = _depends_on(topo, inputs)
     if create_graph:
         with enable_grad():
-            g = _reverse(topo, seeds, True, needed)
+            g = _reverse(topo, seeds, True, _depends_on(topo, inputs))
         return [_as_value(g.get(x, 0.0)) for x in inputs]
-    g = _reverse(topo, seeds, False, needed)
+    g = _reverse(topo, seeds, False)  # on floats, pruning costs more than it saves
     return [_as_float(g.get(x, 0.0)) for x in inputs]
 
 
