@@ -104,9 +104,21 @@ def _np_sigmoid(x):
     return np.where(x >= 0.0, 1.0 / (1.0 + e), e / (1.0 + e))
 
 
+def _np_pow(x, y):
+    r = np.power(x, y)
+    # NOTE: NumPy gives nan for (-inf) ** y with y not an integer; C99 (and the eager
+    # engine, through math.pow) give +-inf for y > 0 and +-0 for y < 0
+    m = (x == -np.inf) & (y == y) & (y != 0.0)
+    if np.any(m):
+        odd = (np.mod(y, 2.0) == 1.0)
+        fix = np.where(y > 0.0, np.where(odd, -np.inf, np.inf), np.where(odd, -0.0, 0.0))
+        r = np.where(m, fix, r)
+    return r
+
+
 def _np_pow_base(x, n, out=None):
     # d x^n / dx = n x^(n-1); 0 where n == 0 (torch's convention)
-    return np.where(n == 0.0, 0.0, n * np.power(x, n - 1.0))
+    return np.where(n == 0.0, 0.0, n * _np_pow(x, n - 1.0))
 
 
 def _np_pow_exponent(x, y, out):
@@ -154,10 +166,10 @@ NP_OPS = {
                 lambda x, y, out: (1.0, 1.0)),
     "mul": NpOp("mul", lambda x, y: x * y,
                 lambda x, y, out: (y, x)),
-    "pow": NpOp("pow", np.power,
+    "pow": NpOp("pow", _np_pow,
                 lambda x, y, out: (_np_pow_base(x, y), _np_pow_exponent(x, y, out))),
     # ---- unary with a constant ----
-    "powc": NpOp("powc", lambda x, n: np.power(x, n),
+    "powc": NpOp("powc", lambda x, n: _np_pow(x, np.float64(n)),
                  lambda x, out, n: (_np_pow_base(x, np.float64(n)),)),
     # ---- unary ----
     "exp": NpOp("exp", np.exp, lambda x, out: (out,)),
