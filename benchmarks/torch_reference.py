@@ -34,16 +34,17 @@ def torch_mlp(model):
     return torch.nn.Sequential(*layers)
 
 
-def demo_step(model, X, Y, lr, alpha=1e-4):
+def demo_step(model, X, Y, alpha=1e-4):
     """The demo's step in torch: hinge mean + alpha * L2, backward, SGD. Returns
-    (step function returning the loss, the torch module)."""
+    (``step(lr)`` returning the loss, the torch module)."""
     net = torch_mlp(model)
     params = list(net.parameters())
-    opt = torch.optim.SGD(params, lr=lr)
+    opt = torch.optim.SGD(params, lr=0.1)
     Xt = torch.tensor(np.asarray(X, dtype=np.float64))
     Yt = torch.tensor(np.asarray(Y, dtype=np.float64))
 
-    def step():
+    def step(lr):
+        opt.param_groups[0]["lr"] = lr
         opt.zero_grad()
         scores = net(Xt).squeeze(1)
         loss = torch.relu(1 - Yt * scores).mean() + alpha * sum((p * p).sum() for p in params)
