@@ -14,6 +14,14 @@ one epoch under tracemalloc.
 
 from __future__ import annotations
 
+import os
+
+# One BLAS thread, as torch.set_num_threads(1) in torch_reference: the fair comparison,
+# and steady timings on a shared machine (a multi-threaded BLAS that waits for busy cores
+# can be 10-100x slower on small matrices). Set before NumPy is imported.
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
 import argparse
 import math
 import time
