@@ -550,3 +550,30 @@ def test_program_reads_parameters_at_run_time():
         p.data *= 2.0
     assert prog(X)[0] == pytest.approx(model(X[0]).data, rel=1e-12)
     assert prog(X)[0] != before
+
+
+def test_batch_loss_with_a_regularizer_over_other_parameters():
+    # the regulariser's parameters need not be the per-sample function's
+    w, extra = Value(0.5), Value(2.0)
+    X = [1.0, -2.0, 3.0]
+    loss = trace_loss(lambda x: (w * x).tanh(), X, reduction="mean",
+                      regularizer=lambda: extra * extra * 0.1 + w.abs(), cache=False)
+    assert {id(p) for p in loss.params} == {id(w), id(extra)}
+    w.grad = extra.grad = 0.0
+    got = loss.backward(X)
+    got_g = [w.grad, extra.grad]
+    _, g, want = eager(lambda x: (w * x).tanh(), [w, extra], X, reduction="mean",
+                       regularizer=lambda: extra * extra * 0.1 + w.abs())
+    assert got == pytest.approx(want, rel=1e-12)
+    assert got_g == pytest.approx(g.tolist(), rel=1e-12)
+    assert loss.value(X) == pytest.approx(want, rel=1e-12)
+
+
+def test_tracing_inside_no_grad_still_records_the_graph():
+    from micrograd.engine import no_grad
+    w = Value(3.0)
+    with no_grad():
+        prog = trace(lambda x: w * x, [1.0, 2.0], params=[w], cache=False)
+    w.grad = 0.0
+    assert prog.backward([1.0, 2.0], reduction="sum").tolist() == [3.0, 6.0]
+    assert w.grad == 3.0
