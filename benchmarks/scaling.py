@@ -121,6 +121,8 @@ def main(argv=None):
         t0 = time.perf_counter()
         lf = trace_loss(sample_loss(model), Xall[:2], Tall[:2], cache=False)
         t_trace = time.perf_counter() - t0
+        print(f"{'-'.join(map(str, sizes)):>14} traced once in {t_trace:.2f} s: "
+              f"{lf.per_sample.summary()}", flush=True)
         # a large net costs the eager engine seconds per sample: fewer samples there
         cap = max(1, args.eager_cap // (1 + sum(a * b for a, b in zip(sizes, sizes[1:]))
                                         // 2000))
