@@ -6,7 +6,7 @@
 One step = forward over the batch, loss = mean over samples of sum_k (out_k - t_k)^2,
 backward, SGD on every parameter (a Python loop over the Values for micrograd; torch.optim
 for PyTorch), float64, relu hidden layers, linear output. Times are per step, measured
-in this run on the same random data.
+in this run on the same random data, in CPU time of the process (the machine is shared).
 
 The eager engine costs the same per sample at every batch size (one graph per sample),
 so at large batches it is timed on a subsample of ``--eager-cap`` samples... no more than
@@ -53,13 +53,14 @@ def sample_loss(model):
 
 
 def timed(fn, budget=BUDGET):
-    """Seconds per call: repeat until ``budget`` seconds are spent (at least twice)."""
+    """CPU seconds per call (the machine is shared: wall time would count other jobs'
+    turns): repeat until ``budget`` seconds are spent, at least twice."""
     fn()
-    n, t0 = 0, time.perf_counter()
+    n, t0 = 0, time.process_time()
     while True:
         fn()
         n += 1
-        el = time.perf_counter() - t0
+        el = time.process_time() - t0
         if el >= budget or n >= 200:
             return el / n
 
