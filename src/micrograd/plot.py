@@ -6,7 +6,7 @@ seed 001's 1/2/9-neuron comparison. Needs matplotlib (``pip install micrograd[de
     >>> from micrograd.plot import plot_decision_boundary
     >>> X, y = make_moons(50, seed=0)
     >>> model = MLP(2, [8, 1], seed=0)
-    >>> fig = plot_decision_boundary(model, X, y, path=None)   # a matplotlib Figure
+    >>> fig = plot_decision_boundary(model, X, y, figsize=(5, 5))   # no path: a Figure
     >>> fig.get_size_inches().tolist()
     [5.0, 5.0]
 
@@ -27,7 +27,7 @@ from __future__ import annotations
 import os
 
 __all__ = ["plot_decision_boundary", "plot_learning_curves", "animate_boundary",
-           "plot_comparison", "snapshot", "predict_scores"]
+           "plot_comparison", "snapshot", "predict_scores", "auto_figsize"]
 
 _NEG, _POS = "#d6604d", "#4393c3"  # class -1 / 0 and class +1 / 1
 
@@ -125,6 +125,14 @@ def _bounds(*arrays):
     return lo - pad, hi + pad
 
 
+def auto_figsize(bounds, width=6.0):
+    """(width, height) in inches for a plot of the box ``bounds`` at equal aspect: the
+    height follows the box (between 3 and 6 inches) plus room for the title."""
+    (x0, y0), (x1, y1) = bounds
+    h = min(max(width * (y1 - y0) / (x1 - x0), 3.0), 6.0)
+    return (width, round(h + 0.5, 2))
+
+
 def _draw_boundary(ax, model, X, y, X_test, y_test, grid, weights=None, bounds=None):
     """Background of predicted scores / classes, the boundary, and the points."""
     import numpy as np
@@ -155,9 +163,10 @@ def _draw_boundary(ax, model, X, y, X_test, y_test, grid, weights=None, bounds=N
 
         cmap = matplotlib.colormaps["tab10"]
         z = scores.argmax(axis=1).reshape(gx.shape)
-        k = scores.shape[1]
-        ax.contourf(gx, gy, z, levels=np.arange(-0.5, k, 1.0), cmap=cmap, vmin=-0.5,
-                    vmax=9.5, alpha=0.35)
+        # NOTE: pcolormesh, not contourf: contours between classes 0 and 2 would
+        # interpolate through a band of class 1
+        ax.pcolormesh(gx, gy, z % 10, cmap=cmap, vmin=-0.5, vmax=9.5, alpha=0.35,
+                      shading="nearest")
         colors = {c: cmap(int(c) % 10) for c in classes}
     signed = binary and min(classes) < 0
     for c in classes:
@@ -198,17 +207,24 @@ def _finish(fig, path):
 
 
 def plot_decision_boundary(model, X, y, X_test=None, y_test=None, path=None, title=None,
-                           grid=60, figsize=(5, 5), dpi=100):
+                           grid=60, figsize=None, dpi=100):
     """The model's decision regions over the plane, with the training points (filled
     circles) and the test points (hollow triangles); the black line is the boundary
-    (score 0, or probability 0.5 for a sigmoid output)."""
-    fig = _figure(figsize, dpi)
+    (score 0, or probability 0.5 for a sigmoid output).
+
+    ``figsize=None`` picks the size from the data's extent: 6 inches wide, the height
+    following the aspect ratio (``auto_figsize``)."""
+    import numpy as np
+
+    bounds = _bounds(np.asarray(X, float), None if X_test is None else
+                     np.asarray(X_test, float))
+    fig = _figure(figsize or auto_figsize(bounds), dpi)
     ax = fig.add_subplot(1, 1, 1)
-    _draw_boundary(ax, model, X, y, X_test, y_test, grid)
+    _draw_boundary(ax, model, X, y, X_test, y_test, grid, bounds=bounds)
     if title:
         ax.set_title(title)
     ax.legend(loc="upper right", fontsize=7, framealpha=0.8)
-    fig.subplots_adjust(left=0.1, right=0.96, bottom=0.08, top=0.92)
+    fig.subplots_adjust(left=0.08, right=0.98, bottom=0.07, top=0.91)
     return _finish(fig, path)
 
 
