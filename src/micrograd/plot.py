@@ -119,7 +119,11 @@ def _threshold(model):
 def _bounds(*arrays):
     import numpy as np
 
-    pts = np.concatenate([a for a in arrays if a is not None and len(a)])
+    arrays = [a for a in arrays if a is not None and len(a)]
+    for a in arrays:
+        if a.ndim != 2 or a.shape[1] != 2:
+            raise ValueError(f"a decision boundary needs 2-D points, got shape {a.shape}")
+    pts = np.concatenate(arrays)
     lo, hi = pts.min(axis=0), pts.max(axis=0)
     pad = 0.15 * (hi - lo) + 0.1
     return lo - pad, hi + pad
