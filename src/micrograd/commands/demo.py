@@ -38,8 +38,9 @@ CIRCLE = dict(
     lr=0.2,             # SGD with momentum, full batch
     momentum=0.9,
 )
-QUICK_EPOCHS = {"moons": 15, "circle": 30}
-GIF_FRAMES = 20
+QUICK_EPOCHS = {"moons": 10, "circle": 20}
+GIF_FRAMES = 20         # frames after the first one
+QUICK_GIF_FRAMES = 5
 
 
 def add_parser(subparsers):
@@ -89,7 +90,8 @@ def _gif_callback(frames, every):
     return record
 
 
-def run_moons(seed=1337, epochs=None, progress=True, gif=True, engine=None):
+def run_moons(seed=1337, epochs=None, progress=True, gif=True, engine=None,
+              gif_frames=GIF_FRAMES):
     """micrograd's demo; returns a ``Result``."""
     from ..data import make_moons
     from ..optim import SGD, linear_schedule
@@ -109,7 +111,7 @@ def run_moons(seed=1337, epochs=None, progress=True, gif=True, engine=None):
                schedule=linear_schedule(c["lr_start"], c["lr_end"], c["epochs"]),
                epochs=epochs, X_test=Xte, y_test=yte, progress=progress,
                desc="moons  MLP(2,16,16,1)", engine=engine,
-               callbacks=[_gif_callback(frames, max(1, epochs // GIF_FRAMES))] if gif else [])
+               callbacks=[_gif_callback(frames, max(1, epochs // gif_frames))] if gif else [])
     res = Result("moons", model, hist, (Xtr, Xte, ytr, yte), "hinge", c["l2"],
                  time.perf_counter() - t0)
     res.frames = frames
@@ -117,7 +119,7 @@ def run_moons(seed=1337, epochs=None, progress=True, gif=True, engine=None):
 
 
 def run_circle(seed=1337, epochs=None, progress=True, gif=True, engine=None,
-               hidden=None):
+               hidden=None, gif_frames=GIF_FRAMES):
     """Seed 001's experiment; returns one ``Result`` per hidden size."""
     from ..data import make_disk, train_test_split
     from ..optim import SGD
@@ -133,7 +135,7 @@ def run_circle(seed=1337, epochs=None, progress=True, gif=True, engine=None,
     for h in (c["hidden"] if hidden is None else hidden):
         model = _mlp(2, [h, 1], activation="tanh", seed=seed)
         frames = [(0, snapshot(model))] if gif and h == max(c["hidden"]) else []
-        cbs = [_gif_callback(frames, max(1, epochs // GIF_FRAMES))] if frames else []
+        cbs = [_gif_callback(frames, max(1, epochs // gif_frames))] if frames else []
         t0 = time.perf_counter()
         hist = fit(model, Xtr, ytr, loss="mse", epochs=epochs, X_test=Xte, y_test=yte,
                    optimizer=SGD(model.parameters(), lr=c["lr"], momentum=c["momentum"]),
@@ -209,7 +211,7 @@ def run(args):
     if args.only in (None, "moons"):
         t0 = time.perf_counter()
         res = run_moons(args.seed, QUICK_EPOCHS["moons"] if args.quick else None, progress,
-                        gif)
+                        gif, gif_frames=QUICK_GIF_FRAMES if args.quick else GIF_FRAMES)
         written += write_pictures(res, out, "moons", "two moons, MLP(2,16,16,1)", gif)
         timing["moons"] = time.perf_counter() - t0
         rows.append(_row("moons MLP(2,16,16,1)", res))
@@ -220,7 +222,8 @@ def run(args):
 
         t0 = time.perf_counter()
         results = run_circle(args.seed, QUICK_EPOCHS["circle"] if args.quick else None,
-                             progress, gif)
+                             progress, gif,
+                             gif_frames=QUICK_GIF_FRAMES if args.quick else GIF_FRAMES)
         Xtr, Xte, ytr, yte = results[0].data
         written.append(plot_comparison(
             [r.model for r in results], Xtr, ytr,
