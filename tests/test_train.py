@@ -9,6 +9,7 @@ import torch
 
 from micrograd.data import make_disk, make_moons, train_test_split
 from micrograd.engine import Value
+from micrograd.losses import get_loss
 from micrograd.nn import MLP
 from micrograd.optim import SGD, Adam, linear_schedule
 from micrograd.train import EagerEngine, History, StopTraining, _mlp, evaluate, fit
@@ -69,8 +70,7 @@ def test_eager_gradients_match_torch():
     X, y = make_moons(n_samples=8, seed=0)
     model = MLP(2, [3, 1], seed=1)
     model.zero_grad()
-    loss, acc = EagerEngine().loss_and_grad(model, X, y, __import__(
-        "micrograd.losses").losses.get_loss("mse"), 0.01)
+    loss, acc = EagerEngine().loss_and_grad(model, X, y, get_loss("mse"), 0.01)
     # the same network in torch
     W1 = torch.tensor([[w.data for w in n.w] for n in model.layers[0].neurons],
                       dtype=torch.float64, requires_grad=True)
@@ -249,3 +249,24 @@ def test_mlp_helper_runs_a_one_neuron_hidden_layer():
     assert isinstance(out, Value)
     assert model.config() == MLP(2, [1, 1], seed=0).config()
     assert type(_mlp(2, [3, 1], seed=0)) is MLP
+
+
+def test_gc_is_paused_during_training_and_restored(disk):
+    import gc
+
+    Xtr, _, ytr, _ = disk
+    states = []
+    model = MLP(2, [3, 1], seed=0)
+    assert gc.isenabled()
+    fit(model, Xtr, ytr, epochs=1, progress=False,
+        callbacks=[lambda e, logs, m: states.append(gc.isenabled())])
+    fit(model, Xtr, ytr, epochs=1, progress=False, pause_gc=False,
+        callbacks=[lambda e, logs, m: states.append(gc.isenabled())])
+    assert states == [False, True]
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        fit(model, Xtr, ytr, epochs=1, progress=False)
+        assert not gc.isenabled()  # a caller's choice is kept
+    finally:
+        gc.enable()

@@ -44,6 +44,7 @@ default, ``EagerEngine``, builds the ``Value`` graph of the batch and calls
 
 from __future__ import annotations
 
+import gc
 import random as _random
 import signal
 import sys
@@ -195,6 +196,25 @@ def _soft_interrupt():
         signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
+@contextmanager
+def _gc_paused(pause):
+    """Pause Python's cyclic garbage collector while training.
+
+    A ``Value`` graph holds no reference cycles, so reference counting frees each
+    batch's graph as soon as it is dropped. The cyclic collector would only re-scan the
+    tens of thousands of live nodes of a big batch, again and again: measured on
+    micrograd's demo step (MLP(2,16,16,1), 100 points), it doubles the step time.
+    """
+    was = gc.isenabled()
+    if pause:
+        gc.disable()
+    try:
+        yield
+    finally:
+        if pause and was:
+            gc.enable()
+
+
 # ---------------------------------------------------------------------------------------
 # fit
 # ---------------------------------------------------------------------------------------
@@ -228,7 +248,7 @@ def _say(bar, text):
 
 def fit(model, X, y, *, loss="mse", optimizer=None, epochs=100, batch_size=None,
         X_test=None, y_test=None, l2=0.0, schedule=None, callbacks=(), progress=True,
-        desc="train", seed=0, engine=None):
+        desc="train", seed=0, engine=None, pause_gc=True):
     """Train ``model`` on ``(X, y)`` and return a ``History``.
 
     Arguments:
@@ -247,6 +267,9 @@ def fit(model, X, y, *, loss="mse", optimizer=None, epochs=100, batch_size=None,
         seed: shuffles the minibatches.
         engine: computes one batch's loss and gradients (see the module docstring);
             default ``EagerEngine()``.
+        pause_gc: pause Python's cyclic garbage collector during training (the graphs
+            have no cycles; the collector's re-scans of a big graph cost about as much
+            as the step itself). Restored afterwards.
     """
     from .optim import SGD, Optimizer
 
@@ -286,7 +309,7 @@ def fit(model, X, y, *, loss="mse", optimizer=None, epochs=100, batch_size=None,
     t0 = time.perf_counter()
     hist.stopped = "completed"
     try:
-        with _soft_interrupt() as sigint:
+        with _soft_interrupt() as sigint, _gc_paused(pause_gc):
             for epoch in range(1, epochs + 1):
                 if bs < n:
                     rng.shuffle(order)
