@@ -89,7 +89,8 @@ def test_train_writes_model_history_and_pictures(tmp_path, capsys):
     (w, h), _ = image_size(out / "boundary.png")  # auto size: 6 in wide at 100 dpi
     assert w == 600 and 350 <= h <= 650
     assert image_size(out / "curves.png")[0] == (900, 360)
-    assert image_size(out / "boundary.gif") == ((400, 400), 5)  # 0 + every epoch
+    (w, h), frames = image_size(out / "boundary.gif")
+    assert w == 400 and 280 <= h <= 520 and frames == 5  # epoch 0 + every epoch
 
 
 @pytest.mark.parametrize("args", [
@@ -123,14 +124,14 @@ def test_demo_quick_writes_every_picture(tmp_path, capsys):
     assert str(out) in stdout
     assert image_size(out / "moons_boundary.png")[0][0] == 600
     assert image_size(out / "moons_curves.png") == ((900, 360), 1)
-    size, frames = image_size(out / "moons_boundary.gif")
-    assert size == (400, 400) and frames == 1 + demo.QUICK_GIF_FRAMES
+    (w, h), frames = image_size(out / "moons_boundary.gif")  # 5 in wide at 80 dpi
+    assert w == 400 and 280 <= h <= 520 and frames == 1 + demo.QUICK_GIF_FRAMES
     assert image_size(out / "circle_comparison.png") == ((1200, 440), 1)
     (w, h), _ = image_size(out / "circle9_boundary.png")
     assert w == 600 and 350 <= h <= 650
     assert image_size(out / "circle9_curves.png") == ((900, 360), 1)
-    assert image_size(out / "circle9_boundary.gif") == ((400, 400),
-                                                        1 + demo.QUICK_GIF_FRAMES)
+    (w, h), frames = image_size(out / "circle9_boundary.gif")
+    assert w == 400 and 280 <= h <= 520 and frames == 1 + demo.QUICK_GIF_FRAMES
     assert load(out / "moons_model.json").config()["nouts"] == [16, 16, 1]
     assert load(out / "circle9_model.json").config()["nouts"] == [9, 1]
     summary = json.loads((out / "summary.json").read_text())

@@ -137,55 +137,75 @@ def auto_figsize(bounds, width=6.0):
     return (width, round(h + 0.5, 2))
 
 
-def _draw_boundary(ax, model, X, y, X_test, y_test, grid, weights=None, bounds=None):
-    """Background of predicted scores / classes, the boundary, and the points."""
+def _draw_background(ax, model, grid, bounds, weights=None):
+    """The predicted scores (binary) or classes over the box.
+
+    Returns ``(artists, binary)``: the new artists (to remove for the next GIF frame)
+    and whether the model has one output (a score) rather than one per class."""
     import numpy as np
 
-    X = np.asarray(X, dtype=float)
-    y = np.asarray(y)
-    Xt = None if X_test is None else np.asarray(X_test, dtype=float)
-    yt = None if y_test is None else np.asarray(y_test)
-    if X.ndim != 2 or X.shape[1] != 2:
-        raise ValueError(f"a decision boundary needs 2-D points, got shape {X.shape}")
-    lo, hi = bounds if bounds is not None else _bounds(X, Xt)
-    xs = np.linspace(lo[0], hi[0], grid)
-    ys = np.linspace(lo[1], hi[1], grid)
-    gx, gy = np.meshgrid(xs, ys)
+    lo, hi = bounds
+    gx, gy = np.meshgrid(np.linspace(lo[0], hi[0], grid), np.linspace(lo[1], hi[1], grid))
     scores = predict_scores(model, np.c_[gx.ravel(), gy.ravel()], weights)
-    classes = sorted(set(y.tolist()) | (set(yt.tolist()) if yt is not None else set()))
-    binary = scores.ndim == 1
-    if binary:
+    if scores.ndim == 1:
         t = _threshold(model)
         scale = 2.0 if t == 0.5 else 1.0
         z = np.clip((scores - t) * scale, -1.0, 1.0).reshape(gx.shape)
-        ax.contourf(gx, gy, z, levels=np.linspace(-1, 1, 11), cmap="RdBu", alpha=0.45)
+        artists = [ax.contourf(gx, gy, z, levels=np.linspace(-1, 1, 11), cmap="RdBu",
+                               alpha=0.45, zorder=0)]
         if z.min() < 0 < z.max():
-            ax.contour(gx, gy, z, levels=[0.0], colors="k", linewidths=1.0)
+            artists.append(ax.contour(gx, gy, z, levels=[0.0], colors="k", linewidths=1.0,
+                                      zorder=1))
+        return artists, True
+    import matplotlib
+
+    z = scores.argmax(axis=1).reshape(gx.shape)
+    # NOTE: pcolormesh, not contourf: contours between classes 0 and 2 would
+    # interpolate through a band of class 1
+    return [ax.pcolormesh(gx, gy, z % 10, cmap=matplotlib.colormaps["tab10"], vmin=-0.5,
+                          vmax=9.5, alpha=0.35, shading="nearest", zorder=0)], False
+
+
+def _draw_points(ax, X, y, X_test, y_test, binary, bounds):
+    import matplotlib
+    import numpy as np
+
+    X, y = np.asarray(X, dtype=float), np.asarray(y)
+    Xt = None if X_test is None else np.asarray(X_test, dtype=float)
+    yt = None if y_test is None else np.asarray(y_test)
+    classes = sorted(set(y.tolist()) | (set(yt.tolist()) if yt is not None else set()))
+    if binary:
         colors = {c: (_POS if c > 0 else _NEG) for c in classes}
     else:
-        import matplotlib
-
         cmap = matplotlib.colormaps["tab10"]
-        z = scores.argmax(axis=1).reshape(gx.shape)
-        # NOTE: pcolormesh, not contourf: contours between classes 0 and 2 would
-        # interpolate through a band of class 1
-        ax.pcolormesh(gx, gy, z % 10, cmap=cmap, vmin=-0.5, vmax=9.5, alpha=0.35,
-                      shading="nearest")
         colors = {c: cmap(int(c) % 10) for c in classes}
     signed = binary and min(classes) < 0
     for c in classes:
         name = f"{c:+d}" if signed else f"{c}"
         m = y == c
         ax.scatter(X[m, 0], X[m, 1], s=22, c=[colors[c]], edgecolors="k", linewidths=0.5,
-                   label=f"train {name}")
+                   label=f"train {name}", zorder=2)
         if yt is not None:
             mt = yt == c
             ax.scatter(Xt[mt, 0], Xt[mt, 1], s=34, marker="^", facecolors="none",
-                       edgecolors=[colors[c]], linewidths=1.2,
-                       label=f"test {name}")
+                       edgecolors=[colors[c]], linewidths=1.2, label=f"test {name}",
+                       zorder=2)
+    lo, hi = bounds
     ax.set_xlim(lo[0], hi[0])
     ax.set_ylim(lo[1], hi[1])
     ax.set_aspect("equal", adjustable="box")
+
+
+def _draw_boundary(ax, model, X, y, X_test, y_test, grid, weights=None, bounds=None):
+    """Background of predicted scores / classes, the boundary, and the points."""
+    import numpy as np
+
+    if bounds is None:
+        bounds = _bounds(np.asarray(X, float), None if X_test is None else
+                         np.asarray(X_test, float))
+    artists, binary = _draw_background(ax, model, grid, bounds, weights)
+    _draw_points(ax, X, y, X_test, y_test, binary, bounds)
+    return artists
 
 
 # ---------------------------------------------------------------------------------------
@@ -288,12 +308,13 @@ def plot_comparison(models, X, y, titles=None, path=None, X_test=None, y_test=No
 
 
 def animate_boundary(model, frames, X, y, path, X_test=None, y_test=None, fps=8,
-                     grid=50, figsize=(5, 5), dpi=80, title="epoch {epoch}"):
+                     grid=50, figsize=None, dpi=80, title="epoch {epoch}"):
     """An animated GIF of the decision boundary as it evolved during training.
 
     ``frames`` is a list of ``(epoch, weights)`` pairs, ``weights`` from
     ``snapshot(model)`` (record them with a ``fit`` callback); ``model`` gives the
     architecture. Written with matplotlib's Pillow writer; returns ``path``.
+    ``figsize=None`` follows the data's extent, 5 inches wide (``auto_figsize``).
     """
     from matplotlib.animation import PillowWriter
 
@@ -304,16 +325,21 @@ def animate_boundary(model, frames, X, y, path, X_test=None, y_test=None, fps=8,
 
     bounds = _bounds(np.asarray(X, float), None if X_test is None else
                      np.asarray(X_test, float))
-    fig = _figure(figsize, dpi)
+    fig = _figure(figsize or auto_figsize(bounds, width=5.0), dpi)
     ax = fig.add_subplot(1, 1, 1)
-    fig.subplots_adjust(left=0.1, right=0.96, bottom=0.08, top=0.92)
+    fig.subplots_adjust(left=0.1, right=0.96, bottom=0.08, top=0.9)
     writer = PillowWriter(fps=fps)
     path = os.fspath(path)
     with writer.saving(fig, path, dpi):
+        background = None
         for epoch, weights in frames:
-            ax.clear()
-            _draw_boundary(ax, model, X, y, X_test, y_test, grid, weights=weights,
-                           bounds=bounds)
+            if background is None:  # first frame: everything
+                background = _draw_boundary(ax, model, X, y, X_test, y_test, grid,
+                                            weights=weights, bounds=bounds)
+            else:  # later frames: only the background changes
+                for artist in background:
+                    artist.remove()
+                background, _ = _draw_background(ax, model, grid, bounds, weights)
             ax.set_title(title.format(epoch=epoch))
             writer.grab_frame()
     return path
