@@ -270,3 +270,18 @@ def test_gc_is_paused_during_training_and_restored(disk):
         assert not gc.isenabled()  # a caller's choice is kept
     finally:
         gc.enable()
+
+
+def test_training_modules_import_no_numpy_or_matplotlib():
+    import subprocess
+    import sys
+
+    code = ("import sys, micrograd.train, micrograd.losses, micrograd.optim, micrograd.data,"
+            " micrograd.io, micrograd.plot, micrograd.commands.demo,"
+            " micrograd.commands.train; "
+            "heavy = [m for m in ('numpy', 'matplotlib', 'tqdm', 'torch', 'sklearn')"
+            " if m in sys.modules]; print(heavy)")
+    src = os.path.join(os.path.dirname(__file__), os.pardir, "src")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env={**os.environ, "PYTHONPATH": src}, check=True)
+    assert out.stdout.strip() == "[]"
