@@ -69,14 +69,14 @@ def add_parser(subparsers):
 class Result:
     """One trained network: the model, its data, history and final numbers."""
 
-    def __init__(self, name, model, hist, data, loss, l2, seconds):
+    def __init__(self, name, model, hist, data, loss, l2, seconds, engine=None):
         from ..train import evaluate
 
         self.name, self.model, self.hist, self.data = name, model, hist, data
         self.loss, self.l2, self.seconds = loss, l2, seconds
         Xtr, Xte, ytr, yte = data
-        self.final_loss, self.train_acc = evaluate(model, Xtr, ytr, loss, l2)
-        self.test_loss, self.test_acc = evaluate(model, Xte, yte, loss, l2)
+        self.final_loss, self.train_acc = evaluate(model, Xtr, ytr, loss, l2, engine)
+        self.test_loss, self.test_acc = evaluate(model, Xte, yte, loss, l2, engine)
         self.frames = []
 
 
@@ -113,7 +113,7 @@ def run_moons(seed=1337, epochs=None, progress=True, gif=True, engine=None,
                desc="moons  MLP(2,16,16,1)", engine=engine,
                callbacks=[_gif_callback(frames, max(1, epochs // gif_frames))] if gif else [])
     res = Result("moons", model, hist, (Xtr, Xte, ytr, yte), "hinge", c["l2"],
-                 time.perf_counter() - t0)
+                 time.perf_counter() - t0, engine)
     res.frames = frames
     return res
 
@@ -141,7 +141,8 @@ def run_circle(seed=1337, epochs=None, progress=True, gif=True, engine=None,
                    optimizer=SGD(model.parameters(), lr=c["lr"], momentum=c["momentum"]),
                    progress=progress, desc=f"circle {h} hidden neuron{'s' * (h > 1)}",
                    engine=engine, callbacks=cbs)
-        res = Result(f"circle{h}", model, hist, data, "mse", 0.0, time.perf_counter() - t0)
+        res = Result(f"circle{h}", model, hist, data, "mse", 0.0, time.perf_counter() - t0,
+                     engine)
         res.frames = frames
         results.append(res)
     return results
