@@ -1,0 +1,267 @@
+"""Loss functions built from ``Value`` operations, plus an L2 penalty and accuracy.
+
+    >>> from micrograd.engine import Value
+    >>> from micrograd.losses import mse, hinge
+    >>> scores = [Value(0.5), Value(-2.0)]
+    >>> mse(scores, [1, -1]).data          # ((0.5-1)^2 + (-2+1)^2) / 2
+    0.625
+    >>> hinge(scores, [1, -1]).data        # (relu(1-0.5) + relu(1-2)) / 2
+    0.25
+
+Every loss takes the model's outputs (``Value``s or plain numbers) and the targets and
+returns one ``Value`` (the mean over all samples, or the sum with ``reduction="sum"``),
+so ``loss.backward()`` fills the gradients. The logits versions are stable for any input
+(+-1000 included): binary cross-entropy is ``softplus(z) - y*z`` with the engine's stable
+softplus, and softmax cross-entropy is ``logsumexp(z) - z[y]`` with the maximum subtracted
+before ``exp`` (a constant shift: it changes neither the value nor the gradient, which
+is ``softmax(z) - onehot(y)``).
+
+Labels: ``mse`` and ``hinge`` take targets in {-1, +1} (a tanh or linear output),
+``bce_with_logits`` takes {0, 1}, ``cross_entropy`` takes class indices 0..K-1.
+``LOSSES[name].labels`` records which, for code that picks a loss by name.
+"""
+
+from __future__ import annotations
+
+from numbers import Real
+
+from .engine import Value
+
+__all__ = ["mse", "hinge", "bce_with_logits", "cross_entropy", "logsumexp", "l2_penalty",
+           "accuracy", "LossSpec", "LOSSES", "get_loss"]
+
+
+# ---------------------------------------------------------------------------------------
+# helpers
+# ---------------------------------------------------------------------------------------
+
+
+def _is_num(x):
+    return isinstance(x, (Value, Real)) and not isinstance(x, bool)
+
+
+def _flatten_pairs(preds, targets, what):
+    """Pair up predictions and targets; each may be a scalar or a list (multi-output)."""
+    if _is_num(preds):
+        preds, targets = [preds], [targets]
+    preds = list(preds)
+    targets = list(targets)
+    if len(preds) != len(targets):
+        raise ValueError(f"{what}: {len(preds)} predictions but {len(targets)} targets")
+    if not preds:
+        raise ValueError(f"{what}: no predictions (empty batch)")
+    pairs = []
+    for i, (p, t) in enumerate(zip(preds, targets)):
+        if _is_num(p):
+            pairs.append((p, _target(t, what, i)))
+            continue
+        if isinstance(p, (str, bytes)) or not hasattr(p, "__len__"):
+            raise TypeError(f"{what}: prediction {i} must be a Value, a number or a list "
+                            f"of them, got {type(p).__name__}")
+        if _is_num(t) or len(p) != len(t):
+            raise ValueError(f"{what}: prediction {i} has {len(p)} outputs but its target "
+                             f"is {t!r}")
+        pairs.extend((pj, _target(tj, what, i)) for pj, tj in zip(p, t))
+    return pairs
+
+
+def _target(t, what, i):
+    if isinstance(t, bool) or not isinstance(t, Real):
+        raise TypeError(f"{what}: target {i} must be a number, got {type(t).__name__}: "
+                        f"{t!r:.40}")
+    return float(t)
+
+
+def _reduce(terms, reduction, what):
+    total = sum(terms[1:], terms[0]) if isinstance(terms[0], Value) else sum(terms)
+    if reduction == "mean":
+        return total * (1.0 / len(terms))
+    if reduction == "sum":
+        return total
+    raise ValueError(f"{what}: reduction must be 'mean' or 'sum', got {reduction!r}")
+
+
+def _value(x):
+    return x if isinstance(x, Value) else Value(x)
+
+
+# ---------------------------------------------------------------------------------------
+# regression / margin losses
+# ---------------------------------------------------------------------------------------
+
+
+def mse(preds, targets, reduction="mean"):
+    """Mean squared error: mean of ``(pred - target)**2`` over every output.
+
+    ``preds`` is one Value, a list of Values (one output each), or a list of lists
+    (several outputs each); ``targets`` has the same shape. Matches
+    ``torch.nn.functional.mse_loss``.
+    """
+    pairs = _flatten_pairs(preds, targets, "mse")
+    return _reduce([(_value(p) - t) ** 2 for p, t in pairs], reduction, "mse")
+
+
+def hinge(scores, labels, reduction="mean"):
+    """Max-margin (hinge) loss of micrograd's demo: mean of ``relu(1 - y * score)``.
+
+    ``labels`` in {-1, +1}; ``scores`` are raw (linear) outputs. A sample on the margin
+    (``y * score == 1``) gets gradient 0 (relu'(0) = 0).
+    """
+    pairs = _flatten_pairs(scores, labels, "hinge")
+    return _reduce([(1.0 + _value(s) * -y).relu() for s, y in pairs], reduction, "hinge")
+
+
+def bce_with_logits(logits, targets, reduction="mean"):
+    """Binary cross-entropy on logits: ``softplus(z) - y*z`` per output, y in [0, 1].
+
+    Equal to ``-y log sigmoid(z) - (1-y) log(1 - sigmoid(z))`` but never takes the log
+    of a rounded-to-zero probability; gradient ``sigmoid(z) - y``. Matches
+    ``torch.nn.functional.binary_cross_entropy_with_logits``.
+    """
+    pairs = _flatten_pairs(logits, targets, "bce_with_logits")
+    for i, (_, y) in enumerate(pairs):
+        if not 0.0 <= y <= 1.0:
+            raise ValueError(f"bce_with_logits: targets must lie in [0, 1] (use labels "
+                             f"0/1, not -1/+1), got {y!r} at position {i}")
+    return _reduce([_value(z).softplus() - _value(z) * y for z, y in pairs], reduction,
+                   "bce_with_logits")
+
+
+# ---------------------------------------------------------------------------------------
+# softmax cross-entropy
+# ---------------------------------------------------------------------------------------
+
+
+def logsumexp(logits):
+    """``log(sum(exp(z)))`` of a list of Values, stable: ``m + log(sum(exp(z - m)))``.
+
+    ``m`` is the largest logit, taken as a plain number (a constant): every ``exp`` then
+    sees a number <= 0 and the sum is >= 1, so nothing overflows or underflows to
+    log(0). The gradient is ``softmax(z)``.
+    """
+    zs = [_value(z) for z in logits]
+    if not zs:
+        raise ValueError("logsumexp: empty list of logits")
+    m = max(z.data for z in zs)
+    if m != m or m in (float("inf"), float("-inf")):
+        m = 0.0  # nan / inf logits: no finite shift helps; let IEEE propagate
+    exps = [(z - m).exp() for z in zs]
+    return sum(exps[1:], exps[0]).log() + m
+
+
+def cross_entropy(logits, targets, reduction="mean"):
+    """Softmax cross-entropy on logits: ``logsumexp(z) - z[y]`` per sample.
+
+    ``logits`` is a list of samples, each a list of K Values (one per class); ``targets``
+    the class indices (ints 0..K-1). A single sample may be given as one list of logits
+    and one int. The gradient with respect to the logits is ``softmax(z) - onehot(y)``.
+    Matches ``torch.nn.functional.cross_entropy``.
+    """
+    if isinstance(targets, int) and not isinstance(targets, bool):
+        logits, targets = [logits], [targets]
+    logits, targets = list(logits), list(targets)
+    if len(logits) != len(targets):
+        raise ValueError(f"cross_entropy: {len(logits)} samples but {len(targets)} targets")
+    if not logits:
+        raise ValueError("cross_entropy: no samples (empty batch)")
+    terms = []
+    for i, (z, y) in enumerate(zip(logits, targets)):
+        if _is_num(z):
+            raise TypeError(f"cross_entropy: sample {i} must be a list of class logits "
+                            f"(a model with K >= 2 outputs), got one number")
+        if isinstance(y, bool) or not isinstance(y, int) or not 0 <= y < len(z):
+            raise ValueError(f"cross_entropy: target {i} must be a class index in "
+                             f"0..{len(z) - 1}, got {y!r}")
+        terms.append(logsumexp(z) - _value(z[y]))
+    return _reduce(terms, reduction, "cross_entropy")
+
+
+# ---------------------------------------------------------------------------------------
+# penalty and metric
+# ---------------------------------------------------------------------------------------
+
+
+def l2_penalty(parameters, alpha=1e-4):
+    """``alpha * sum(p*p)``: micrograd's demo regulariser (``alpha = 1e-4`` there)."""
+    params = list(parameters)
+    if not params:
+        return Value(0.0)
+    return alpha * sum((p * p for p in params[1:]), params[0] * params[0])
+
+
+def _data(x):
+    return x.data if isinstance(x, Value) else float(x)
+
+
+def accuracy(scores, labels, threshold=0.0):
+    """Fraction of correct predictions, a float in [0, 1].
+
+    Binary (one score per sample): a sample is predicted positive when its score is
+    above ``threshold`` (0 for tanh / linear / logit outputs; use 0.5 for probabilities)
+    and is positive when its label is > 0, so labels may be {-1, +1} or {0, 1}.
+    Multi-class (a list of scores per sample): the prediction is the argmax, compared
+    with the class index.
+    """
+    scores, labels = list(scores), list(labels)
+    if len(scores) != len(labels):
+        raise ValueError(f"accuracy: {len(scores)} predictions but {len(labels)} labels")
+    if not scores:
+        raise ValueError("accuracy: no predictions")
+    correct = 0
+    for s, y in zip(scores, labels):
+        if _is_num(s):
+            correct += (_data(s) > threshold) == (y > 0)
+        else:
+            row = [_data(v) for v in s]
+            correct += max(range(len(row)), key=row.__getitem__) == y
+    return correct / len(scores)
+
+
+# ---------------------------------------------------------------------------------------
+# registry: pick a loss by name (the CLI, the trainer, other engines)
+# ---------------------------------------------------------------------------------------
+
+
+class LossSpec:
+    """A named loss: its function, the label convention it wants, what the model outputs.
+
+    ``labels`` is ``"pm1"`` ({-1, +1}), ``"01"`` ({0, 1}) or ``"index"`` (class indices);
+    ``outputs`` is ``"one"`` (a single score per sample) or ``"classes"`` (K logits).
+    """
+
+    __slots__ = ("name", "fn", "labels", "outputs", "doc")
+
+    def __init__(self, name, fn, labels, outputs, doc):
+        self.name, self.fn, self.labels, self.outputs, self.doc = (name, fn, labels,
+                                                                   outputs, doc)
+
+    def __call__(self, preds, targets, reduction="mean"):
+        return self.fn(preds, targets, reduction)
+
+    def __repr__(self):
+        return f"LossSpec({self.name!r}, labels={self.labels!r})"
+
+
+LOSSES = {
+    "mse": LossSpec("mse", mse, "pm1", "one", "mean squared error (tanh output, -1/+1)"),
+    "hinge": LossSpec("hinge", hinge, "pm1", "one", "max-margin hinge (linear output)"),
+    "bce": LossSpec("bce", bce_with_logits, "01", "one",
+                    "binary cross-entropy on a logit (linear output, 0/1 labels)"),
+    "ce": LossSpec("ce", cross_entropy, "index", "classes",
+                   "softmax cross-entropy on K logits (class indices)"),
+}
+
+
+def get_loss(loss):
+    """A ``LossSpec`` from a name in ``LOSSES``, or wrap a plain callable as is."""
+    if isinstance(loss, LossSpec):
+        return loss
+    if isinstance(loss, str):
+        if loss not in LOSSES:
+            raise ValueError(f"unknown loss {loss!r}; choose one of {', '.join(LOSSES)}")
+        return LOSSES[loss]
+    if callable(loss):
+        return LossSpec(getattr(loss, "__name__", "custom"),
+                        lambda p, t, reduction="mean": loss(p, t), "pm1", "one",
+                        "custom loss")
+    raise TypeError(f"loss must be a name or a callable, got {type(loss).__name__}")

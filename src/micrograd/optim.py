@@ -1,0 +1,280 @@
+"""Optimizers with PyTorch's shape, sorted in order of increasing complexity, and schedules.
+
+    >>> from micrograd.nn import MLP
+    >>> from micrograd.optim import SGD, linear_schedule
+    >>> model = MLP(2, [4, 1], seed=0)
+    >>> opt = SGD(model.parameters(), lr=0.1, momentum=0.9)
+    >>> loss = sum(p * p for p in model.parameters())
+    >>> opt.zero_grad(); loss.backward(); opt.step()
+    >>> opt.lr = 0.05                       # change the learning rate at any time
+    >>> lr_at = linear_schedule(1.0, 0.1, 100)
+    >>> lr_at(0), lr_at(50), lr_at(100)     # micrograd's demo: 1.0 - 0.9*k/100
+    (1.0, 0.55, 0.1)
+
+An optimizer holds the list of parameters (``Value`` leaves) and per-parameter state
+(plain floats). ``step()`` reads each ``p.grad`` and updates ``p.data`` in place; it
+builds no graph. The update rules follow ``torch.optim`` line for line (same
+defaults, same order of operations), and the tests check them step for step against it.
+
+A schedule is a plain function ``k -> lr`` of the step number; the training loop sets
+``opt.lr = schedule(k)`` before step ``k``.
+"""
+
+from __future__ import annotations
+
+import math
+from numbers import Real
+
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "OPTIMIZERS", "make_optimizer",
+           "constant_schedule", "linear_schedule", "step_schedule", "cosine_schedule",
+           "SCHEDULES"]
+
+
+def _check_number(x, name, low=0.0, low_open=False, high=None, high_open=False):
+    if isinstance(x, bool) or not isinstance(x, Real):
+        raise TypeError(f"{name} must be a number, got {type(x).__name__}: {x!r:.40}")
+    x = float(x)
+    if x != x or (low_open and x <= low) or (not low_open and x < low) or \
+            (high is not None and ((high_open and x >= high) or (not high_open and x > high))):
+        lo = "(" if low_open else "["
+        hi = ("" if high is None else (f"{high})" if high_open else f"{high}]"))
+        raise ValueError(f"{name} must be in {lo}{low}, {hi or 'inf)'}, got {x}")
+    return x
+
+
+class Optimizer:
+    """Base class: keeps the parameters and the learning rate; ``zero_grad()``."""
+
+    def __init__(self, params, lr):
+        params = list(params)
+        if not params:
+            raise ValueError("optimizer got an empty parameter list")
+        for i, p in enumerate(params):
+            if not hasattr(p, "data") or not hasattr(p, "grad"):
+                raise TypeError(f"parameter {i} is a {type(p).__name__}, not a Value")
+        if len({id(p) for p in params}) != len(params):
+            raise ValueError("optimizer got the same parameter twice")
+        self.params = params
+        self.lr = lr
+        self.steps = 0  # number of step() calls so far
+
+    @property
+    def lr(self):
+        """The learning rate; assign to it at any time (schedules, the web playground)."""
+        return self._lr
+
+    @lr.setter
+    def lr(self, value):
+        self._lr = _check_number(value, "lr")
+
+    def zero_grad(self):
+        """Set every parameter's grad to 0 (grads accumulate across backward calls)."""
+        for p in self.params:
+            p.grad = 0.0
+
+    def step(self):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def __repr__(self):
+        opts = ", ".join(f"{k}={v}" for k, v in self._options().items())
+        return f"{type(self).__name__}({len(self.params)} parameters, {opts})"
+
+    def _options(self):
+        return {"lr": self.lr}
+
+
+class SGD(Optimizer):
+    """Stochastic gradient descent with optional momentum, Nesterov and weight decay.
+
+    Reference: ``torch.optim.SGD`` (Sutskever et al., "On the importance of
+    initialization and momentum in deep learning", ICML 2013, for the momentum form):
+
+        g = grad + weight_decay * p
+        b = g (first step), else momentum * b + (1 - dampening) * g
+        g = g + momentum * b  (nesterov)   or   g = b
+        p = p - lr * g
+
+    With the defaults it is micrograd's ``p.data -= lr * p.grad``.
+    """
+
+    def __init__(self, params, lr=0.01, momentum=0.0, dampening=0.0, nesterov=False,
+                 weight_decay=0.0):
+        super().__init__(params, lr)
+        self.momentum = _check_number(momentum, "momentum")
+        self.dampening = _check_number(dampening, "dampening")
+        self.weight_decay = _check_number(weight_decay, "weight_decay")
+        if nesterov and (self.momentum <= 0 or self.dampening != 0):
+            raise ValueError("nesterov needs momentum > 0 and dampening = 0")
+        self.nesterov = bool(nesterov)
+        self.buf = [None] * len(self.params)
+
+    def step(self):
+        lr, mom, damp, wd = self.lr, self.momentum, self.dampening, self.weight_decay
+        buf = self.buf
+        for i, p in enumerate(self.params):
+            g = p.grad
+            if wd != 0.0:
+                g = g + wd * p.data
+            if mom != 0.0:
+                b = buf[i]
+                b = g if b is None else mom * b + (1.0 - damp) * g
+                buf[i] = b
+                g = g + mom * b if self.nesterov else b
+            p.data -= lr * g
+        self.steps += 1
+
+    def _options(self):
+        return {"lr": self.lr, "momentum": self.momentum, "nesterov": self.nesterov,
+                "weight_decay": self.weight_decay}
+
+
+class Adam(Optimizer):
+    """Adam: per-parameter step sizes from running moments of the gradient.
+
+    Reference: Kingma & Ba, "Adam: A Method for Stochastic Optimization", ICLR 2015,
+    in the form of ``torch.optim.Adam`` (eps outside the square root; ``weight_decay``
+    is an L2 term added to the gradient; ``amsgrad`` from Reddi et al., ICLR 2018):
+
+        g = grad + weight_decay * p
+        m = b1 m + (1 - b1) g ;  v = b2 v + (1 - b2) g^2
+        p = p - lr / (1 - b1^t) * m / (sqrt(v) / sqrt(1 - b2^t) + eps)
+    """
+
+    _decoupled = False
+
+    def __init__(self, params, lr=0.001, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0,
+                 amsgrad=False):
+        super().__init__(params, lr)
+        if not isinstance(betas, (tuple, list)) or len(betas) != 2:
+            raise TypeError(f"betas must be a pair (b1, b2), got {betas!r}")
+        self.betas = (_check_number(betas[0], "beta1", 0.0, False, 1.0, True),
+                      _check_number(betas[1], "beta2", 0.0, False, 1.0, True))
+        self.eps = _check_number(eps, "eps")
+        self.weight_decay = _check_number(weight_decay, "weight_decay")
+        self.amsgrad = bool(amsgrad)
+        n = len(self.params)
+        self.m = [0.0] * n
+        self.v = [0.0] * n
+        self.vmax = [0.0] * n
+
+    def step(self):
+        self.steps += 1
+        t = self.steps
+        lr, eps, wd = self.lr, self.eps, self.weight_decay
+        b1, b2 = self.betas
+        bc1 = 1.0 - b1 ** t
+        bc2_sqrt = math.sqrt(1.0 - b2 ** t)
+        step_size = lr / bc1
+        m, v, vmax = self.m, self.v, self.vmax
+        for i, p in enumerate(self.params):
+            g = p.grad
+            if wd != 0.0:
+                if self._decoupled:
+                    p.data *= 1.0 - lr * wd
+                else:
+                    g = g + wd * p.data
+            m[i] = b1 * m[i] + (1.0 - b1) * g
+            v[i] = b2 * v[i] + (1.0 - b2) * g * g
+            if self.amsgrad:
+                vmax[i] = max(vmax[i], v[i])
+                denom = math.sqrt(vmax[i]) / bc2_sqrt + eps
+            else:
+                denom = math.sqrt(v[i]) / bc2_sqrt + eps
+            p.data -= step_size * m[i] / denom
+
+    def _options(self):
+        return {"lr": self.lr, "betas": self.betas, "eps": self.eps,
+                "weight_decay": self.weight_decay, "amsgrad": self.amsgrad}
+
+
+class AdamW(Adam):
+    """Adam with decoupled weight decay: ``p = p * (1 - lr * weight_decay)`` before the
+    Adam update, instead of an L2 term in the gradient.
+
+    Reference: Loshchilov & Hutter, "Decoupled Weight Decay Regularization", ICLR 2019,
+    in the form of ``torch.optim.AdamW`` (default ``weight_decay=0.01``).
+    """
+
+    _decoupled = True
+
+    def __init__(self, params, lr=0.001, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.01,
+                 amsgrad=False):
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad)
+
+
+#: name -> class, for the command line
+OPTIMIZERS = {"sgd": SGD, "adam": Adam, "adamw": AdamW}
+
+
+def make_optimizer(name, params, lr, **kwargs):
+    """``make_optimizer("adam", model.parameters(), lr=0.01)``: an optimizer by name."""
+    if name not in OPTIMIZERS:
+        raise ValueError(f"unknown optimizer {name!r}; choose one of "
+                         f"{', '.join(OPTIMIZERS)}")
+    return OPTIMIZERS[name](params, lr=lr, **kwargs)
+
+
+# ---------------------------------------------------------------------------------------
+# Learning-rate schedules: functions of the step number k = 0, 1, 2, ...
+# ---------------------------------------------------------------------------------------
+
+
+def _check_steps(steps, name="steps"):
+    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
+        raise ValueError(f"{name} must be a positive int, got {steps!r}")
+    return steps
+
+
+def constant_schedule(lr):
+    """``k -> lr`` for every k."""
+    lr = _check_number(lr, "lr")
+    return lambda k: lr
+
+
+def linear_schedule(start, end, steps):
+    """Linear from ``start`` at k = 0 to ``end`` at k = ``steps``, then ``end``.
+
+    ``linear_schedule(1.0, 0.1, 100)`` is micrograd's demo, ``lr = 1.0 - 0.9*k/100``
+    (``torch.optim.lr_scheduler.LinearLR`` with factors start/base and end/base).
+    """
+    start, end = _check_number(start, "start"), _check_number(end, "end")
+    steps = _check_steps(steps)
+
+    def lr_at(k):
+        if k >= steps:
+            return end
+        return start - (start - end) * k / steps
+
+    return lr_at
+
+
+def step_schedule(lr, step_size, gamma=0.1):
+    """``lr * gamma ** (k // step_size)`` (``torch.optim.lr_scheduler.StepLR``)."""
+    lr = _check_number(lr, "lr")
+    step_size = _check_steps(step_size, "step_size")
+    gamma = _check_number(gamma, "gamma")
+    return lambda k: lr * gamma ** (k // step_size)
+
+
+def cosine_schedule(lr, steps, min_lr=0.0):
+    """Half a cosine from ``lr`` at k = 0 to ``min_lr`` at k = ``steps``, then ``min_lr``
+    (Loshchilov & Hutter, SGDR, ICLR 2017, without restarts;
+    ``torch.optim.lr_scheduler.CosineAnnealingLR`` with ``T_max=steps``)."""
+    lr, min_lr = _check_number(lr, "lr"), _check_number(min_lr, "min_lr")
+    steps = _check_steps(steps)
+
+    def lr_at(k):
+        k = min(k, steps)
+        return min_lr + (lr - min_lr) * (1.0 + math.cos(math.pi * k / steps)) / 2.0
+
+    return lr_at
+
+
+#: name -> factory(lr, steps) used by the command line: "linear" decays to lr/10 as in
+#: micrograd's demo, "step" divides by 10 at each third, "cosine" anneals to 0
+SCHEDULES = {
+    "constant": lambda lr, steps: constant_schedule(lr),
+    "linear": lambda lr, steps: linear_schedule(lr, lr * 0.1, steps),
+    "step": lambda lr, steps: step_schedule(lr, max(1, steps // 3), 0.1),
+    "cosine": lambda lr, steps: cosine_schedule(lr, steps),
+}

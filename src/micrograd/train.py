@@ -1,0 +1,343 @@
+"""The training loop: ``fit(model, X, y, ...)`` with history, progress bar and callbacks.
+
+    >>> from micrograd.nn import MLP
+    >>> from micrograd.data import make_disk, train_test_split
+    >>> from micrograd.optim import SGD
+    >>> from micrograd.train import fit
+    >>> X, y = make_disk(n_samples=40, seed=1)
+    >>> Xtr, Xte, ytr, yte = train_test_split(X, y, seed=1)
+    >>> model = MLP(2, [4, 1], seed=1)                      # tanh, as in seed 001
+    >>> hist = fit(model, Xtr, ytr, loss="mse", optimizer=SGD(model.parameters(), lr=0.1),
+    ...            epochs=5, X_test=Xte, y_test=yte, progress=False)
+    >>> len(hist.train_loss), hist.stopped
+    (5, 'completed')
+
+One epoch is one pass over the training set, in minibatches of ``batch_size`` (shuffled
+with ``seed``) or as one full batch (``batch_size=None``, micrograd's demo). Each step:
+set the learning rate from ``schedule(step)``, ``opt.zero_grad()``, compute the loss and
+the gradients of one batch (the engine), ``opt.step()``.
+
+History: ``train_loss`` / ``train_acc`` of an epoch are the averages over its batches,
+measured in the forward passes of training (before each batch's update, as micrograd's
+demo prints them); ``test_loss`` / ``test_acc`` are measured after the epoch. Both losses
+include the L2 penalty (the objective being minimised).
+
+Callbacks run after every epoch as ``callback(epoch, logs, model)`` (``logs`` is the dict
+of that epoch's numbers); a callback that returns ``True`` stops training. Ctrl-C stops
+cleanly after the current step (a second Ctrl-C interrupts at once); either way the
+model keeps the weights of the last completed step and ``fit`` returns the history with
+``stopped == "interrupted"``.
+
+The engine: computing one batch's loss and gradients is pluggable. ``engine`` is any
+object with
+
+* ``loss_and_grad(model, X, y, loss, l2) -> (loss: float, accuracy: float)``: run the
+  model on the batch, compute ``loss(outputs, y) + l2 * sum(p*p)`` and ADD its gradient
+  into every ``p.grad`` of ``model.parameters()`` (they are zeroed before the call);
+* ``evaluate(model, X, y, loss, l2) -> (loss, accuracy)``: the same numbers, no gradients.
+
+``loss`` is a ``micrograd.losses.LossSpec`` (``loss.name`` is ``"mse"``, ``"hinge"``,
+``"bce"``, ``"ce"`` or a custom name; ``loss(outputs, y)`` gives a ``Value``). The
+default, ``EagerEngine``, builds the ``Value`` graph of the batch and calls
+``backward()``: it is the reference every faster engine must agree with.
+"""
+
+from __future__ import annotations
+
+import random as _random
+import signal
+import sys
+import threading
+import time
+from contextlib import contextmanager
+from numbers import Real
+
+from .engine import no_grad
+from .losses import accuracy, get_loss, l2_penalty
+
+__all__ = ["fit", "evaluate", "History", "EagerEngine", "StopTraining"]
+
+
+class StopTraining(Exception):
+    """Raise from a callback to stop training (same as returning ``True``)."""
+
+
+# ---------------------------------------------------------------------------------------
+# the default engine: the scalar Value graph
+# ---------------------------------------------------------------------------------------
+
+
+class EagerEngine:
+    """Loss and gradients through the ``Value`` graph: the reference engine."""
+
+    name = "eager"
+
+    @staticmethod
+    def _objective(model, X, y, loss, l2):
+        outs = [model(x) for x in X]
+        total = loss(outs, y)
+        if l2:
+            total = total + l2_penalty(model.parameters(), l2)
+        return total, outs
+
+    def loss_and_grad(self, model, X, y, loss, l2=0.0):
+        total, outs = self._objective(model, X, y, loss, l2)
+        total.backward()
+        return total.data, accuracy(outs, y)
+
+    def evaluate(self, model, X, y, loss, l2=0.0):
+        with no_grad():
+            total, outs = self._objective(model, X, y, loss, l2)
+        return total.data, accuracy(outs, y)
+
+    def __repr__(self):
+        return "EagerEngine()"
+
+
+def evaluate(model, X, y, loss="mse", l2=0.0, engine=None):
+    """``(loss, accuracy)`` of ``model`` on ``(X, y)``, without gradients."""
+    engine = engine or EagerEngine()
+    return engine.evaluate(model, list(X), list(y), get_loss(loss), l2)
+
+
+def _mlp(*args, **kwargs):
+    """``MLP(*args, **kwargs)`` that also runs with a hidden layer of one neuron.
+
+    NOTE: ``Layer`` returns a bare ``Value`` when it has one neuron (the lecture's
+    behaviour), and the next layer then fails on ``len(Value)``. Until ``nn`` wraps it,
+    this subclass passes ``[x]`` on. Same parameters and ``config()`` as ``MLP``.
+    """
+    from .nn import MLP
+
+    class _MLP(MLP):
+        def __call__(self, x):
+            for layer in self.layers:
+                x = layer(x if isinstance(x, (list, tuple)) else [x])
+            return x
+
+    model = MLP(*args, **kwargs)
+    if any(n == 1 for n in model.nouts[:-1]):
+        model.__class__ = _MLP
+    return model
+
+
+# ---------------------------------------------------------------------------------------
+# history
+# ---------------------------------------------------------------------------------------
+
+
+class History:
+    """Per-epoch numbers of one ``fit`` run (lists of floats, one entry per epoch)."""
+
+    KEYS = ("train_loss", "train_acc", "test_loss", "test_acc", "lr", "time")
+
+    def __init__(self):
+        self.train_loss = []
+        self.train_acc = []
+        self.test_loss = []  # empty without a test set
+        self.test_acc = []
+        self.lr = []  # the learning rate of the epoch's last step
+        self.time = []  # seconds since the start of training, at the end of each epoch
+        self.steps = 0  # optimizer steps taken
+        self.stopped = "running"  # then "completed", "callback" or "interrupted"
+
+    @property
+    def epochs(self):
+        return len(self.train_loss)
+
+    def last(self):
+        """The last epoch's numbers as a dict (empty before the first epoch)."""
+        if not self.train_loss:
+            return {}
+        out = {"epoch": self.epochs}
+        for k in self.KEYS:
+            seq = getattr(self, k)
+            if seq:
+                out[k] = seq[-1]
+        return out
+
+    def to_dict(self):
+        d = {k: list(getattr(self, k)) for k in self.KEYS}
+        d.update(epochs=self.epochs, steps=self.steps, stopped=self.stopped)
+        return d
+
+    def __repr__(self):
+        last = self.last()
+        nums = " ".join(f"{k}={v:.4g}" for k, v in last.items() if k != "epoch")
+        return f"History({self.epochs} epochs, {self.stopped}{', ' + nums if nums else ''})"
+
+
+# ---------------------------------------------------------------------------------------
+# Ctrl-C: finish the current step, then stop
+# ---------------------------------------------------------------------------------------
+
+
+@contextmanager
+def _soft_interrupt():
+    """While active, the first Ctrl-C only sets a flag (checked between steps); the
+    second raises KeyboardInterrupt as usual. Only in the main thread, and only when
+    nobody else has installed a SIGINT handler."""
+    flag = {"hit": False}
+    if (threading.current_thread() is not threading.main_thread()
+            or signal.getsignal(signal.SIGINT) is not signal.default_int_handler):
+        yield flag
+        return
+
+    def handler(signum, frame):
+        if flag["hit"]:
+            raise KeyboardInterrupt
+        flag["hit"] = True
+
+    signal.signal(signal.SIGINT, handler)
+    try:
+        yield flag
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+# ---------------------------------------------------------------------------------------
+# fit
+# ---------------------------------------------------------------------------------------
+
+
+def _check_int(x, name, low):
+    if isinstance(x, bool) or not isinstance(x, int):
+        raise TypeError(f"{name} must be an int, got {type(x).__name__}: {x!r:.40}")
+    if x < low:
+        raise ValueError(f"{name} must be at least {low}, got {x}")
+    return x
+
+
+def _make_bar(epochs, desc, progress):
+    if not progress:
+        return None
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:  # pragma: no cover - tqdm ships with micrograd[demo]
+        return None
+    return tqdm(total=epochs, desc=desc, unit="epoch", leave=True, dynamic_ncols=True,
+                file=sys.stderr)
+
+
+def _say(bar, text):
+    if bar is not None:
+        bar.write(text, file=sys.stderr)
+    else:
+        print(text, file=sys.stderr)
+
+
+def fit(model, X, y, *, loss="mse", optimizer=None, epochs=100, batch_size=None,
+        X_test=None, y_test=None, l2=0.0, schedule=None, callbacks=(), progress=True,
+        desc="train", seed=0, engine=None):
+    """Train ``model`` on ``(X, y)`` and return a ``History``.
+
+    Arguments:
+        loss: a name of ``micrograd.losses.LOSSES`` ("mse", "hinge", "bce", "ce") or a
+            function ``(outputs, targets) -> Value``.
+        optimizer: an optimizer of ``micrograd.optim`` built on ``model.parameters()``
+            (default: ``SGD(lr=0.1)``).
+        epochs: passes over the training set.
+        batch_size: samples per step; ``None`` (default) for the full batch.
+        X_test, y_test: a held-out set, evaluated after every epoch.
+        l2: ``alpha`` of the L2 penalty ``alpha * sum(p*p)`` added to the loss.
+        schedule: a function ``step -> lr`` (``micrograd.optim.linear_schedule`` ...),
+            applied before every optimizer step.
+        callbacks: functions ``(epoch, logs, model)``; returning True stops training.
+        progress: show a tqdm progress bar (on stderr) with the latest numbers.
+        seed: shuffles the minibatches.
+        engine: computes one batch's loss and gradients (see the module docstring);
+            default ``EagerEngine()``.
+    """
+    from .optim import SGD, Optimizer
+
+    X, y = list(X), list(y)
+    if len(X) != len(y):
+        raise ValueError(f"X has {len(X)} samples but y has {len(y)}")
+    if not X:
+        raise ValueError("no training samples")
+    if (X_test is None) != (y_test is None):
+        raise ValueError("give both X_test and y_test, or neither")
+    if X_test is not None:
+        X_test, y_test = list(X_test), list(y_test)
+        if len(X_test) != len(y_test) or not X_test:
+            raise ValueError(f"X_test has {len(X_test)} samples but y_test has "
+                             f"{len(y_test)}")
+    epochs = _check_int(epochs, "epochs", 0)
+    if batch_size is not None:
+        batch_size = _check_int(batch_size, "batch_size", 1)
+    if isinstance(l2, bool) or not isinstance(l2, Real) or not l2 >= 0:
+        raise ValueError(f"l2 must be a number >= 0, got {l2!r}")
+    loss = get_loss(loss)
+    params = model.parameters()
+    if optimizer is None:
+        optimizer = SGD(params, lr=0.1)
+    elif not isinstance(optimizer, Optimizer):
+        raise TypeError(f"optimizer must be a micrograd.optim optimizer, got "
+                        f"{type(optimizer).__name__}")
+    callbacks = [callbacks] if callable(callbacks) else list(callbacks)
+    engine = engine or EagerEngine()
+    rng = _random.Random(seed)
+
+    n = len(X)
+    bs = n if batch_size is None else min(batch_size, n)
+    order = list(range(n))
+    hist = History()
+    bar = _make_bar(epochs, desc, progress)
+    t0 = time.perf_counter()
+    hist.stopped = "completed"
+    try:
+        with _soft_interrupt() as sigint:
+            for epoch in range(1, epochs + 1):
+                if bs < n:
+                    rng.shuffle(order)
+                tot_loss = tot_acc = 0.0
+                for start in range(0, n, bs):
+                    idx = order[start:start + bs]
+                    Xb = [X[i] for i in idx] if bs < n else X
+                    yb = [y[i] for i in idx] if bs < n else y
+                    if schedule is not None:
+                        optimizer.lr = schedule(hist.steps)
+                    optimizer.zero_grad()
+                    lb, ab = engine.loss_and_grad(model, Xb, yb, loss, l2)
+                    optimizer.step()
+                    hist.steps += 1
+                    tot_loss += lb * len(idx)
+                    tot_acc += ab * len(idx)
+                    if sigint["hit"]:
+                        break
+                done = min(n, start + bs)
+                hist.train_loss.append(tot_loss / done)
+                hist.train_acc.append(tot_acc / done)
+                hist.lr.append(optimizer.lr)
+                if X_test is not None:
+                    tl, ta = engine.evaluate(model, X_test, y_test, loss, l2)
+                    hist.test_loss.append(tl)
+                    hist.test_acc.append(ta)
+                hist.time.append(time.perf_counter() - t0)
+                logs = hist.last()
+                if bar is not None:
+                    bar.update(1)
+                    post = {"loss": f"{logs['train_loss']:.4f}",
+                            "acc": f"{logs['train_acc']:.1%}"}
+                    if "test_acc" in logs:
+                        post["test_acc"] = f"{logs['test_acc']:.1%}"
+                    bar.set_postfix(post, refresh=False)
+                if sigint["hit"]:
+                    raise KeyboardInterrupt
+                stop = False
+                for cb in callbacks:
+                    try:
+                        stop = bool(cb(epoch, logs, model)) or stop
+                    except StopTraining:
+                        stop = True
+                if stop:
+                    hist.stopped = "callback"
+                    break
+    except KeyboardInterrupt:
+        hist.stopped = "interrupted"
+        _say(bar, f"interrupted after epoch {hist.epochs} (step {hist.steps}): stopping; "
+                  f"the model keeps its weights as trained so far")
+    finally:
+        if bar is not None:
+            bar.close()
+    return hist
