@@ -269,7 +269,8 @@ const Walk = {
     el.setAttribute("viewBox", `0 0 ${g.width} ${g.height}`);
     const defs = svg("defs", {}, el);
     const mk = svg("marker", { id: "arrow", viewBox: "0 0 10 10", refX: "10", refY: "5",
-                               markerWidth: "7", markerHeight: "7", orient: "auto-start-reverse" }, defs);
+                               markerUnits: "userSpaceOnUse", markerWidth: "9", markerHeight: "9",
+                               orient: "auto-start-reverse" }, defs);
     svg("path", { d: "M 0 0 L 10 5 L 0 10 z", fill: "#8f98a6" }, mk);
     const byId = Object.fromEntries(g.nodes.map((n) => [n.id, n]));
     const activeEdges = new Set(cur && cur.updates ? cur.updates.map((u) => u.edge) : []);
@@ -428,7 +429,7 @@ const Play = {
     }
     $("p-lr").addEventListener("change", () => this.setLr());
     $("p-play").onclick = () => (this.playing ? this.pause() : this.play());
-    $("p-step").onclick = () => { this.pause(); this.step(); };
+    $("p-step").onclick = async () => { await this.stop(); this.step(); };
     $("p-reset").onclick = () => this.reset();
     const cv = $("p-curves");
     cv.addEventListener("mousemove", (ev) => this.hover(ev));
@@ -463,7 +464,7 @@ const Play = {
   },
 
   async create() {
-    this.pause();
+    await this.stop();
     const old = this.sid;
     try {
       const s = await api("POST", "/api/play", this.config());
@@ -478,7 +479,7 @@ const Play = {
   },
 
   async reset() {
-    this.pause();
+    await this.stop();
     if (!this.sid) return this.create();
     try {
       const s = await api("POST", `/api/play/${this.sid}/reset`, {});
@@ -494,39 +495,63 @@ const Play = {
     catch (e) { this.showError("learning rate: " + e.message); }
   },
 
-  async step() {
-    if (!this.sid || this.inflight) return false;
-    this.inflight = true;
+  /** POST one training step; resolves to the new state, or null after an error. */
+  async requestStep() {
     try {
-      const s = await api("POST", `/api/play/${this.sid}/step`, { steps: 1 });
-      for (const row of s.history) this.history.push(row);
-      this.accept(s);
-      const now = performance.now();
-      this.rateWindow.push([now, s.step]);
-      while (this.rateWindow.length > 2 && now - this.rateWindow[0][0] > 2000) this.rateWindow.shift();
-      if (this.rateWindow.length >= 2) {
-        const [t0, s0] = this.rateWindow[0];
-        const rate = (s.step - s0) / ((now - t0) / 1000);
-        $("p-rate").textContent = rate.toFixed(1);
-        $("p-rate").dataset.rate = String(rate);
-      }
-      return true;
+      return await api("POST", `/api/play/${this.sid}/step`, { steps: 1 });
     } catch (e) {
-      if (e.status === 404) { this.showError("session expired; starting again"); await this.create(); }
+      if (e.status === 404) { this.showError("session expired; starting again"); this.pause(); await this.create(); }
       else { this.showError("playground: " + e.message); this.pause(); }
-      return false;
-    } finally { this.inflight = false; }
+      return null;
+    }
   },
 
+  acceptStep(s) {
+    if (s.sid !== this.sid) return;  // a late answer for a session already replaced
+    for (const row of s.history) this.history.push(row);
+    this.accept(s);
+    const now = performance.now();
+    this.rateWindow.push([now, s.step]);
+    while (this.rateWindow.length > 2 && now - this.rateWindow[0][0] > 3000) this.rateWindow.shift();
+    if (this.rateWindow.length >= 5) {
+      const [t0, s0] = this.rateWindow[0];
+      const rate = (s.step - s0) / ((now - t0) / 1000);
+      $("p-rate").textContent = rate.toFixed(1);
+      $("p-rate").dataset.rate = String(rate);
+    }
+  },
+
+  async step() {
+    if (!this.sid || this.inflight) return;
+    this.inflight = true;
+    try { const s = await this.requestStep(); if (s) this.acceptStep(s); }
+    finally { this.inflight = false; }
+  },
+
+  /* Live training: the page asks for one step at a time. The next request is sent as
+     soon as a response arrives, and the response is drawn while the server computes the
+     next step; so the boundary is redrawn after every step. When the tab closes, the
+     requests stop, and so does the work. */
   play() {
-    if (this.playing) return;
-    this.playing = true; $("p-play").textContent = "pause"; this.rateWindow = [];
-    const loop = async () => {
-      if (!this.playing) return;
-      await this.step();
-      if (this.playing) requestAnimationFrame(loop);
-    };
-    loop();
+    if (this.playing || this.inflight || !this.sid) return;
+    this.loop = this.runLoop();
+  },
+
+  async stop() { this.pause(); if (this.loop) await this.loop; this.loop = null; },
+
+  async runLoop() {
+    this.playing = true; this.inflight = true;
+    $("p-play").textContent = "pause"; this.rateWindow = [];
+    try {
+      let pending = this.requestStep();
+      while (pending) {
+        const s = await pending;
+        if (!s) break;
+        pending = this.playing ? this.requestStep() : null;
+        this.acceptStep(s);
+        await new Promise((r) => setTimeout(r, 0));  // let the page paint
+      }
+    } finally { this.inflight = false; }
   },
 
   pause() { this.playing = false; const b = $("p-play"); if (b) b.textContent = "play"; },
