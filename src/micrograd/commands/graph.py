@@ -1,0 +1,115 @@
+"""``micrograd graph``: draw an expression's graph, or walk its backward pass step by step.
+
+    micrograd graph "a = 2; b = -3; c = 10; f = -2; e = a*b; d = e + c; L = d*f" -o graph.svg
+    micrograd graph "tanh(x1*w1 + x2*w2 + b)" --values x1=2,x2=0,w1=-3,w2=1,b=6.8814 -o n.png
+    micrograd graph "a = 2; b = a + 1; c = a*3; d = b*c" --steps
+    micrograd graph "a = 2; b = a + 1; c = a*3; d = b*c" --order d,a,b,c
+    micrograd graph "a = 3; f = a*a" --steps --mode assign
+    micrograd graph "x = 3; y = x**2 + 2*x" --nudge x
+
+The output format follows the file's suffix: .svg, .png, .dot (or .gv), .json.
+"""
+
+from __future__ import annotations
+
+import sys
+
+FORMATS = {".svg": "svg", ".png": "png", ".dot": "dot", ".gv": "dot", ".json": "json"}
+
+
+def add_parser(subparsers):
+    from argparse import RawDescriptionHelpFormatter
+
+    p = subparsers.add_parser(
+        "graph", help="draw an expression's graph (SVG, PNG, DOT, JSON) or walk it",
+        description=__doc__, formatter_class=RawDescriptionHelpFormatter)
+    p.add_argument("expr", metavar="EXPR",
+                   help="statements such as 'a = 2; b = a*a' or one expression such as "
+                        "'tanh(x*w + b)' (names from --values)")
+    p.add_argument("-o", "--output", metavar="FILE",
+                   help="write the drawing here; the suffix picks the format "
+                        "(.svg .png .dot .gv .json)")
+    p.add_argument("--values", metavar="NAME=NUM,...", default="",
+                   help="values of the names the expression uses, e.g. x1=2,w1=-3")
+    p.add_argument("--no-grad", action="store_true",
+                   help="do not run backward; draw data only")
+    p.add_argument("--rankdir", choices=("LR", "TB"), default="LR",
+                   help="left to right (default) or top to bottom")
+    p.add_argument("--steps", action="store_true",
+                   help="print the forward and backward walk, one line per step")
+    p.add_argument("--order", metavar="NAMES",
+                   help="walk the backward pass in this visit order (labels or ids, "
+                        "comma-separated) and print what was lost")
+    p.add_argument("--mode", choices=("correct", "assign", "recursive", "no_zero_grad"),
+                   default="correct",
+                   help="teaching mode of the walk: correct, assign ('=' instead of '+='), "
+                        "recursive (no topological sort), no_zero_grad (two passes)")
+    p.add_argument("--passes", type=int, default=None,
+                   help="number of backward passes for --mode no_zero_grad (default 2)")
+    p.add_argument("--nudge", metavar="NAMES",
+                   help="nudge these leaves by h and compare the slope with the grad")
+    p.add_argument("-H", "--h", type=float, default=1e-4, dest="h",
+                   help="the nudge size for --nudge (default 1e-4)")
+    p.set_defaults(func=run)
+    return p
+
+
+def _fail(msg):
+    print(f"micrograd graph: error: {msg}", file=sys.stderr)
+    return 2
+
+
+def run(args):
+    import os
+
+    from ..expr import ExprError, evaluate, parse_values
+    from ..viz.graph import fmt
+    from ..walk import WalkError, format_walk, nudge, walk
+
+    fmt_out = None
+    if args.output:
+        fmt_out = FORMATS.get(os.path.splitext(args.output)[1].lower())
+        if fmt_out is None:
+            return _fail(f"unknown output suffix in {args.output!r}; use one of "
+                         f"{', '.join(FORMATS)}")
+    try:
+        values = parse_values(args.values) if args.values else {}
+        prog = evaluate(args.expr, values)
+    except ExprError as err:
+        print(f"micrograd graph: error: {err}", file=sys.stderr)
+        return 2
+    root = prog.root
+    if not args.no_grad:
+        root.backward()
+    try:
+        if args.steps or args.order or args.mode != "correct" or args.passes is not None:
+            w = walk(root, order=args.order, mode=args.mode, passes=args.passes)
+            print(format_walk(w, forward=args.steps))
+        for name in (args.nudge or "").split(","):
+            if name.strip():
+                print(nudge(root, name.strip(), h=args.h).text)
+    except (WalkError, ValueError) as err:
+        return _fail(str(err))
+    if fmt_out is not None:
+        from .. import viz
+
+        show = not args.no_grad
+        if fmt_out == "png":
+            viz.to_png(root, args.output, rankdir=args.rankdir, show_grad=show)
+        else:
+            render = {"svg": viz.to_svg, "dot": viz.to_dot, "json": viz.to_json}[fmt_out]
+            text = render(root, rankdir=args.rankdir, show_grad=show)
+            with open(args.output, "w", encoding="utf-8") as fh:
+                fh.write(text)
+        nodes, edges = viz.trace(root)
+        print(f"wrote {args.output} ({fmt_out}: {len(nodes)} values, {len(edges)} edges)")
+    elif not (args.steps or args.order or args.nudge or args.mode != "correct"):
+        name = root.label or "result"
+        print(f"{name} = {fmt(root.data)}")
+        if not args.no_grad:
+            from ..viz import trace
+
+            leaves = [n for n in trace(root)[0] if n.leaf and n.label]
+            if leaves:
+                print("grads: " + ", ".join(f"{n.label}={fmt(n.grad)}" for n in leaves))
+    return 0

@@ -1,0 +1,26 @@
+"""Drawing computational graphs: trace, layout and render, all in Python.
+
+    >>> from micrograd.engine import Value
+    >>> from micrograd import viz
+    >>> a, b = Value(2.0, label="a"), Value(-3.0, label="b")
+    >>> e = a * b; e.label = "e"; e.backward()
+    >>> nodes, edges = viz.trace(e)
+    >>> svg = viz.to_svg(e)                 # self-contained SVG text
+    >>> dot = viz.to_dot(e)                 # Graphviz DOT text
+    >>> data = viz.to_dict(e)               # JSON-ready dict with positions
+    >>> viz.to_png(e, "graph.png")          # doctest: +SKIP  (matplotlib, Agg)
+    'graph.png'
+
+Every renderer takes ``rankdir='LR'|'TB'`` and ``show_grad=True|False``. The JSON
+shapes are documented in docs/graphs.md. Nothing here needs Graphviz.
+"""
+
+from .dot import to_dot
+from .graph import Edge, Node, forward_order, trace
+from .jsonform import layout_to_dict, to_dict, to_json
+from .layout import Box, Layout, layout
+from .png import to_png
+from .svg import render_svg, to_svg
+
+__all__ = ["trace", "Node", "Edge", "forward_order", "layout", "Layout", "Box", "to_svg",
+           "render_svg", "to_png", "to_dot", "to_dict", "to_json", "layout_to_dict"]

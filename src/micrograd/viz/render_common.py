@@ -1,0 +1,54 @@
+"""Helpers shared by the renderers."""
+
+from __future__ import annotations
+
+
+def clean_text(s):
+    """Drop characters XML 1.0 cannot hold (control characters, lone surrogates)."""
+    out = []
+    for ch in str(s):
+        o = ord(ch)
+        if o in (9, 10, 13) or 0x20 <= o <= 0xD7FF or 0xE000 <= o <= 0xFFFD or o >= 0x10000:
+            out.append(ch)
+        else:
+            out.append("\ufffd")
+    return "".join(out)
+
+
+def bezier_segments(points, lr=True):
+    """Cubic segments ``(p0, c1, c2, p1)`` through ``points``, tangent along the rank
+    axis at every point, so edges leave and enter boxes straight."""
+    segs = []
+    for p0, p1 in zip(points, points[1:]):
+        if lr:
+            d = (p1[0] - p0[0]) / 2
+            c1, c2 = (p0[0] + d, p0[1]), (p1[0] - d, p1[1])
+        else:
+            d = (p1[1] - p0[1]) / 2
+            c1, c2 = (p0[0], p0[1] + d), (p1[0], p1[1] - d)
+        segs.append((p0, c1, c2, p1))
+    return segs
+
+
+def node_title(nl):
+    nd = nl.node
+    from .graph import fmt
+
+    head = nd.name
+    if not nd.leaf:
+        head += " = " + describe_op(nd)
+    return f"{head}\ndata {fmt(nd.data)}\ngrad {fmt(nd.grad)}"
+
+
+def describe_op(nd, names=None):
+    """``'a*b'``, ``'a + b'``, ``'tanh(n)'``, ``'x**2'`` for a node (names of inputs
+    taken from ``names``: id -> display name; ids if not given)."""
+    ins = [names.get(i, i) if names else i for i in nd.inputs]
+    op = nd.op
+    if op == "+" and len(ins) == 2:
+        return f"{ins[0]} + {ins[1]}"
+    if op in ("*", "**") and len(ins) == 2:
+        return f"{ins[0]}{op}{ins[1]}"
+    if op and op.startswith("**") and len(ins) == 1:
+        return f"{ins[0]}{op}"
+    return f"{op}({', '.join(ins)})"

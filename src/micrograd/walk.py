@@ -1,0 +1,578 @@
+"""The forward and backward pass as a list of steps, for teaching (seed 003's widget).
+
+    >>> from micrograd.engine import Value
+    >>> from micrograd.walk import walk
+    >>> a, b, c = Value(2.0, label="a"), Value(-3.0, label="b"), Value(10.0, label="c")
+    >>> e = a + b; e.label = "e"; f = e * c; f.label = "f"
+    >>> w = walk(f)
+    >>> print(w.backward[1].text)
+    visit f = e*c: grad[e] += 1 * 10 = 10; grad[c] += 1 * (-1) = -1
+    >>> w.grads["n0"]          # grad[a]
+    10.0
+
+Every step is a dataclass with ``to_dict()`` (JSON-ready; the shapes are in
+docs/graphs.md). Node and edge ids are those of ``micrograd.viz.trace`` and of the JSON
+layout, so a page can light up the drawing step by step. The walk never touches the
+``grad`` fields of the Values: it simulates the backward pass on its own table of
+gradients, so one graph can be walked in every mode.
+
+Modes (``walk(root, mode=...)``), each giving the numbers the mistake gives in real life:
+
+* ``'correct'``: reverse topological order, ``grad[parent] += upstream * local``;
+* ``'assign'``: ``=`` instead of ``+=``: a reused input keeps only its last contribution
+  (``a*a`` at 3 gives grad 3, not 6);
+* ``'recursive'``: micrograd PR 64's recursive backward without a topological sort
+  (``self._backward(); for child in self._prev: child.backward()``): a node reached by
+  two paths is visited, and pushes its grad, once per path, before its grad is complete
+  (``a = 1; b = a + a; c = b + b`` gives grad[a] = 8, not 4);
+* ``'no_zero_grad'``: ``passes`` (default 2) micrograd-style backward passes without
+  zeroing: the root is set to 1 each time, every other grad, interior ones too, keeps
+  accumulating (``L = (a*b + c)*f`` of seed 002 gives grad[a] = 24 after two passes:
+  not 6, and not even the 12 of PyTorch, where only leaves accumulate).
+
+``walk(root, order=[...])`` walks in a visit order given by the user and reports the
+contributions that were lost: visiting a node means its gradient is final (an interior
+node pushes it to its inputs; for a leaf it is the number handed over, as an optimizer
+stepping inside the backward pass would read it), so a deposit into a node that has
+already been visited is lost, and so is the gradient of a node that is never visited.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from . import ops as _ops
+from .viz.graph import fmt, num, trace
+from .viz.render_common import describe_op
+
+MODES = ("correct", "assign", "recursive", "no_zero_grad")
+MAX_VISITS = 10000  # the recursive mode can visit a node once per path: exponential
+
+
+class WalkError(ValueError):
+    """A visit order or a mode that cannot be walked (unknown name, duplicate, ...)."""
+
+
+def _par(x):
+    s = fmt(x)
+    return f"({s})" if s.startswith("-") else s
+
+
+# ---------------------------------------------------------------------------------------
+# Step events
+# ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class ForwardStep:
+    """One op of the forward pass: ``node`` = op(``inputs``) = ``value``."""
+
+    step: int
+    node: str
+    name: str
+    op: str
+    inputs: list
+    input_names: list
+    input_values: list
+    value: float
+    text: str
+    kind: str = "forward"
+
+    def to_dict(self):
+        return {"kind": self.kind, "step": self.step, "node": self.node, "name": self.name,
+                "op": self.op, "inputs": list(self.inputs),
+                "input_names": list(self.input_names),
+                "input_values": [num(x) for x in self.input_values],
+                "value": num(self.value), "text": self.text}
+
+
+@dataclass
+class Contribution:
+    """What one input edge receives at a visit: ``grad[parent] += upstream * local``."""
+
+    edge: str
+    parent: str
+    parent_name: str
+    index: int
+    local: float
+    upstream: float
+    contribution: float
+    grad_before: float
+    grad_after: float
+    lost: bool = False  # the parent had already been visited: this deposit is lost
+    text: str = ""
+
+    def to_dict(self):
+        return {"edge": self.edge, "parent": self.parent, "parent_name": self.parent_name,
+                "index": self.index, "local": num(self.local), "upstream": num(self.upstream),
+                "contribution": num(self.contribution),
+                "grad_before": num(self.grad_before), "grad_after": num(self.grad_after),
+                "lost": self.lost, "text": self.text}
+
+
+@dataclass
+class BackwardStep:
+    """``kind='seed'`` sets the root's grad; ``kind='visit'`` pushes a node's grad."""
+
+    kind: str
+    step: int
+    node: str
+    name: str
+    op: str | None
+    upstream: float
+    contributions: list = field(default_factory=list)
+    text: str = ""
+    pass_: int = 1
+
+    def to_dict(self):
+        return {"kind": self.kind, "step": self.step, "pass": self.pass_, "node": self.node,
+                "name": self.name, "op": self.op, "upstream": num(self.upstream),
+                "contributions": [c.to_dict() for c in self.contributions],
+                "text": self.text}
+
+
+@dataclass
+class Lost:
+    """A contribution that never arrived where it should have.
+
+    ``reason='late'``: ``source`` deposited ``amount`` into ``node`` after ``node`` had
+    been visited (at step ``visited_at``; the deposit came at step ``arrived_at``).
+    ``reason='unvisited'``: ``source`` was never visited, so ``amount`` never reached its
+    input ``node``. ``path`` is the ids from the root down to ``node`` along which the
+    lost gradient flows.
+    """
+
+    reason: str
+    node: str
+    name: str
+    source: str
+    source_name: str
+    edge: str
+    amount: float
+    visited_at: int | None
+    arrived_at: int | None
+    path: list
+    text: str
+
+    def to_dict(self):
+        return {"reason": self.reason, "node": self.node, "name": self.name,
+                "source": self.source, "source_name": self.source_name, "edge": self.edge,
+                "amount": num(self.amount), "visited_at": self.visited_at,
+                "arrived_at": self.arrived_at, "path": list(self.path), "text": self.text}
+
+
+@dataclass
+class Walk:
+    """The whole walk: forward steps, backward steps, resulting and expected grads."""
+
+    mode: str
+    root: str
+    order: list  # ids in visit order (a node can repeat in the recursive mode)
+    forward: list
+    backward: list
+    grads: dict  # id -> the grad this walk ends with (see the module docstring)
+    expected: dict  # id -> the correct grad (reverse topological order, +=)
+    names: dict  # id -> display name
+    lost: list = field(default_factory=list)
+    unvisited: list = field(default_factory=list)
+    passes: int = 1
+
+    @property
+    def ok(self):
+        """True when every grad equals the correct one (nan equal to nan)."""
+        return all(_same(self.grads[k], self.expected[k]) for k in self.expected)
+
+    def wrong(self):
+        """``[(id, got, expected)]`` for every node whose grad is not the correct one."""
+        return [(k, self.grads[k], self.expected[k]) for k in self.expected
+                if not _same(self.grads[k], self.expected[k])]
+
+    def grad(self, name):
+        """The grad of the node with this label (or id)."""
+        return self.grads[_resolve(name, self.names)]
+
+    def summary(self):
+        lines = []
+        for lost in self.lost:
+            lines.append("LOST: " + lost.text)
+        for k, got, exp in self.wrong():
+            lines.append(f"wrong: grad[{self.names[k]}] = {fmt(got)}, correct {fmt(exp)}")
+        if not lines:
+            lines.append("every grad is correct")
+        return lines
+
+    def to_dict(self):
+        return {"mode": self.mode, "root": self.root, "passes": self.passes,
+                "order": list(self.order), "names": dict(self.names),
+                "forward": [s.to_dict() for s in self.forward],
+                "backward": [s.to_dict() for s in self.backward],
+                "grads": {k: num(v) for k, v in self.grads.items()},
+                "expected": {k: num(v) for k, v in self.expected.items()},
+                "lost": [x.to_dict() for x in self.lost],
+                "unvisited": list(self.unvisited), "ok": self.ok, "summary": self.summary()}
+
+
+def _same(a, b):
+    return a == b or (a != a and b != b) or (math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-300))
+
+
+# ---------------------------------------------------------------------------------------
+# The graph, in the walk's terms
+# ---------------------------------------------------------------------------------------
+
+
+class _Graph:
+    def __init__(self, root):
+        self.nodes, self.edges = trace(root)
+        self.by_id = {n.id: n for n in self.nodes}
+        self.in_edges = {n.id: [] for n in self.nodes}
+        self.out_edges = {n.id: [] for n in self.nodes}
+        for e in self.edges:
+            self.in_edges[e.dst].append(e)
+            self.out_edges[e.src].append(e)
+        self.root = self.nodes[-1].id
+        self.names = _display_names(self.nodes)
+
+    def describe(self, nid):
+        nd = self.by_id[nid]
+        name = self.names[nid]
+        if nd.leaf:
+            return f"{name} (leaf)"
+        return f"{name} = {describe_op(nd, self.names)}"
+
+    def path_to_root(self, nid, via=None):
+        """Ids from the root down to ``nid`` (through ``via`` if given)."""
+        path = [nid]
+        cur = via if via is not None else nid
+        if via is not None:
+            path.append(via)
+        while cur != self.root and self.out_edges[cur]:
+            cur = self.out_edges[cur][0].dst
+            path.append(cur)
+        return path[::-1]
+
+
+def _display_names(nodes):
+    """Labels where they exist, constants as numbers, the rest by id; labels used by
+    more than one node get the id appended (``a#n4``)."""
+    count = {}
+    for n in nodes:
+        if n.label:
+            count[n.label] = count.get(n.label, 0) + 1
+    names = {}
+    for n in nodes:
+        if n.label and count[n.label] > 1:
+            names[n.id] = f"{n.label}#{n.id}"
+        else:
+            names[n.id] = n.name
+    return names
+
+
+def _resolve(token, names, by_label=None):
+    """A node id from a label, a display name or an id."""
+    token = str(token).strip()
+    hits = [k for k, v in names.items() if v == token]
+    if len(hits) == 1:
+        return hits[0]
+    if token in names:
+        return token
+    raise WalkError(f"no node named {token!r} (names: {', '.join(sorted(set(names.values())))})")
+
+
+def correct_grads(g):
+    """The right answer: reverse topological order with ``+=`` (no Value touched)."""
+    grads = {n.id: 0.0 for n in g.nodes}
+    grads[g.root] = 1.0
+    for n in reversed(g.nodes):
+        up = grads[n.id]
+        for e in g.in_edges[n.id]:
+            grads[e.src] += up * e.local
+    return grads
+
+
+# ---------------------------------------------------------------------------------------
+# Forward
+# ---------------------------------------------------------------------------------------
+
+
+def forward_steps(root, _g=None):
+    """The forward pass as steps, one per op node, inputs before users."""
+    g = _g or _Graph(root)
+    steps = []
+    for n in g.nodes:
+        if n.leaf:
+            continue
+        ins = [g.by_id[i] for i in n.inputs]
+        in_names = [g.names[i] for i in n.inputs]
+        nums = {i: _par(g.by_id[i].data) for i in n.inputs}
+        text = f"{g.names[n.id]} = {describe_op(n, g.names)}"
+        with_values = describe_op(n, nums)
+        if with_values != describe_op(n, g.names):
+            text += f" = {with_values}"
+        text += f" = {fmt(n.data)}"
+        steps.append(ForwardStep(len(steps), n.id, g.names[n.id], n.op, list(n.inputs),
+                                 in_names, [x.data for x in ins], n.data, text))
+    return steps
+
+
+# ---------------------------------------------------------------------------------------
+# Backward
+# ---------------------------------------------------------------------------------------
+
+
+def _visit(g, nid, step, grads, visited_at, lost, assign=False, pass_=1):
+    """One visit: push grad[nid] to every input edge. Returns the BackwardStep."""
+    nd = g.by_id[nid]
+    up = grads[nid]
+    contribs = []
+    texts = []
+    for e in g.in_edges[nid]:
+        c = up * e.local
+        before = grads[e.src]
+        after = c if assign else before + c
+        grads[e.src] = after
+        pname = g.names[e.src]
+        late = e.src in visited_at
+        if assign:
+            t = f"grad[{pname}] = {fmt(up)} * {_par(e.local)} = {fmt(c)}"
+            if before != 0.0:
+                t += f" (overwrote {fmt(before)})"
+        else:
+            t = f"grad[{pname}] += {fmt(up)} * {_par(e.local)} = {fmt(c)}"
+            if before != 0.0:
+                t += f" (grad[{pname}] now {fmt(after)})"
+        if late and lost is not None:
+            t += f" LOST: {pname} was visited at step {visited_at[e.src]}"
+            lost.append(Lost(
+                "late", e.src, pname, nid, g.names[nid], e.id, c, visited_at[e.src], step,
+                g.path_to_root(e.src, nid),
+                f"{g.names[nid]} deposited {fmt(c)} into {pname} at step {step}, but "
+                f"{pname} had been visited at step {visited_at[e.src]}: the path "
+                f"{' -> '.join(g.names[p] for p in g.path_to_root(e.src, nid))} is lost"))
+        contribs.append(Contribution(e.id, e.src, pname, e.index, e.local, up, c, before,
+                                     after, late and lost is not None, t))
+        texts.append(t)
+    head = f"visit {g.describe(nid)}"
+    if nd.leaf:
+        text = f"{head}: grad[{g.names[nid]}] = {fmt(up)}"
+    else:
+        text = f"{head}: " + "; ".join(texts)
+    return BackwardStep("visit", step, nid, g.names[nid], nd.op, up, contribs, text, pass_)
+
+
+def _seed(g, grads, step, pass_=1):
+    grads[g.root] = 1.0
+    return BackwardStep("seed", step, g.root, g.names[g.root], g.by_id[g.root].op, 1.0, [],
+                        f"seed: grad[{g.names[g.root]}] = 1", pass_)
+
+
+def _resolve_order(g, order):
+    if isinstance(order, str):
+        order = [t for t in order.replace(";", ",").split(",") if t.strip()]
+    ids, seen = [], set()
+    for tok in order:
+        nid = tok if tok in g.by_id and not isinstance(tok, str) else None
+        if nid is None:
+            if hasattr(tok, "data") and hasattr(tok, "_prev"):
+                hits = [n.id for n in g.nodes if n.value is tok]
+                if not hits:
+                    raise WalkError("a Value in the order is not part of this graph")
+                nid = hits[0]
+            else:
+                nid = _resolve(tok, g.names)
+        if nid in seen:
+            raise WalkError(f"{g.names[nid]!r} appears twice in the visit order")
+        seen.add(nid)
+        ids.append(nid)
+    return ids
+
+
+def walk(root, order=None, mode="correct", passes=None):
+    """Walk the graph of ``root``: forward steps, then backward steps in ``mode``.
+
+    ``order``: a visit order (ids, labels or Values; or a string ``'d,b,c,a'``) for the
+    backward pass; leaves left out are read at the end, interior nodes left out are never
+    visited (and what they hold is reported lost). Only with ``mode='correct'``.
+    ``passes``: number of backward passes for ``mode='no_zero_grad'`` (default 2).
+    """
+    if mode not in MODES:
+        raise WalkError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
+    if order is not None and mode != "correct":
+        raise WalkError("a custom visit order can only be walked in mode 'correct'")
+    if passes is not None and mode != "no_zero_grad":
+        raise WalkError("passes is only for mode 'no_zero_grad'")
+    g = _Graph(root)
+    fwd = forward_steps(root, g)
+    expected = correct_grads(g)
+    grads = {n.id: 0.0 for n in g.nodes}
+    steps = [_seed(g, grads, 0)]
+    visited = []
+    lost, unvisited = [], []
+    npasses = 1
+
+    if mode == "recursive":
+        # self.grad = 1 (root only); self._backward(); for child in self._prev: recurse.
+        stack = [g.root]
+        while stack:
+            nid = stack.pop()
+            if len(visited) >= MAX_VISITS:
+                raise WalkError(f"the recursive walk visits more than {MAX_VISITS} nodes "
+                                "(one visit per path: exponential in the depth)")
+            visited.append(nid)
+            steps.append(_visit(g, nid, len(steps), grads, {}, None))
+            stack.extend(reversed(g.by_id[nid].inputs))
+        final = grads
+    elif mode == "no_zero_grad":
+        npasses = 2 if passes is None else int(passes)
+        if npasses < 1:
+            raise WalkError("passes must be at least 1")
+        for p in range(1, npasses + 1):
+            if p > 1:
+                steps.append(_seed(g, grads, len(steps), p))
+            for n in reversed(g.nodes):
+                visited.append(n.id)
+                steps.append(_visit(g, n.id, len(steps), grads, {}, None, pass_=p))
+        final = grads
+    else:
+        if order is None:
+            ids = [n.id for n in reversed(g.nodes)]
+        else:
+            ids = _resolve_order(g, order)
+            listed = set(ids)
+            ids += [n.id for n in reversed(g.nodes) if n.leaf and n.id not in listed]
+            unvisited = [n.id for n in g.nodes if not n.leaf and n.id not in listed]
+        visited_at = {}
+        frozen = {}
+        for nid in ids:
+            step = len(steps)
+            frozen[nid] = grads[nid]
+            steps.append(_visit(g, nid, step, grads, visited_at, lost,
+                                assign=(mode == "assign")))
+            visited_at[nid] = step
+            visited.append(nid)
+        for nid in unvisited:
+            frozen[nid] = grads[nid]
+            for e in g.in_edges[nid]:
+                c = grads[nid] * e.local
+                if c == 0.0:
+                    continue
+                path = g.path_to_root(e.src, nid)
+                lost.append(Lost(
+                    "unvisited", e.src, g.names[e.src], nid, g.names[nid], e.id, c, None,
+                    None, path,
+                    f"{g.names[nid]} was never visited, so its {fmt(c)} never reached "
+                    f"{g.names[e.src]}: the path {' -> '.join(g.names[p] for p in path)} "
+                    "is lost"))
+        final = frozen
+    return Walk(mode, g.root, visited, fwd, steps, dict(final), expected, g.names, lost,
+                unvisited, npasses)
+
+
+def format_walk(w, forward=True):
+    """The walk as the terminal bullets of seed 003 (one line per step)."""
+    lines = []
+    if forward:
+        lines.append("forward:")
+        lines += [f"  - {s.text}" for s in w.forward]
+    lines.append(f"backward ({w.mode}" + (f", {w.passes} passes" if w.passes > 1 else "")
+                 + "):")
+    for s in w.backward:
+        prefix = f"  - [pass {s.pass_}] " if w.passes > 1 else "  - "
+        lines.append(prefix + s.text)
+    lines.append("grads: " + ", ".join(f"{w.names[k]}={fmt(v)}" for k, v in w.grads.items()))
+    lines += w.summary()
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------------------
+# Nudge check (seed 002, section 02)
+# ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class Nudge:
+    """Nudge ``leaf`` by ``h``: the measured slope of the root against its grad."""
+
+    leaf: str
+    name: str
+    h: float
+    central: bool
+    f0: float
+    f1: float
+    slope: float
+    grad: float
+    abs_err: float
+    ok: bool
+    text: str
+
+    def to_dict(self):
+        return {"leaf": self.leaf, "name": self.name, "h": self.h, "central": self.central,
+                "f0": num(self.f0), "f1": num(self.f1), "slope": num(self.slope),
+                "grad": num(self.grad), "abs_err": num(self.abs_err), "ok": self.ok,
+                "text": self.text}
+
+
+def replay(root, changes=None, _g=None):
+    """Recompute every node's data with some leaves changed (``{id: data}``), through the
+    op table; returns ``{id: data}``. The Values themselves are not touched."""
+    g = _g or _Graph(root)
+    changes = changes or {}
+    vals = {}
+    for n in g.nodes:
+        if n.leaf:
+            vals[n.id] = float(changes.get(n.id, n.data))
+        else:
+            fn = n.value._fn
+            xs = [vals[i] for i in n.inputs]
+            vals[n.id] = fn.forward(*xs, n.arg) if fn.has_arg else fn.forward(*xs)
+    return vals
+
+
+def nudge(root, leaf, h=1e-4, central=False, tol=None):
+    """Nudge one leaf by ``h`` and compare the slope of the root with the leaf's grad.
+
+    ``slope = (f(x+h) - f(x)) / h`` (seed 002's one-sided difference) or, with
+    ``central=True``, ``(f(x+h) - f(x-h)) / 2h``. ``ok`` when
+    ``|slope - grad| <= tol * (1 + |grad|)``, ``tol`` defaulting to ``100*h`` one-sided
+    and ``1e-6`` central. The grad is the correct reverse-mode one (the Values' own
+    ``grad`` fields are neither used nor changed). ``leaf``: a Value, a label or an id.
+    """
+    h = float(h)
+    if not (h > 0 and math.isfinite(h)):
+        raise ValueError(f"h must be a positive finite number, got {h!r}")
+    g = _Graph(root)
+    if hasattr(leaf, "_prev"):
+        hits = [n.id for n in g.nodes if n.value is leaf]
+        if not hits:
+            raise WalkError("that Value is not part of this graph")
+        lid = hits[0]
+    else:
+        lid = _resolve(leaf, g.names)
+    nd = g.by_id[lid]
+    if not nd.leaf:
+        raise WalkError(f"{g.names[lid]!r} is not a leaf; nudge an input of the graph")
+    x = nd.data
+    f_plus = replay(root, {lid: x + h}, g)[g.root]
+    if central:
+        f0 = replay(root, {lid: x - h}, g)[g.root]
+        slope = (f_plus - f0) / (2 * h)
+    else:
+        f0 = replay(root, None, g)[g.root]
+        slope = (f_plus - f0) / h
+    grad = correct_grads(g)[lid]
+    tol = (1e-6 if central else 100 * h) if tol is None else float(tol)
+    err = abs(slope - grad)
+    ok = err <= tol * (1 + abs(grad))
+    name = g.names[lid]
+    how = f"(f({name}+h) - f({name}-h)) / 2h" if central else f"(f({name}+h) - f({name})) / h"
+    text = (f"nudge {name} by h={fmt(h)}: slope {how} = {fmt(slope)}, grad[{name}] = "
+            f"{fmt(grad)}, difference {fmt(err, 3)} ({'ok' if ok else 'MISMATCH'})")
+    return Nudge(lid, name, h, central, f0, f_plus, slope, grad, err, ok, text)
+
+
+__all__ = ["walk", "Walk", "forward_steps", "ForwardStep", "BackwardStep", "Contribution",
+           "Lost", "WalkError", "MODES", "format_walk", "nudge", "Nudge", "replay",
+           "correct_grads"]
+
+_ = _ops  # the local derivatives come from the op table, via micrograd.viz.trace
