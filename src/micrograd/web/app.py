@@ -38,7 +38,7 @@ from .. import __version__
 from . import limits, schemas
 from .playground import Playground, PlayConfig, PlaygroundError
 from .sessions import SessionStore
-from .walkview import FUNCTIONS, PRESETS, ExprError, build, nudge, visit_order
+from .walkview import FUNCTIONS, PRESETS, WalkViewError, build, nudge, visit_order
 
 STATIC = Path(__file__).parent / "static"
 log = logging.getLogger("micrograd.web")
@@ -141,7 +141,7 @@ def create_app(*, max_sessions=limits.MAX_SESSIONS,
         try:
             with engine_lock:
                 return fn(*args, **kwargs)
-        except ExprError as err:
+        except WalkViewError as err:
             raise ApiError(400, str(err)) from None
 
     @app.post("/api/walk", response_model=schemas.WalkResponse,

@@ -6,7 +6,7 @@ Change them here; ``GET /api/meta`` reports them to the page and docs/web.md lis
 #: the walk: characters in an expression, nodes in its graph, backward visits
 MAX_EXPR_CHARS = 1000
 MAX_GRAPH_NODES = 150
-MAX_VISITS = 600           # the recursive-backward teaching mode can revisit nodes
+
 MAX_ORDER_LEN = 300
 
 #: the playground: data, network, work per request, history
@@ -26,3 +26,7 @@ MAX_BODY_BYTES = 64 * 1024
 
 def as_dict():
     return {k.lower(): v for k, v in globals().items() if k.isupper()}
+
+#: the walk (continued): nesting depth of an expression, steps of one walk
+MAX_EXPR_DEPTH = 50
+MAX_STEPS = 2000

@@ -117,6 +117,7 @@ class Playground:
         self.opt = make_optimizer(cfg.optimizer, self.params, lr=cfg.lr)
         self.rng = random.Random(cfg.init_seed)
         self.order, self.cursor = [], 0
+        self._trace()
         self.step_count = 0
         self.seen = 0  # training points used so far (for the epoch count)
         self.history = []
@@ -142,13 +143,45 @@ class Playground:
             self.cursor += take
         return out
 
-    def _loss(self, xs, ys):
+    def _sample_loss(self, x, y):
+        """One sample's loss, written with Value ops exactly as micrograd.losses does
+        (the losses take plain-number targets; here the target is a traced input)."""
+        out = self.model(x)
+        name = self.cfg.loss
+        if name == "mse":
+            return (out - y) ** 2
+        if name == "hinge":
+            return (1.0 + out * -y).relu()
+        return out.softplus() - out * y  # bce on a logit, y in {0, 1}
+
+    def _l2(self):
         from ..losses import l2_penalty
 
+        return l2_penalty(self.params, self.cfg.l2)
+
+    def _trace(self):
+        """Trace the model and the loss once; every step then runs batched (NumPy)."""
+        self.fast = None
+        self.predict = None
+        try:
+            from ..trace import TraceError, trace, trace_loss
+        except ModuleNotFoundError:  # pragma: no cover - numpy ships with the serve extra
+            return
+        X, Y = self.X_train[:2], [float(t) for t in self.y_train[:2]]
+        try:
+            self.fast = trace_loss(self._sample_loss, X, Y, reduction="mean",
+                                   regularizer=self._l2 if self.cfg.l2 > 0 else None,
+                                   params=self.params, cache=False)
+            self.predict = trace(self.model, X, params=self.params, cache=False)
+        except TraceError:  # pragma: no cover - every model here traces
+            self.fast = self.predict = None
+
+    def _loss(self, xs, ys):
+        """The eager loss of a batch (the path when tracing is unavailable)."""
         outs = [self.model(x) for x in xs]
         loss = self.spec(outs, ys)
         if self.cfg.l2 > 0:
-            loss = loss + l2_penalty(self.params, self.cfg.l2)
+            loss = loss + self._l2()
         return loss
 
     def train(self, steps):
@@ -157,9 +190,11 @@ class Playground:
             idx = self._batch()
             xs = [self.X_train[i] for i in idx]
             ys = [self.y_train[i] for i in idx]
-            loss = self._loss(xs, ys)
             self.opt.zero_grad()
-            loss.backward()
+            if self.fast is not None:
+                self.fast.backward(xs, [float(t) for t in ys])
+            else:
+                self._loss(xs, ys).backward()
             self.opt.step()
             self.step_count += 1
             self.seen += len(xs)
@@ -169,8 +204,8 @@ class Playground:
 
     def _scores(self, X):
         """The network's output at each point of X (a list of floats)."""
-        if _np_forward is not None:
-            return _np_forward(self.model, X)
+        if self.predict is not None:
+            return self.predict(X).tolist()
         with no_grad():
             return [self.model(x).data for x in X]
 
@@ -232,43 +267,3 @@ class Playground:
         if points:
             out["points"] = self.points()
         return out
-
-
-# ---------------------------------------------------------------------------------------
-# Batched evaluation. The decision boundary needs the network at GRID*GRID points for
-# every step drawn; one engine forward per point takes ~40 ms for 2-9-1, so the same
-# network (same weights, same activation functions) is evaluated at all points at once
-# with NumPy. tests/test_web_api.py checks it against the engine's own forward pass.
-# ---------------------------------------------------------------------------------------
-
-
-def _make_np_forward():
-    try:
-        import numpy as np
-    except ModuleNotFoundError:  # pragma: no cover - numpy ships with the serve extra
-        return None
-
-    def sigmoid(z):
-        e = np.exp(-np.abs(z))
-        return np.where(z >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
-
-    acts = {"tanh": np.tanh, "relu": lambda z: np.where(z > 0, z, 0.0), "sigmoid": sigmoid,
-            "softplus": lambda z: np.maximum(z, 0.0) + np.log1p(np.exp(-np.abs(z))),
-            "linear": None}
-
-    def forward(model, X):
-        h = np.asarray(X, dtype=np.float64)
-        with np.errstate(all="ignore"):
-            for layer in model.layers:
-                W = np.array([[w.data for w in n.w] for n in layer.neurons])
-                b = np.array([n.b.data for n in layer.neurons])
-                h = h @ W.T + b
-                act = acts[layer.neurons[0].activation]
-                if act is not None:
-                    h = act(h)
-        return h[:, 0].tolist()
-
-    return forward
-
-
-_np_forward = _make_np_forward()

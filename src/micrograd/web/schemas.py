@@ -55,16 +55,19 @@ class NudgeRequest(GraphSpec):
 
 
 class Update(BaseModel):
+    """``grad[node] (op) upstream * local``: what one edge delivers at one visit."""
     node: str
-    source: Optional[str] = Field(None, alias="from")
+    source: Optional[str] = Field(None, alias="from", description="the node whose grad "
+                                                                  "flows (None: the seed)")
     edge: Optional[str]
     seed: bool = False
     upstream: Optional[Num]
     local: Optional[Num]
     contribution: Num
-    before: Num
+    before: Optional[Num]
     after: Num
     op: Literal["+=", "="]
+    lost: bool = Field(False, description="arrived after its node had been visited")
     model_config = ConfigDict(populate_by_name=True, serialize_by_alias=True)
 
 
@@ -74,20 +77,26 @@ class Step(BaseModel):
     text: str
     data: Optional[Num] = None
     updates: List[Update] = []
-    notes: List[str] = []
+
+
+class Box(BaseModel):
+    x: float
+    y: float
+    w: float
+    h: float
 
 
 class Node(BaseModel):
     id: str
     name: str
-    title: str
+    label: str
     op: str
     leaf: bool
     const: bool
-    x: float
-    y: float
-    w: float
-    h: float
+    box: Box
+    op_box: Optional[Box]
+    op_edge: List[List[float]]
+    cells: List[str] = Field(description="the record's texts as laid out (widths)")
     data: Num
     grad: Num
     true_grad: Num
@@ -97,9 +106,9 @@ class Edge(BaseModel):
     id: str
     src: str
     dst: str
-    slot: int
-    count: int
+    index: int
     local: Num
+    points: List[List[float]]
     rule: str
 
 
@@ -112,6 +121,7 @@ class Leaf(BaseModel):
 class WalkResponse(BaseModel):
     title: str
     source: str
+    mode: str
     root: str
     width: float
     height: float
@@ -144,12 +154,13 @@ class OrderResponse(BaseModel):
 class NudgeResponse(BaseModel):
     leaf: str
     h: float
-    f: Num
     f_plus: Num
     f_minus: Num
     slope: Num
     grad: Num
     difference: Num
+    ok: bool
+    text: str
 
 
 # ---------------------------------------------------------------------------------------

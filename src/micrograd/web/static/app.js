@@ -27,6 +27,15 @@ function fmt(x) {
   return String(Number(x.toPrecision(6)));
 }
 
+/** A number as the graph's records show it (the engine's layout measured this format). */
+function fmt4(x) {
+  if (x === null || x === undefined) return "·";
+  if (typeof x === "string") return x;
+  const a = Math.abs(x);
+  if (a !== 0 && (a >= 1e7 || a < 1e-4)) return x.toExponential(3);
+  return x.toFixed(4);
+}
+
 function status(msg) { $("status").textContent = msg || ""; }
 
 async function api(method, path, body) {
@@ -225,7 +234,7 @@ const Walk = {
   /** node id -> {data, grad} after the first k steps (values copied from the steps). */
   stateAt(k) {
     const st = {};
-    for (const n of this.g.nodes) st[n.id] = { data: null, grad: null };
+    for (const n of this.g.nodes) st[n.id] = { data: n.leaf ? n.data : null, grad: null };
     for (const s of this.g.steps.slice(0, k)) {
       if (s.phase === "forward") st[s.node].data = s.data;
       for (const u of s.updates || []) st[u.node].grad = u.after;
@@ -243,45 +252,47 @@ const Walk = {
     return "done";
   },
 
+  name(id) { return this.byId[id].name; },
+
   draw() {
     const g = this.g; if (!g) return;
+    this.byId = Object.fromEntries(g.nodes.map((n) => [n.id, n]));
     $("w-k").textContent = String(this.k);
     $("w-n").textContent = String(g.steps.length);
     $("w-phase").textContent = this.phase();
     $("w-fwd").disabled = this.k >= this.nFwd();
     $("w-bwd").disabled = this.k >= g.steps.length;
+    $("w-notes").textContent = this.k === g.steps.length && g.notes.length ? g.notes.join("\n") : "";
 
-    let st, cur = null, stepText = "";
+    let st, cur = null;
     if (this.orderResult) {
       st = {};
       for (const n of g.nodes) st[n.id] = { data: n.data, grad: this.orderResult.grads[n.id] };
     } else {
       st = this.stateAt(this.k);
-      const s = this.k > 0 ? g.steps[this.k - 1] : null;
-      if (s) { cur = s; stepText = this.describeStep(s); }
+      cur = this.k > 0 ? g.steps[this.k - 1] : null;
     }
-    $("w-step").innerHTML = "";
-    if (stepText) $("w-step").textContent = stepText;
-    else $("w-step").textContent = "Click step forward to fill .data at each node from leaves to root, then step backward to fill .grad from root to leaves. Click an edge to read its local derivative.";
+    $("w-step").textContent = cur ? this.describeStep(cur) :
+      "Click step forward to fill .data at each node from leaves to root, then step backward " +
+      "to fill .grad from root to leaves. Click an edge to read its local derivative.";
 
     const el = $("w-graph"); el.textContent = "";
     el.setAttribute("width", g.width); el.setAttribute("height", g.height);
     el.setAttribute("viewBox", `0 0 ${g.width} ${g.height}`);
     const defs = svg("defs", {}, el);
     const mk = svg("marker", { id: "arrow", viewBox: "0 0 10 10", refX: "10", refY: "5",
-                               markerUnits: "userSpaceOnUse", markerWidth: "9", markerHeight: "9",
+                               markerUnits: "userSpaceOnUse", markerWidth: "8", markerHeight: "8",
                                orient: "auto-start-reverse" }, defs);
     svg("path", { d: "M 0 0 L 10 5 L 0 10 z", fill: "#8f98a6" }, mk);
-    const byId = Object.fromEntries(g.nodes.map((n) => [n.id, n]));
     const activeEdges = new Set(cur && cur.updates ? cur.updates.map((u) => u.edge) : []);
     if (cur && cur.phase === "forward") for (const e of g.edges) if (e.dst === cur.node) activeEdges.add(e.id);
     for (const e of g.edges) {
-      const a = byId[e.src], b = byId[e.dst];
-      const arity = g.edges.filter((x) => x.dst === e.dst).length;
-      const off = (e.slot - (arity - 1) / 2) * 14;
-      const x1 = a.x + a.w / 2, y1 = a.y, x2 = b.x - b.w / 2, y2 = b.y + off;
-      const dx = Math.max(30, (x2 - x1) / 2);
-      const d = `M ${x1} ${y1} C ${x1 + dx} ${y1}, ${x2 - dx} ${y2}, ${x2} ${y2}`;
+      const p = e.points;
+      let d = `M ${p[0][0]} ${p[0][1]}`;
+      for (let i = 1; i < p.length; i++) {  // cubic pieces with tangents along the rank axis
+        const [x0, y0] = p[i - 1], [x1, y1] = p[i], mx = (x0 + x1) / 2;
+        d += ` C ${mx} ${y0}, ${mx} ${y1}, ${x1} ${y1}`;
+      }
       const cls = ["edge", "hit"];
       if (this.selectedEdge === e.id) cls.push("selected");
       if (activeEdges.has(e.id)) cls.push("active");
@@ -289,42 +300,66 @@ const Walk = {
                             "data-dst": e.dst }, el);
       svg("path", { d, class: "vis", "marker-end": "url(#arrow)" }, ge);
       svg("path", { d, class: "wide" }, ge);
+      const t = svg("title", {}, ge); t.textContent = `local derivative ${fmt(e.local)}`;
       ge.addEventListener("click", () => this.selectEdge(e.id));
     }
     const contribNodes = new Set(cur && cur.updates ? cur.updates.map((u) => u.node) : []);
     for (const n of g.nodes) {
       const s = st[n.id];
+      if (n.op_box) {  // the small op node and its arrow into the record
+        const ob = n.op_box;
+        const go = svg("g", { class: "opnode" + (cur && cur.node === n.id ? " current" : "") }, el);
+        svg("ellipse", { cx: ob.x + ob.w / 2, cy: ob.y + ob.h / 2, rx: ob.w / 2, ry: ob.h / 2 }, go);
+        const t = svg("text", { x: ob.x + ob.w / 2, y: ob.y + ob.h / 2 + 4, "text-anchor": "middle" }, go);
+        t.textContent = n.op;
+        if (n.op_edge.length >= 2) {
+          const [a, b] = [n.op_edge[0], n.op_edge[n.op_edge.length - 1]];
+          svg("path", { d: `M ${a[0]} ${a[1]} L ${b[0]} ${b[1]}`, class: "opedge", "marker-end": "url(#arrow)" }, el);
+        }
+      }
       const cls = ["node", n.leaf ? "leaf" : "op"];
-      if (s.data !== null) cls.push("done-fwd");
+      if (n.const) cls.push("const");
+      if (s.data !== null && !n.leaf) cls.push("done-fwd");
       if (s.grad !== null) cls.push("done-bwd");
       if (cur && cur.node === n.id) cls.push("current");
       if (contribNodes.has(n.id) && !(cur && cur.node === n.id)) cls.push("contrib");
-      const gn = svg("g", { class: cls.join(" "), "data-node": n.id, "data-label": n.name,
-                            transform: `translate(${n.x - n.w / 2},${n.y - n.h / 2})` }, el);
+      if (this.order.includes(n.id)) cls.push("placed");
+      const b = n.box;
+      const gn = svg("g", { class: cls.join(" "), "data-node": n.id, "data-name": n.name,
+                            transform: `translate(${b.x},${b.y})` }, el);
       gn.dataset.data = s.data === null ? "" : String(s.data);
       gn.dataset.grad = s.grad === null ? "" : String(s.grad);
-      svg("rect", { width: n.w, height: n.h, rx: 6 }, gn);
-      const t1 = svg("text", { x: 8, y: 16, class: "lbl" }, gn); t1.textContent = n.title;
-      const t2 = svg("text", { x: 8, y: 33, class: s.data === null ? "dim data" : "data" }, gn);
-      t2.textContent = "data " + fmt(s.data);
-      const t3 = svg("text", { x: 8, y: 49, class: s.grad === null ? "dim grad" : "grad" }, gn);
-      t3.textContent = "grad " + fmt(s.grad);
+      svg("rect", { width: b.w, height: b.h, rx: 3 }, gn);
+      const texts = (n.const ? [] : n.label ? [[n.name, "lbl"]] : [])
+        .concat([["data " + fmt4(s.data), s.data === null ? "dim data" : "data"],
+                 ["grad " + fmt4(s.grad), s.grad === null ? "dim grad" : "grad"]]);
+      // cell widths as the engine's layout measured its own texts
+      const lens = n.cells.map((c) => 2 + c.length);
+      const total = lens.reduce((x, y) => x + y, 0);
+      let x = 0;
+      texts.forEach(([text, c], i) => {
+        const w = (b.w * (lens[i] || lens[lens.length - 1])) / total;
+        if (i > 0) svg("line", { x1: x, y1: 0, x2: x, y2: b.h, class: "sep" }, gn);
+        const t = svg("text", { x: x + w / 2, y: b.h / 2 + 4, "text-anchor": "middle", class: c }, gn);
+        t.textContent = text;
+        x += w;
+      });
+      const tt = svg("title", {}, gn);
+      tt.textContent = `${n.name}: data ${s.data === null ? "·" : s.data}, grad ${s.grad === null ? "·" : s.grad}`;
       gn.addEventListener("click", () => this.placeNode(n.id));
     }
     this.drawEdgeInfo();
   },
 
   describeStep(s) {
-    const name = (id) => this.g.nodes.find((n) => n.id === id).name;
-    if (s.phase === "forward") return s.text + "\n" + `${name(s.node)}.data = ${fmt(s.data)}`;
+    if (s.phase === "forward") return `forward: ${s.text}`;
     const lines = [s.text];
     for (const u of s.updates || []) {
-      if (u.seed) { lines.push(`grad[${name(u.node)}] = ${fmt(u.after)}   (the seed: dL/dL = 1)`); continue; }
-      const op = u.op || "+=";
-      lines.push(`grad[${name(u.node)}] ${op} grad[${name(s.node)}] · local = ${fmt(u.upstream)} · ${fmt(u.local)} = ${fmt(u.contribution)}` +
-                 `   → ${fmt(u.after)}` + (u.before !== null && u.before !== undefined ? `  (was ${fmt(u.before)})` : ""));
+      if (u.seed) { lines.push(`grad[${this.name(u.node)}] = ${fmt(u.after)}   (the seed: dL/dL = 1)`); continue; }
+      lines.push(`grad[${this.name(u.node)}] ${u.op} grad[${this.name(u.from)}] · local = ` +
+                 `${fmt(u.upstream)} · ${fmt(u.local)} = ${fmt(u.contribution)}   → ${fmt(u.after)}` +
+                 (u.lost ? `   LOST: ${this.name(u.node)} was already visited` : ""));
     }
-    for (const n of s.notes || []) lines.push("note: " + n);
     return lines.join("\n");
   },
 
@@ -336,8 +371,9 @@ const Walk = {
     if (!e) { box.hidden = true; return; }
     const name = (id) => this.g.nodes.find((n) => n.id === id).name;
     box.hidden = false;
+    const count = this.g.edges.filter((x) => x.dst === e.dst).length;
     box.textContent = `edge ${name(e.src)} → ${name(e.dst)}\n` +
-      `local derivative ∂${name(e.dst)}/∂${name(e.src)}` + (e.count > 1 ? ` (input ${e.slot + 1} of ${e.count})` : "") +
+      `local derivative ∂${name(e.dst)}/∂${name(e.src)}` + (count > 1 ? ` (input ${e.index + 1} of ${count})` : "") +
       ` = ${fmt(e.local)}\n${e.rule || ""}`;
   },
 
@@ -346,8 +382,8 @@ const Walk = {
     try {
       const r = await api("POST", "/api/walk/nudge", { ...this.spec(), leaf, h });
       $("w-nudge-out").textContent =
-        `(f(${leaf}+h) − f(${leaf}−h)) / 2h = ${fmt(r.slope)}\ngrad[${leaf}] = ${fmt(r.grad)}` +
-        `   difference ${fmt(r.difference)}`;
+        `slope (f(${leaf}+h) − f(${leaf}−h)) / 2h = ${fmt(r.slope)}\ngrad[${leaf}] = ${fmt(r.grad)}` +
+        `\ndifference ${fmt(r.difference)} ${r.ok ? "(agree)" : "(MISMATCH)"}`;
     } catch (e) { $("w-nudge-out").textContent = "error: " + e.message; }
   },
 
