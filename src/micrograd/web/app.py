@@ -54,6 +54,9 @@ class ApiError(Exception):
 def _validation_message(err):
     parts = []
     for e in err.errors()[:5]:
+        if e.get("type") == "json_invalid":
+            parts.append(f"the body is not valid JSON ({e.get('ctx', {}).get('error', '')})")
+            continue
         loc = ".".join(str(x) for x in e.get("loc", ()) if x != "body")
         parts.append(f"{loc or 'body'}: {e.get('msg', 'invalid')}")
     return "; ".join(parts) or "invalid request"

@@ -117,8 +117,12 @@ const Walk = {
     $("w-bwd").onclick = () => this.stepBackward();
     $("w-all").onclick = () => this.runAll();
     $("w-reset").onclick = () => this.setK(0);
-    for (const id of ["w-assign", "w-recursive", "w-nozero"]) {
-      $(id).addEventListener("change", () => this.reload());
+    const modeIds = ["w-assign", "w-recursive", "w-nozero"];
+    for (const id of modeIds) {  // one teaching mode at a time
+      $(id).addEventListener("change", () => {
+        if ($(id).checked) for (const other of modeIds) if (other !== id) $(other).checked = false;
+        this.reload();
+      });
     }
     $("w-nudge").onclick = () => this.nudge();
     $("o-run").onclick = () => this.runOrder();
