@@ -598,6 +598,8 @@ const Play = {
 
   accept(s) {
     this.state = s;
+    this.frames = (this.frames || 0) + 1;  // drawings of the boundary (one per response)
+    $("p-boundary").dataset.frames = String(this.frames);
     $("p-epoch").textContent = String(s.epoch);
     $("p-stepn").textContent = String(s.step);
     const m = s.metrics;
@@ -715,6 +717,8 @@ async function main() {
     return;
   }
   for (const b of document.querySelectorAll("#tabs button")) b.onclick = () => showPage(b.dataset.page);
+  // a link pasted or edited by hand (the page itself only uses replaceState): start over
+  window.addEventListener("hashchange", () => location.reload());
   const page = url.read().get("page") === "play" ? "play" : "walk";
   showPage(page);
   document.body.dataset.ready = "1";
