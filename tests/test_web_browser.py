@@ -69,6 +69,7 @@ def server():
 
 @pytest.fixture(scope="module")
 def browser():
+    ARTIFACTS.mkdir(exist_ok=True)
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         yield b
@@ -146,14 +147,14 @@ def test_walk_preset_forward_and_backward(page, server, preset, root, value, gra
     page.click("#w-bwd")  # the root's visit: its += lines, the root highlighted
     assert page.locator(f"g.node.current[data-name='{root}']").count() == 1
     assert f"+= grad[{root}] · local" in page.inner_text("#w-step")
+    if preset == "lecture":
+        page.screenshot(path=str(ARTIFACTS / "walk.png"), full_page=True)
     click_until_disabled(page, "#w-bwd")
     assert counter(page) == (n, n) and page.inner_text("#w-phase") == "done"
     for name, g in grads.items():
         assert cell(page, name, "grad") == pytest.approx(g, abs=1e-4), name
     page.click("#w-reset")
     assert counter(page) == ("0", n)
-    if preset == "lecture":
-        page.screenshot(path=str(ARTIFACTS / "walk.png"), full_page=True)
 
 
 def test_walk_edge_shows_local_derivative(page, server):

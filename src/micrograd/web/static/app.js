@@ -357,7 +357,9 @@ const Walk = {
 
   describeStep(s) {
     if (s.phase === "forward") return `forward: ${s.text}`;
-    const lines = [s.text];
+    const real = (s.updates || []).filter((u) => !u.seed);
+    // the engine's sentence; its += lines are spelled out below with the names of the grads
+    const lines = [real.length ? s.text.replace(/:.*?(\[pass \d+\])?$/, (m, p) => (p ? " " + p : "")) : s.text];
     for (const u of s.updates || []) {
       if (u.seed) { lines.push(`grad[${this.name(u.node)}] = ${fmt(u.after)}   (the seed: dL/dL = 1)`); continue; }
       lines.push(`grad[${this.name(u.node)}] ${u.op} grad[${this.name(u.from)}] · local = ` +
@@ -647,14 +649,14 @@ const Play = {
     const cv = $("p-curves"), ctx = cv.getContext("2d"), W = cv.width, H = cv.height;
     ctx.clearRect(0, 0, W, H);
     const h = this.history; if (!h.length) return;
-    const pad = 30, lastStep = Math.max(1, h[h.length - 1][0]);
+    const pad = 44, lastStep = Math.max(1, h[h.length - 1][0]);
     let lmax = 0;
     for (const r of h) for (const v of [r[1], r[2]]) if (isFinite(v)) lmax = Math.max(lmax, v);
     if (lmax <= 0) lmax = 1;
     ctx.strokeStyle = "#d5dae1"; ctx.strokeRect(pad, 5, W - pad - 5, H - pad);
     ctx.fillStyle = "#5b6573"; ctx.font = "10px monospace";
     ctx.fillText(fmt(lmax), 2, 12); ctx.fillText("0", 2, H - pad + 5);
-    ctx.fillText("step " + lastStep, W - 60, H - 8); ctx.fillText("loss (solid, left) · accuracy (dashed, 0–100%)", pad, H - 8);
+    ctx.fillText("step " + lastStep, W - 60, H - 8); ctx.fillText("loss solid, accuracy dashed (0–100%); blue train, orange test", pad, H - 8);
     const X = (st) => pad + (st / lastStep) * (W - pad - 5);
     const Yl = (v) => 5 + (1 - Math.min(v, lmax) / lmax) * (H - pad - 5);
     const Ya = (v) => 5 + (1 - v) * (H - pad - 5);
