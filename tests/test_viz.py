@@ -344,3 +344,23 @@ def test_png_is_written(tmp_path):
         assert abs(im.size[0] - lay.width * 1.5) <= 2 and abs(im.size[1] - lay.height * 1.5) <= 2
         colors = im.convert("RGB").getcolors(maxcolors=100000)
         assert len(colors) > 10  # something was drawn, not a blank canvas
+
+
+def test_ordering_sweeps_reduce_crossings(monkeypatch):
+    import sys
+
+    mod = sys.modules["micrograd.viz.layout"]  # (viz.layout is the function)
+
+    def random_dag(seed):
+        rng = random.Random(seed)
+        pool = [Value(rng.random(), label=f"x{i}") for i in range(6)]
+        for _ in range(40):
+            a, b = rng.choice(pool), rng.choice(pool[-10:])
+            pool.append(a * b if rng.random() < 0.5 else a + b)
+        return sum(pool[-8:], Value(0.0))
+
+    swept = [viz.layout(random_dag(s)).crossings for s in range(12)]
+    monkeypatch.setattr(mod, "SWEEPS", 0)
+    first = [viz.layout(random_dag(s)).crossings for s in range(12)]
+    assert all(a <= b for a, b in zip(swept, first))
+    assert sum(swept) < 0.7 * sum(first)

@@ -291,16 +291,21 @@ def train_test_split(X, y, test_size=0.25, seed=0, stratify=True):
             groups.setdefault(c, []).append(i)
     else:
         groups[None] = list(range(n))
+    # the test set has round(frac * n) samples (at least 1, at most n - 1), shared
+    # among the classes in proportion to their sizes (largest remainders first)
+    total = min(max(int(test_size) if isinstance(test_size, int) else
+                    int(math.floor(frac * n + 0.5)), 1), n - 1)
+    keys = sorted(groups, key=repr)
+    exact = [total * len(groups[k]) / n for k in keys]
+    counts = [int(e) for e in exact]
+    by_remainder = sorted(range(len(keys)), key=lambda i: (counts[i] - exact[i], i))
+    for i in by_remainder[:total - sum(counts)]:
+        counts[i] += 1
     test_idx = []
-    for key in sorted(groups, key=repr):
+    for key, count in zip(keys, counts):
         idx = groups[key]
         rng.shuffle(idx)
-        test_idx.extend(idx[:int(round(frac * len(idx)))])
-    # keep both parts non-empty
-    if not test_idx:
-        test_idx = [rng.randrange(n)]
-    if len(test_idx) == n:
-        test_idx.pop()
+        test_idx.extend(idx[:count])
     test_set = set(test_idx)
     train_idx = [i for i in range(n) if i not in test_set]
     rng.shuffle(train_idx)

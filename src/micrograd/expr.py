@@ -28,7 +28,6 @@ nesting of parentheses, unary signs, powers and calls (100; never a RecursionErr
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass, field
 from numbers import Real
@@ -42,9 +41,10 @@ FUNCTIONS = {"tanh": "tanh", "exp": "exp", "log": "log", "relu": "relu",
              "sigmoid": "sigmoid", "sqrt": "sqrt", "abs": "abs", "softplus": "softplus",
              "sin": "sin", "cos": "cos"}
 
-_NUMBER = re.compile(r"(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+_NUMBER = re.compile(r"(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _WORDISH = re.compile(r"[A-Za-z0-9_.]*")
+_DIGITS = frozenset("0123456789")  # str.isdigit() is also true for '²' and other scripts
 
 
 class ExprError(ValueError):
@@ -112,7 +112,7 @@ def tokenize(text):
         elif ch == "#":
             j = text.find("\n", i)
             i = n if j < 0 else j
-        elif ch.isdigit() or (ch == "." and i + 1 < n and text[i + 1].isdigit()):
+        elif ch in _DIGITS or (ch == "." and i + 1 < n and text[i + 1] in _DIGITS):
             m = _NUMBER.match(text, i)
             j = m.end()
             if j < n and (text[j].isalnum() or text[j] in "_."):
@@ -168,7 +168,7 @@ class _Parser:
         self.text = text
         self.toks = tokenize(text)
         self.i = 0
-        self.depth = 0
+        self.depth = -1  # the statement's own expression is level 0
         self.max_depth = max_depth
         self.max_nodes = max_nodes
         self.nodes = 0
@@ -308,10 +308,8 @@ class _Parser:
     def binary(self, t, a, b):
         op = t.text
         if op == "**":
-            if isinstance(b, float):  # constant exponent: the lecture's x**n node
-                a = self.const(a, t)
-                self.count(1, t)
-                return a ** b
+            # a float exponent stays a number: the lecture's constant x**n node (powc);
+            # a Value exponent makes the two-input pow node
             a = self.const(a, t)
             self.count(1, t)
             return a ** b
@@ -390,5 +388,3 @@ def parse_values(spec):
 
 __all__ = ["parse", "evaluate", "Program", "ExprError", "tokenize", "parse_values",
            "FUNCTIONS", "MAX_LENGTH", "MAX_DEPTH", "MAX_NODES"]
-
-_ = math

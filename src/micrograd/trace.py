@@ -127,7 +127,7 @@ def _np_pow_exponent(x, y, out):
 
 
 def _np_relu(x):
-    return np.where((x > 0.0) | (x != x), x, 0.0)  # nan stays nan, like the eager op
+    return np.maximum(x, 0.0)  # nan stays nan, like the eager op
 
 
 def _np_sign(x):
@@ -176,7 +176,7 @@ NP_OPS = {
     "log": NpOp("log", np.log, lambda x, out: (1.0 / x,)),
     "tanh": NpOp("tanh", np.tanh, lambda x, out: (1.0 - out * out,)),
     "sigmoid": NpOp("sigmoid", _np_sigmoid, lambda x, out: (out * (1.0 - out),)),
-    "relu": NpOp("relu", _np_relu, lambda x, out: ((x > 0.0).astype(np.float64),)),
+    "relu": NpOp("relu", _np_relu, lambda x, out: (x > 0.0,)),  # NOTE: relu'(0) = 0
     "abs": NpOp("abs", np.abs, lambda x, out: (_np_sign(x),)),
     "sqrt": NpOp("sqrt", _np_sqrt, lambda x, out: (0.5 / out,)),
     "softplus": NpOp("softplus", _np_softplus, lambda x, out: (_np_sigmoid(x),)),
@@ -521,6 +521,7 @@ class Program:
                 nodes.append(("op",) + e)
         self._compile(nodes, list(out_pos))
         self._lock = threading.Lock()
+        self._buf = None
 
     # ---- compile ----------------------------------------------------------------
 
@@ -763,8 +764,15 @@ class Program:
                 self._backward(V, saved, seed)
             return self._out.get(V)
 
+    def _buffers(self, B):
+        """The value and gradient arrays for a batch of B, reused from the last run (a
+        fresh multi-megabyte array costs page faults on every step)."""
+        if self._buf is None or self._buf[0].shape[1] != B:
+            self._buf = (np.empty((self._nrows, B)), np.empty((self._nrows, B)))
+        return self._buf
+
     def _forward(self, X, B, keep):
-        V = np.empty((self._nrows, B))
+        V = self._buffers(B)[0]
         if self.n_inputs:
             V[:self.n_inputs] = X.T
         if self._prow.stop > self._prow.start:
@@ -794,7 +802,8 @@ class Program:
         return V, saved
 
     def _backward(self, V, saved, seed):
-        G = np.zeros_like(V)
+        G = self._buffers(V.shape[1])[1]
+        G.fill(0.0)
         self._out.add(G, seed)
         gP = self._gP
         gP[:] = 0.0

@@ -42,7 +42,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from . import ops as _ops
 from .viz.graph import fmt, num, trace
 from .viz.render_common import describe_op
 
@@ -269,7 +268,7 @@ def _display_names(nodes):
     return names
 
 
-def _resolve(token, names, by_label=None):
+def _resolve(token, names):
     """A node id from a label, a display name or an id."""
     token = str(token).strip()
     hits = [k for k, v in names.items() if v == token]
@@ -372,15 +371,13 @@ def _resolve_order(g, order):
         order = [t for t in order.replace(";", ",").split(",") if t.strip()]
     ids, seen = [], set()
     for tok in order:
-        nid = tok if tok in g.by_id and not isinstance(tok, str) else None
-        if nid is None:
-            if hasattr(tok, "data") and hasattr(tok, "_prev"):
-                hits = [n.id for n in g.nodes if n.value is tok]
-                if not hits:
-                    raise WalkError("a Value in the order is not part of this graph")
-                nid = hits[0]
-            else:
-                nid = _resolve(tok, g.names)
+        if hasattr(tok, "_prev"):  # a Value
+            hits = [n.id for n in g.nodes if n.value is tok]
+            if not hits:
+                raise WalkError("a Value in the order is not part of this graph")
+            nid = hits[0]
+        else:
+            nid = _resolve(tok, g.names)
         if nid in seen:
             raise WalkError(f"{g.names[nid]!r} appears twice in the visit order")
         seen.add(nid)
@@ -574,5 +571,3 @@ def nudge(root, leaf, h=1e-4, central=False, tol=None):
 __all__ = ["walk", "Walk", "forward_steps", "ForwardStep", "BackwardStep", "Contribution",
            "Lost", "WalkError", "MODES", "format_walk", "nudge", "Nudge", "replay",
            "correct_grads"]
-
-_ = _ops  # the local derivatives come from the op table, via micrograd.viz.trace

@@ -1,24 +1,257 @@
-"""``micrograd demo``: the worked example of the lecture (placeholder until training lands)."""
+"""``micrograd demo``: train two small networks and draw what they learned.
+
+1. micrograd's demo: two moons (100 points, noise 0.1), MLP(2, [16, 16, 1]) with relu
+   hidden layers and a linear output, max-margin loss + 1e-4 L2, SGD with the learning
+   rate 1.0 - 0.9*k/100, 100 full-batch steps.
+2. Seed 001's circle: points in a square labelled by whether they lie inside the unit
+   circle; networks with 1, 2 and 9 tanh hidden neurons and mean squared error.
+
+Examples:
+  micrograd demo                       # everything, pictures in ./demo-out
+  micrograd demo --out /tmp/demo       # elsewhere
+  micrograd demo --quick --no-gif      # a few seconds: fewer steps, no animation
+"""
 
 from __future__ import annotations
 
+import argparse
+import os
+import sys
+import time
+
+#: the defaults of the two experiments, in one place
+MOONS = dict(
+    n_samples=100,      # micrograd's demo
+    noise=0.1,
+    n_test=100,         # a fresh draw of the same moons, for the test accuracy
+    hidden=[16, 16],
+    epochs=100,         # = steps: full batch
+    lr_start=1.0,       # lr = 1.0 - 0.9*k/100
+    lr_end=0.1,
+    l2=1e-4,
+)
+CIRCLE = dict(
+    n_samples=200,      # seed 001: uniform in a square, half inside the unit circle
+    test_size=0.25,     # 150 train / 50 test
+    hidden=(1, 2, 9),   # seed 001's three networks
+    epochs=200,
+    lr=0.2,             # SGD with momentum, full batch
+    momentum=0.9,
+)
+QUICK_EPOCHS = {"moons": 10, "circle": 20}
+GIF_FRAMES = 20         # frames after the first one
+QUICK_GIF_FRAMES = 5
+
 
 def add_parser(subparsers):
-    p = subparsers.add_parser("demo", help="run the worked example and print its numbers",
-                              description=__doc__)
+    p = subparsers.add_parser(
+        "demo", help="train on two moons and seed 001's circle, write pictures",
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--out", default="demo-out", metavar="DIR",
+                   help="folder for the pictures and models (default: ./demo-out)")
+    p.add_argument("--seed", type=int, default=1337,
+                   help="seed of the data and the initial weights (default: 1337)")
+    p.add_argument("--quick", action="store_true",
+                   help="a few epochs only (a smoke test; accuracies stay low)")
+    p.add_argument("--no-gif", action="store_true", help="skip the animated GIFs")
+    p.add_argument("--no-progress", action="store_true", help="no progress bars")
+    p.add_argument("--only", choices=("moons", "circle"),
+                   help="run one of the two experiments")
     p.set_defaults(func=run)
     return p
 
 
-def run(args):
-    from ..engine import Value
+# ---------------------------------------------------------------------------------------
+# the experiments (also used by the tests)
+# ---------------------------------------------------------------------------------------
 
-    a, b, c, f = Value(2.0, label="a"), Value(-3.0, label="b"), Value(10.0, label="c"), \
-        Value(-2.0, label="f")
-    e = a * b
-    d = e + c
-    L = d * f
-    L.backward()
-    print(f"L = (a*b + c)*f = {L.data}")
-    print("grads:", a.grad, b.grad, c.grad, f.grad)
-    return 0
+
+class Result:
+    """One trained network: the model, its data, history and final numbers."""
+
+    def __init__(self, name, model, hist, data, loss, l2, seconds):
+        from ..train import evaluate
+
+        self.name, self.model, self.hist, self.data = name, model, hist, data
+        self.loss, self.l2, self.seconds = loss, l2, seconds
+        Xtr, Xte, ytr, yte = data
+        self.final_loss, self.train_acc = evaluate(model, Xtr, ytr, loss, l2)
+        self.test_loss, self.test_acc = evaluate(model, Xte, yte, loss, l2)
+        self.frames = []
+
+
+def _gif_callback(frames, every):
+    from ..plot import snapshot
+
+    def record(epoch, logs, model):
+        if epoch % every == 0:
+            frames.append((epoch, snapshot(model)))
+
+    return record
+
+
+def run_moons(seed=1337, epochs=None, progress=True, gif=True, engine=None,
+              gif_frames=GIF_FRAMES):
+    """micrograd's demo; returns a ``Result``."""
+    from ..data import make_moons
+    from ..optim import SGD, linear_schedule
+    from ..plot import snapshot
+    from ..train import _mlp, fit
+
+    c = MOONS
+    epochs = c["epochs"] if epochs is None else epochs
+    Xtr, ytr = make_moons(c["n_samples"], c["noise"], seed=seed)
+    Xte, yte = make_moons(c["n_test"], c["noise"], seed=seed + 1)
+    model = _mlp(2, c["hidden"] + [1], activation="relu", output_activation="linear",
+                 bias_init="zero", seed=seed)
+    opt = SGD(model.parameters(), lr=c["lr_start"])
+    frames = [(0, snapshot(model))] if gif else []
+    t0 = time.perf_counter()
+    hist = fit(model, Xtr, ytr, loss="hinge", l2=c["l2"], optimizer=opt,
+               schedule=linear_schedule(c["lr_start"], c["lr_end"], c["epochs"]),
+               epochs=epochs, X_test=Xte, y_test=yte, progress=progress,
+               desc="moons  MLP(2,16,16,1)", engine=engine,
+               callbacks=[_gif_callback(frames, max(1, epochs // gif_frames))] if gif else [])
+    res = Result("moons", model, hist, (Xtr, Xte, ytr, yte), "hinge", c["l2"],
+                 time.perf_counter() - t0)
+    res.frames = frames
+    return res
+
+
+def run_circle(seed=1337, epochs=None, progress=True, gif=True, engine=None,
+               hidden=None, gif_frames=GIF_FRAMES):
+    """Seed 001's experiment; returns one ``Result`` per hidden size."""
+    from ..data import make_disk, train_test_split
+    from ..optim import SGD
+    from ..plot import snapshot
+    from ..train import _mlp, fit
+
+    c = CIRCLE
+    epochs = c["epochs"] if epochs is None else epochs
+    X, y = make_disk(c["n_samples"], seed=seed)
+    data = train_test_split(X, y, test_size=c["test_size"], seed=seed)
+    Xtr, Xte, ytr, yte = data
+    results = []
+    for h in (c["hidden"] if hidden is None else hidden):
+        model = _mlp(2, [h, 1], activation="tanh", seed=seed)
+        frames = [(0, snapshot(model))] if gif and h == max(c["hidden"]) else []
+        cbs = [_gif_callback(frames, max(1, epochs // gif_frames))] if frames else []
+        t0 = time.perf_counter()
+        hist = fit(model, Xtr, ytr, loss="mse", epochs=epochs, X_test=Xte, y_test=yte,
+                   optimizer=SGD(model.parameters(), lr=c["lr"], momentum=c["momentum"]),
+                   progress=progress, desc=f"circle {h} hidden neuron{'s' * (h > 1)}",
+                   engine=engine, callbacks=cbs)
+        res = Result(f"circle{h}", model, hist, data, "mse", 0.0, time.perf_counter() - t0)
+        res.frames = frames
+        results.append(res)
+    return results
+
+
+# ---------------------------------------------------------------------------------------
+# output
+# ---------------------------------------------------------------------------------------
+
+
+def summary_table(rows):
+    """The summary as text: one line per (name, params, epochs, loss, train, test, s)."""
+    head = (f"{'experiment':<22}{'params':>7}{'epochs':>8}{'final loss':>12}"
+            f"{'train acc':>11}{'test acc':>10}{'time':>9}")
+    lines = [head, "-" * len(head)]
+    for name, params, epochs, loss, tr, te, secs in rows:
+        lines.append(f"{name:<22}{params:>7}{epochs:>8}{loss:>12.4f}{tr:>10.1%} "
+                     f"{te:>9.1%}{secs:>8.1f}s")
+    return "\n".join(lines)
+
+
+def _row(label, res):
+    return (label, len(res.model.parameters()), res.hist.epochs, res.final_loss,
+            res.train_acc, res.test_acc, res.seconds)
+
+
+def write_pictures(res, out, stem, title, gif=True):
+    """Boundary PNG, learning curves, GIF (if frames) and model JSON; returns paths."""
+    from .. import io, plot
+
+    Xtr, Xte, ytr, yte = res.data
+    paths = [
+        plot.plot_decision_boundary(res.model, Xtr, ytr, Xte, yte,
+                                    path=os.path.join(out, f"{stem}_boundary.png"),
+                                    title=f"{title}: train {res.train_acc:.0%}, "
+                                          f"test {res.test_acc:.0%}"),
+        plot.plot_learning_curves(res.hist, path=os.path.join(out, f"{stem}_curves.png"),
+                                  title=title),
+    ]
+    if gif and res.frames:
+        paths.append(plot.animate_boundary(res.model, res.frames, Xtr, ytr,
+                                           os.path.join(out, f"{stem}_boundary.gif"),
+                                           Xte, yte, title=title + ", epoch {epoch}"))
+    model_path = os.path.join(out, f"{stem}_model.json")
+    io.save(res.model, model_path, meta={
+        "experiment": stem, "loss": res.loss, "l2": res.l2, "epochs": res.hist.epochs,
+        "train_acc": res.train_acc, "test_acc": res.test_acc})
+    paths.append(model_path)
+    return paths
+
+
+def run(args):
+    import json
+
+    out = args.out
+    try:
+        os.makedirs(out, exist_ok=True)
+    except OSError as err:
+        print(f"micrograd demo: cannot create the output folder {out!r}: {err}",
+              file=sys.stderr)
+        return 1
+    progress = not args.no_progress
+    gif = not args.no_gif
+    rows, written, timing = [], [], {}
+    stopped = False
+
+    if args.only in (None, "moons"):
+        t0 = time.perf_counter()
+        res = run_moons(args.seed, QUICK_EPOCHS["moons"] if args.quick else None, progress,
+                        gif, gif_frames=QUICK_GIF_FRAMES if args.quick else GIF_FRAMES)
+        written += write_pictures(res, out, "moons", "two moons, MLP(2,16,16,1)", gif)
+        timing["moons"] = time.perf_counter() - t0
+        rows.append(_row("moons MLP(2,16,16,1)", res))
+        stopped = stopped or res.hist.stopped == "interrupted"
+
+    if args.only in (None, "circle") and not stopped:
+        from ..plot import plot_comparison
+
+        t0 = time.perf_counter()
+        results = run_circle(args.seed, QUICK_EPOCHS["circle"] if args.quick else None,
+                             progress, gif,
+                             gif_frames=QUICK_GIF_FRAMES if args.quick else GIF_FRAMES)
+        Xtr, Xte, ytr, yte = results[0].data
+        written.append(plot_comparison(
+            [r.model for r in results], Xtr, ytr,
+            [f"{r.name[6:]} hidden: train {r.train_acc:.0%}, test {r.test_acc:.0%}"
+             for r in results],
+            path=os.path.join(out, "circle_comparison.png"), X_test=Xte, y_test=yte,
+            title="inside the unit circle? tanh + MSE, 1 / 2 / 9 hidden neurons"))
+        for r in results:
+            h = r.name[6:]
+            if r.frames:  # the widest network gets the full set of pictures
+                written += write_pictures(r, out, r.name, f"circle, {h} hidden neurons",
+                                          gif)
+            rows.append(_row(f"circle {h} hidden", r))
+        timing["circle"] = time.perf_counter() - t0
+
+    table = summary_table(rows)
+    print()
+    print(table)
+    summary = {"rows": [dict(zip(("experiment", "params", "epochs", "final_loss",
+                                  "train_acc", "test_acc", "train_seconds"), r))
+                        for r in rows],
+               "seconds_with_pictures": timing, "seed": args.seed, "quick": args.quick}
+    summary_path = os.path.join(out, "summary.json")
+    with open(summary_path, "w", encoding="utf-8") as f:
+        json.dump(summary, f, indent=2)
+    written.append(summary_path)
+    print("\ntime with pictures: " + ", ".join(f"{k} {v:.1f} s" for k, v in timing.items()))
+    print(f"wrote {len(written)} files to {os.path.abspath(out)}:")
+    for path in written:
+        print(f"  {os.path.basename(path)}")
+    return 130 if stopped else 0

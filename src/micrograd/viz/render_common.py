@@ -30,16 +30,6 @@ def bezier_segments(points, lr=True):
     return segs
 
 
-def node_title(nl):
-    nd = nl.node
-    from .graph import fmt
-
-    head = nd.name
-    if not nd.leaf:
-        head += " = " + describe_op(nd)
-    return f"{head}\ndata {fmt(nd.data)}\ngrad {fmt(nd.grad)}"
-
-
 def describe_op(nd, names=None):
     """``'a*b'``, ``'a + b'``, ``'tanh(n)'``, ``'x**2'`` for a node (names of inputs
     taken from ``names``: id -> display name; ids if not given)."""

@@ -1,0 +1,272 @@
+"""micrograd's demo workload four ways: naive seed engine, our eager engine, traced, PyTorch.
+
+    PYTHONPATH=src python benchmarks/trace.py               # ~30 s
+    PYTHONPATH=src python benchmarks/trace.py --naive-steps 1 --eager-steps 2
+
+The workload of micrograd's demo notebook: MLP(2, [16, 16, 1]) (relu hidden, linear
+out), 100 two-moons points, loss = mean hinge max(0, 1 - y*score) + 1e-4 * sum p^2, SGD
+with lr = 1 - 0.9*k/100, 100 steps, float64. Every engine starts from the same weights.
+The traced path and PyTorch run all 100 steps; the two scalar engines run the first few
+(they take seconds per step) and their losses are checked against the traced ones. Prints
+the time per step and the ratios, all measured in this run.
+
+Targets (issue 7): traced / PyTorch <= 1.0; naive / traced >= 1000.
+"""
+
+from __future__ import annotations
+
+import os
+
+# One BLAS thread, as torch.set_num_threads(1) in torch_reference: the fair comparison,
+# and steady timings on a shared machine (a multi-threaded BLAS that waits for busy cores
+# can be 10-100x slower on small matrices). Set before NumPy is imported.
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import argparse
+import gc
+import random
+import sys
+import time
+
+import numpy as np
+
+from micrograd.engine import Value
+from micrograd.nn import MLP
+from micrograd.trace import trace, trace_loss
+
+STEPS = 100          # SGD steps of the demo
+N = 100              # two-moons points
+ALPHA = 1e-4         # L2 strength
+SEED = 1337          # model initialisation (and make_moons' random_state = 0)
+
+
+# ---- a naive engine as the seeds write it: closures, a set of children, recursive topo ----
+
+
+class NaiveValue:
+    """The seeds' Value: one closure per node, recursive topological sort."""
+
+    def __init__(self, data, _children=(), _op=""):
+        self.data = data
+        self.grad = 0.0
+        self._backward = lambda: None
+        self._prev = set(_children)
+        self._op = _op
+
+    def __add__(self, other):
+        other = other if isinstance(other, NaiveValue) else NaiveValue(other)
+        out = NaiveValue(self.data + other.data, (self, other), "+")
+
+        def _backward():
+            self.grad += out.grad
+            other.grad += out.grad
+        out._backward = _backward
+        return out
+
+    def __mul__(self, other):
+        other = other if isinstance(other, NaiveValue) else NaiveValue(other)
+        out = NaiveValue(self.data * other.data, (self, other), "*")
+
+        def _backward():
+            self.grad += other.data * out.grad
+            other.grad += self.data * out.grad
+        out._backward = _backward
+        return out
+
+    def relu(self):
+        out = NaiveValue(0.0 if self.data < 0 else self.data, (self,), "ReLU")
+
+        def _backward():
+            self.grad += (out.data > 0) * out.grad
+        out._backward = _backward
+        return out
+
+    def __neg__(self):
+        return self * -1
+
+    def __radd__(self, other):
+        return self + other
+
+    def __rmul__(self, other):
+        return self * other
+
+    def __sub__(self, other):
+        return self + (-other)
+
+    def __rsub__(self, other):
+        return other + (-self)
+
+    def backward(self):
+        topo, visited = [], set()
+
+        def build(v):
+            if v not in visited:
+                visited.add(v)
+                for child in v._prev:
+                    build(child)
+                topo.append(v)
+        build(self)
+        self.grad = 1.0
+        for v in reversed(topo):
+            v._backward()
+
+
+def naive_mlp(model):
+    """The model's layers as lists of (weights, bias) NaiveValues (same numbers)."""
+    return [[([NaiveValue(w.data) for w in n.w], NaiveValue(n.b.data)) for n in layer.neurons]
+            for layer in model.layers]
+
+
+def naive_forward(layers, x):
+    for i, layer in enumerate(layers):
+        outs = []
+        for ws, b in layer:
+            act = sum((wi * xi for wi, xi in zip(ws, x)), b)
+            outs.append(act.relu() if i < len(layers) - 1 else act)
+        x = outs
+    return x[0]
+
+
+def naive_params(layers):
+    return [p for layer in layers for ws, b in layer for p in ws + [b]]
+
+
+# ---- the four step functions -------------------------------------------------------------
+
+
+def data():
+    from sklearn.datasets import make_moons
+    X, y = make_moons(n_samples=N, noise=0.1, random_state=0)
+    return X, y * 2.0 - 1.0
+
+
+def lr_at(k):
+    return 1.0 - 0.9 * k / 100
+
+
+def run_naive(model, X, Y, steps):
+    layers = naive_mlp(model)
+    params = naive_params(layers)
+    losses, times = [], []
+    for k in range(steps):
+        t0 = time.perf_counter()
+        scores = [naive_forward(layers, [NaiveValue(float(a)) for a in x]) for x in X]
+        data_loss = sum((1 + -float(y) * s).relu() for y, s in zip(Y, scores)) * (1.0 / len(X))
+        total = data_loss + ALPHA * sum(p * p for p in params)
+        for p in params:
+            p.grad = 0.0
+        total.backward()
+        for p in params:
+            p.data -= lr_at(k) * p.grad
+        times.append(time.perf_counter() - t0)
+        losses.append(total.data)
+    return losses, times
+
+
+def run_eager(model, X, Y, steps):
+    params = model.parameters()
+    losses, times = [], []
+    for k in range(steps):
+        t0 = time.perf_counter()
+        scores = [model([Value(float(a)) for a in x]) for x in X]
+        data_loss = sum((1 + -float(y) * s).relu() for y, s in zip(Y, scores)) * (1.0 / len(X))
+        total = data_loss + ALPHA * sum(p * p for p in params)
+        model.zero_grad()
+        total.backward()
+        for p in params:
+            p.data -= lr_at(k) * p.grad
+        times.append(time.perf_counter() - t0)
+        losses.append(total.data)
+    return losses, times
+
+
+def run_traced(model, X, Y, steps):
+    params = model.parameters()
+    t0 = time.perf_counter()
+    loss = trace_loss(lambda x, y: (1 + -y * model(x)).relu(), X, Y, reduction="mean",
+                      regularizer=lambda: ALPHA * sum(p * p for p in params), cache=False)
+    t_trace = time.perf_counter() - t0
+    losses = []
+    t0 = time.perf_counter()
+    for k in range(steps):
+        model.zero_grad()
+        losses.append(loss.backward(X, Y))
+        lr = lr_at(k)
+        for p in params:
+            p.data -= lr * p.grad
+    return losses, (time.perf_counter() - t0) / steps, t_trace, loss, model
+
+
+def run_torch(model, X, Y, steps):
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from torch_reference import demo_step
+    step, net = demo_step(model, X, Y, alpha=ALPHA)
+    losses = []
+    t0 = time.perf_counter()
+    for k in range(steps):
+        losses.append(step(lr_at(k)))
+    return losses, (time.perf_counter() - t0) / steps
+
+
+def fresh_model():
+    return MLP(2, [16, 16, 1], activation="relu", output_activation="linear",
+               rng=random.Random(SEED))
+
+
+def rel(a, b):
+    return max(abs(x - y) / max(abs(y), 1e-300) for x, y in zip(a, b))
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--steps", type=int, default=STEPS, help="traced and torch steps")
+    ap.add_argument("--eager-steps", type=int, default=5, help="steps of our eager engine")
+    ap.add_argument("--naive-steps", type=int, default=2, help="steps of the naive engine")
+    ap.add_argument("--repeat", type=int, default=3,
+                    help="repeat traced and torch runs, keep the best (shared machine)")
+    args = ap.parse_args(argv)
+    X, Y = data()
+    sys.setrecursionlimit(max(10000, sys.getrecursionlimit()))
+
+    traced_t, torch_t = [], []
+    for _ in range(args.repeat):  # interleaved, so both see the same machine load
+        lt, t, t_trace, loss, trained = run_traced(fresh_model(), X, Y, args.steps)
+        traced_t.append(t)
+        lq, tq = run_torch(fresh_model(), X, Y, args.steps)
+        torch_t.append(tq)
+    t_traced, t_torch = min(traced_t), min(torch_t)
+    le, te = run_eager(fresh_model(), X, Y, args.eager_steps)
+    gc.collect()
+    ln, tn = run_naive(fresh_model(), X, Y, args.naive_steps)
+    t_eager = float(np.median(te))
+    t_naive = float(np.median(tn))
+
+    print(f"demo workload: MLP(2, [16, 16, 1]) relu/linear, {N} two-moons points, "
+          f"hinge + {ALPHA:g} L2, SGD, float64")
+    print(f"  {loss.per_sample.summary()}")
+    print(f"  tracing took {t_trace * 1e3:.0f} ms (once)")
+    print(f"{'engine':<28}{'ms / step':>12}{'steps timed':>13}")
+    for name, t, n in [("naive seed engine", t_naive, args.naive_steps),
+                       ("our eager engine", t_eager, args.eager_steps),
+                       ("PyTorch eager (CPU, f64)", t_torch, args.steps),
+                       ("traced (this work)", t_traced, args.steps)]:
+        print(f"{name:<28}{t * 1e3:>12.3f}{n:>13}")
+    print(f"ratio traced / PyTorch   = {t_traced / t_torch:.2f}   (target <= 1.0: "
+          f"{'MET' if t_traced <= t_torch else 'NOT MET'})")
+    print(f"speed-up naive / traced  = {t_naive / t_traced:,.0f}x (target >= 1000x: "
+          f"{'MET' if t_naive / t_traced >= 1000 else 'NOT MET'})")
+    print(f"speed-up eager / traced  = {t_eager / t_traced:,.0f}x")
+    print(f"speed-up naive / eager   = {t_naive / t_eager:,.1f}x")
+    print("same numbers (max relative difference of the loss, step by step):")
+    print(f"  naive vs traced, {len(ln)} steps: {rel(ln, lt):.1e}")
+    print(f"  eager vs traced, {len(le)} steps: {rel(le, lt):.1e}")
+    print(f"  torch vs traced, {len(lq)} steps: {rel(lq, lt):.1e}")
+    acc = np.mean((trace(trained, X)(X) > 0) == (Y > 0))
+    print(f"  after {args.steps} traced steps: loss {lt[-1]:.6f}, training accuracy {acc:.0%}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

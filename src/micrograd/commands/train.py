@@ -1,0 +1,315 @@
+"""``micrograd train``: train an MLP on a toy data set, every choice on the command line.
+
+Writes the model (JSON), the history, the decision boundary, learning curves and an
+animated GIF of the boundary to the output folder.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+import time
+
+EPILOG = """\
+examples:
+  # micrograd's demo: two moons, relu MLP, hinge loss + L2, linearly decaying lr
+  micrograd train --dataset moons --hidden 16,16 --activation relu --loss hinge \\
+      --l2 1e-4 --lr 1.0 --schedule linear --epochs 100
+
+  # seed 001: inside the unit circle? tanh + MSE, 9 hidden neurons
+  micrograd train --dataset disk --samples 200 --hidden 9 --activation tanh --loss mse \\
+      --optimizer sgd --lr 0.2 --momentum 0.9 --epochs 200
+
+  # a spiral with Adam, minibatches of 32 and a cosine schedule
+  micrograd train --dataset spiral --samples 200 --hidden 16,16 --loss bce \\
+      --optimizer adam --lr 0.05 --schedule cosine --epochs 40 --batch-size 32
+
+  # three Gaussian blobs, softmax cross-entropy over 3 outputs
+  micrograd train --dataset blobs --classes 3 --hidden 8 --loss ce --optimizer adam \\
+      --lr 0.05 --epochs 40 --out blobs-out
+
+losses and labels: mse (tanh output, labels -1/+1), hinge (linear output, -1/+1),
+bce (linear output = logit, labels 0/1), ce (K linear outputs = logits, classes 0..K-1).
+"""
+
+DATASETS = ("moons", "circles", "disk", "xor", "spiral", "blobs", "digits")
+ACTIVATIONS = ("tanh", "relu", "sigmoid", "softplus")
+LOSSES = ("mse", "hinge", "bce", "ce")
+OPTIMIZERS = ("sgd", "adam", "adamw")
+SCHEDULES = ("constant", "linear", "step", "cosine")
+
+
+# ---------------------------------------------------------------------------------------
+# argument types: refuse nonsense while parsing, before any work
+# ---------------------------------------------------------------------------------------
+
+
+def _number(text, what):
+    try:
+        x = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{what} must be a number, got {text!r}") from None
+    if not math.isfinite(x):
+        raise argparse.ArgumentTypeError(f"{what} must be finite, got {text!r}")
+    return x
+
+
+def positive_float(text):
+    x = _number(text, "value")
+    if x <= 0:
+        raise argparse.ArgumentTypeError(f"must be > 0, got {text}")
+    return x
+
+
+def nonneg_float(text):
+    x = _number(text, "value")
+    if x < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {text}")
+    return x
+
+
+def _int(text):
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
+
+
+def positive_int(text):
+    n = _int(text)
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {text}")
+    return n
+
+
+def fraction(text):
+    x = _number(text, "value")
+    if not 0 <= x < 1:
+        raise argparse.ArgumentTypeError(f"must be in [0, 1), got {text}")
+    return x
+
+
+def momentum_value(text):
+    x = _number(text, "value")
+    if not 0 <= x < 1:
+        raise argparse.ArgumentTypeError(f"must be in [0, 1), got {text}")
+    return x
+
+
+def hidden_sizes(text):
+    """``"16,16"`` -> [16, 16]; points at the bad item."""
+    items = text.split(",")
+    sizes = []
+    for i, item in enumerate(items):
+        item = item.strip()
+        try:
+            n = int(item)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"item {i + 1} of {text!r} is {item!r}, not a whole number "
+                f"(write sizes like 16,16)") from None
+        if n < 1:
+            raise argparse.ArgumentTypeError(
+                f"item {i + 1} of {text!r} is {n}: a layer needs at least 1 neuron")
+        sizes.append(n)
+    return sizes
+
+
+def add_parser(subparsers):
+    p = subparsers.add_parser(
+        "train", help="train an MLP on a toy data set and write model + pictures",
+        description=__doc__, epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    d = p.add_argument_group("data")
+    d.add_argument("--dataset", choices=DATASETS, default="moons",
+                   help="the data set (default: moons)")
+    d.add_argument("--samples", type=positive_int, default=None, metavar="N",
+                   help="points to generate (default: 100; digits: how many of the "
+                        "1797 images to use, default all)")
+    d.add_argument("--noise", type=nonneg_float, default=None,
+                   help="noise (std. dev.) of the points (default: the data set's own)")
+    d.add_argument("--classes", type=positive_int, default=None, metavar="K",
+                   help="classes for spiral / blobs / digits (default 2; digits 10)")
+    d.add_argument("--test-fraction", type=fraction, default=0.25, metavar="F",
+                   help="share of the points held out for testing, 0 for none "
+                        "(default: 0.25)")
+    m = p.add_argument_group("model")
+    m.add_argument("--hidden", type=hidden_sizes, default=[16, 16], metavar="SIZES",
+                   help="hidden layer sizes, comma-separated (default: 16,16)")
+    m.add_argument("--activation", choices=ACTIVATIONS, default="relu",
+                   help="hidden-layer activation (default: relu)")
+    o = p.add_argument_group("training")
+    o.add_argument("--loss", choices=LOSSES, default="hinge",
+                   help="loss function, see below (default: hinge)")
+    o.add_argument("--l2", type=nonneg_float, default=1e-4, metavar="ALPHA",
+                   help="L2 penalty alpha*sum(p^2) (default: 1e-4)")
+    o.add_argument("--optimizer", choices=OPTIMIZERS, default="sgd",
+                   help="optimizer (default: sgd)")
+    o.add_argument("--lr", type=positive_float, default=None,
+                   help="learning rate (default: 1.0 for sgd, 0.01 for adam/adamw)")
+    o.add_argument("--momentum", type=momentum_value, default=0.0,
+                   help="sgd momentum (default: 0)")
+    o.add_argument("--nesterov", action="store_true", help="sgd Nesterov momentum")
+    o.add_argument("--weight-decay", type=nonneg_float, default=0.0, metavar="WD",
+                   help="optimizer weight decay (default: 0; adamw decouples it)")
+    o.add_argument("--schedule", choices=SCHEDULES, default="linear",
+                   help="learning-rate schedule over all steps: linear decays to lr/10 "
+                        "(micrograd's demo), step divides by 10 at each third, cosine "
+                        "anneals to 0 (default: linear)")
+    o.add_argument("--epochs", type=positive_int, default=100,
+                   help="passes over the training set (default: 100)")
+    o.add_argument("--batch-size", type=positive_int, default=None, metavar="B",
+                   help="samples per step (default: the full batch)")
+    o.add_argument("--seed", type=int, default=1337,
+                   help="seed of data, split, weights and batches (default: 1337)")
+    w = p.add_argument_group("output")
+    w.add_argument("--out", default="train-out", metavar="DIR",
+                   help="folder for model.json, history.json and pictures "
+                        "(default: ./train-out)")
+    w.add_argument("--no-gif", action="store_true", help="skip the animated boundary")
+    w.add_argument("--no-plots", action="store_true", help="write no pictures at all")
+    w.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=run, _parser=p)
+    return p
+
+
+def check_args(args):
+    """Cross-option checks; returns an error message or None."""
+    binary_loss = args.loss in ("mse", "hinge", "bce")
+    k = args.classes
+    if k is not None and args.dataset not in ("spiral", "blobs", "digits"):
+        return f"--classes applies to spiral, blobs and digits, not {args.dataset}"
+    if k is not None and k < 2:
+        return f"--classes must be at least 2, got {k}"
+    if args.dataset == "digits":
+        k = 10 if k is None else k
+        if k > 10:
+            return f"digits has at most 10 classes, got --classes {k}"
+        if args.noise is not None:
+            return "--noise does not apply to digits"
+    k = k or 2
+    if binary_loss and k > 2:
+        return (f"--loss {args.loss} is for two classes; with {k} classes use --loss ce")
+    if args.nesterov and (args.optimizer != "sgd" or args.momentum <= 0):
+        return "--nesterov needs --optimizer sgd and --momentum > 0"
+    if args.momentum and args.optimizer != "sgd":
+        return "--momentum applies to --optimizer sgd only"
+    if args.samples is not None and args.samples < 4:
+        return f"--samples must be at least 4, got {args.samples}"
+    return None
+
+
+def run(args):
+    parser = getattr(args, "_parser", None)
+    problem = check_args(args)
+    if problem:
+        if parser is not None:
+            parser.error(problem)  # exits with status 2
+        print(f"micrograd train: error: {problem}", file=sys.stderr)
+        return 2
+
+    import json
+
+    from .. import io
+    from ..data import load_digits, make_dataset, train_test_split
+    from ..losses import LOSSES as LOSS_SPECS
+    from ..optim import SCHEDULES as SCHEDULE_FACTORIES
+    from ..optim import make_optimizer
+    from ..train import _mlp, fit
+
+    try:
+        os.makedirs(args.out, exist_ok=True)
+    except OSError as err:
+        print(f"micrograd train: cannot create the output folder {args.out!r}: {err}",
+              file=sys.stderr)
+        return 1
+
+    spec = LOSS_SPECS[args.loss]
+    labels = "pm1" if spec.labels == "pm1" else "index"
+    if args.dataset == "digits":
+        try:
+            X, y = load_digits(n_classes=args.classes or 10, labels=labels)
+        except ImportError as err:
+            print(f"micrograd train: {err}", file=sys.stderr)
+            return 1
+        if args.samples is not None and args.samples < len(X):
+            X, y = X[:args.samples], y[:args.samples]
+    else:
+        extra = {"n_classes": args.classes} if args.classes else {}
+        X, y = make_dataset(args.dataset, n_samples=args.samples or 100, noise=args.noise,
+                            seed=args.seed, labels=labels, **extra)
+    n_classes = len(set(y))
+    if args.test_fraction > 0:
+        Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=args.test_fraction,
+                                              seed=args.seed)
+    else:
+        Xtr, ytr, Xte, yte = X, y, None, None
+
+    n_out = n_classes if spec.outputs == "classes" else 1
+    out_act = "tanh" if args.loss == "mse" else "linear"
+    model = _mlp(len(X[0]), args.hidden + [n_out], activation=args.activation,
+                 output_activation=out_act, seed=args.seed)
+    lr = args.lr if args.lr is not None else (1.0 if args.optimizer == "sgd" else 0.01)
+    kwargs = {"weight_decay": args.weight_decay}
+    if args.optimizer == "sgd":
+        kwargs.update(momentum=args.momentum, nesterov=args.nesterov)
+    opt = make_optimizer(args.optimizer, model.parameters(), lr, **kwargs)
+    bs = args.batch_size if args.batch_size and args.batch_size < len(Xtr) else None
+    steps = args.epochs * (1 if bs is None else -(-len(Xtr) // bs))
+    schedule = SCHEDULE_FACTORIES[args.schedule](lr, steps)
+
+    two_d = len(X[0]) == 2
+    plots = not args.no_plots
+    frames = []
+    callbacks = []
+    if plots and two_d and not args.no_gif:
+        from ..plot import snapshot
+
+        every = max(1, args.epochs // 20)
+        frames.append((0, snapshot(model)))
+        callbacks.append(lambda e, logs, m: frames.append((e, snapshot(m)))
+                         if e % every == 0 else None)
+
+    print(f"{args.dataset}: {len(Xtr)} train / {len(Xte or [])} test points, "
+          f"{n_classes} classes; MLP({len(X[0])}, {args.hidden + [n_out]}) "
+          f"{args.activation} -> {out_act}, {len(model.parameters())} parameters; "
+          f"{args.loss} loss, {opt!r}, {args.schedule} schedule, {steps} steps")
+    t0 = time.perf_counter()
+    hist = fit(model, Xtr, ytr, loss=spec, optimizer=opt, epochs=args.epochs,
+               batch_size=bs, X_test=Xte, y_test=yte, l2=args.l2, schedule=schedule,
+               callbacks=callbacks, progress=not args.no_progress, seed=args.seed,
+               desc=args.dataset)
+    seconds = time.perf_counter() - t0
+    last = hist.last()
+    line = f"epoch {hist.epochs} loss {last['train_loss']:.4f} acc {last['train_acc']:.1%}"
+    if "test_acc" in last:
+        line += f" test_loss {last['test_loss']:.4f} test_acc {last['test_acc']:.1%}"
+    print(line + f" ({seconds:.1f} s, {hist.stopped})")
+
+    written = []
+    model_path = os.path.join(args.out, "model.json")
+    args_meta = {k: v for k, v in vars(args).items() if k not in ("func", "_parser")}
+    io.save(model, model_path, meta={"args": args_meta, "final": last})
+    written.append(model_path)
+    hist_path = os.path.join(args.out, "history.json")
+    with open(hist_path, "w", encoding="utf-8") as f:
+        json.dump(hist.to_dict(), f, indent=1)
+    written.append(hist_path)
+    if plots and hist.epochs:
+        from .. import plot
+
+        written.append(plot.plot_learning_curves(
+            hist, path=os.path.join(args.out, "curves.png"), title=args.dataset))
+        if two_d:
+            written.append(plot.plot_decision_boundary(
+                model, Xtr, ytr, Xte, yte, path=os.path.join(args.out, "boundary.png"),
+                title=f"{args.dataset}: train {last['train_acc']:.0%}"))
+            if frames:
+                written.append(plot.animate_boundary(
+                    model, frames, Xtr, ytr, os.path.join(args.out, "boundary.gif"),
+                    Xte, yte, title=args.dataset + ", epoch {epoch}"))
+    print(f"wrote {len(written)} files to {os.path.abspath(args.out)}: "
+          + ", ".join(os.path.basename(p) for p in written))
+    return 130 if hist.stopped == "interrupted" else 0

@@ -1,0 +1,122 @@
+"""``micrograd graph``: outputs by suffix, the walk in the terminal, parse errors."""
+
+import json
+import os
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from micrograd.cli import main
+
+SEED002 = "a = 2; b = -3; c = 10; f = -2; e = a*b; d = e + c; L = d*f"
+DIAMOND = "a = 2; b = a + 1; c = a*3; d = b*c"
+SRC = os.path.join(os.path.dirname(__file__), os.pardir, "src")
+
+
+def test_svg_by_suffix(tmp_path, capsys):
+    out = tmp_path / "g.svg"
+    assert main(["graph", SEED002, "-o", str(out)]) == 0
+    tree = ET.parse(out).getroot()
+    texts = [t.text for t in tree.iter("{http://www.w3.org/2000/svg}text")]
+    assert "grad 6.0000" in texts  # backward ran: grad[a] = 6
+    assert "wrote" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("suffix", [".json", ".dot", ".gv", ".png"])
+def test_other_formats(tmp_path, suffix):
+    out = tmp_path / f"g{suffix}"
+    assert main(["graph", "tanh(x*w + b)", "--values", "x=2,w=-3,b=6.88", "-o", str(out)]) == 0
+    data = out.read_bytes()
+    if suffix == ".json":
+        d = json.loads(data)
+        assert len(d["nodes"]) == 6 and d["rankdir"] == "LR"  # x w * b + tanh
+    elif suffix == ".png":
+        assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    else:
+        assert data.startswith(b"digraph micrograd {")
+
+
+def test_no_grad_and_rankdir(tmp_path):
+    out = tmp_path / "g.json"
+    assert main(["graph", SEED002, "--no-grad", "--rankdir", "TB", "-o", str(out)]) == 0
+    d = json.loads(out.read_text())
+    assert d["rankdir"] == "TB" and d["show_grad"] is False
+    assert all(n["grad"] == 0.0 for n in d["nodes"])
+    assert all(len(n["cells"]) == 2 for n in d["nodes"])
+
+
+def test_summary_without_output(capsys):
+    assert main(["graph", SEED002]) == 0
+    out = capsys.readouterr().out
+    assert "L = -8" in out and "a=6, b=-4, c=-2, f=4" in out
+
+
+def test_steps_prints_seed003_bullets(capsys):
+    assert main(["graph", "a = 2; b = -3; c = 10; e = a + b; f = e*c", "--steps"]) == 0
+    out = capsys.readouterr().out
+    assert "  - e = a + b = 2 + (-3) = -1" in out
+    assert "  - visit f = e*c: grad[e] += 1 * 10 = 10; grad[c] += 1 * (-1) = -1" in out
+    assert "every grad is correct" in out
+
+
+def test_order_prints_what_was_lost(capsys):
+    assert main(["graph", DIAMOND, "--order", "d,a,b,c"]) == 0
+    out = capsys.readouterr().out
+    assert "LOST: b deposited 6 into a" in out and "the path d -> c -> a is lost" in out
+    assert "wrong: grad[a] = 0, correct 15" in out
+    assert main(["graph", DIAMOND, "--order", "d,b,c,a"]) == 0
+    out = capsys.readouterr().out
+    assert "a=15" in out and "LOST" not in out
+
+
+@pytest.mark.parametrize("text, mode, expect", [
+    ("a = 3; f = a*a", "assign", "wrong: grad[a] = 3, correct 6"),
+    ("a = 1; b = a + a; c = b + b", "recursive", "wrong: grad[a] = 8, correct 4"),
+    ("a = 3; f = a*a", "no_zero_grad", "wrong: grad[a] = 12, correct 6"),
+])
+def test_modes(text, mode, expect, capsys):
+    assert main(["graph", text, "--mode", mode]) == 0
+    assert expect in capsys.readouterr().out
+
+
+def test_nudge(capsys):
+    assert main(["graph", "x = 3; y = 3*x**2 - 4*x + 5", "--nudge", "x"]) == 0
+    out = capsys.readouterr().out
+    assert "slope" in out and "grad[x] = 14" in out and "(ok)" in out
+
+
+@pytest.mark.parametrize("args, message", [
+    (["1 +* 2"], "unexpected '*'"),
+    (["foo(3)"], "unknown function 'foo'"),
+    (["__import__('os')"], "names starting with '__'"),
+    (["x + 1"], "undefined name 'x'"),
+    (["x + 1", "--values", "x=abc"], "bad number"),
+    (["a = 1", "-o", "g.pdf"], "unknown output suffix"),
+    ([DIAMOND, "--order", "d,q"], "no node named 'q'"),
+    ([DIAMOND, "--order", "d,b", "--mode", "assign"], "only be walked in mode 'correct'"),
+    (["a = 1; b = tanh(a)", "--nudge", "b"], "not a leaf"),
+])
+def test_errors_exit_2_without_traceback(args, message, capsys):
+    assert main(["graph", *args]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+def test_parse_error_shows_caret(capsys):
+    assert main(["graph", "a = 1; b = a +* 2"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err[-2].strip() == "a = 1; b = a +* 2"
+    assert err[-1].index("^") == err[-2].index("*")
+
+
+def test_real_process_exit_code_and_no_traceback():
+    env = dict(os.environ, PYTHONPATH=os.path.abspath(SRC))
+    r = subprocess.run([sys.executable, "-m", "micrograd", "graph", "(" * 10000 + "1"],
+                       capture_output=True, text=True, env=env, timeout=60)
+    assert r.returncode == 2
+    assert "nested too deeply" in r.stderr and "Traceback" not in r.stderr
+    r = subprocess.run([sys.executable, "-m", "micrograd", "graph", "--help"],
+                       capture_output=True, text=True, env=env, timeout=60)
+    assert r.returncode == 0 and "--order" in r.stdout and "micrograd graph" in r.stdout

@@ -1,0 +1,160 @@
+"""``micrograd train`` and ``micrograd demo``: refusals, outputs, the demo's thresholds."""
+
+import json
+
+import pytest
+from PIL import Image
+
+from micrograd.cli import main
+from micrograd.commands import demo
+from micrograd.io import load
+
+
+def run_cli(argv, capsys):
+    try:
+        code = main(argv)
+    except SystemExit as exc:
+        code = exc.code
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def image_size(path):
+    with Image.open(path) as im:
+        im.verify()
+    with Image.open(path) as im:
+        return im.size, getattr(im, "n_frames", 1)
+
+
+# ---- refusals: argparse errors, exit code 2, before any work --------------------------
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--lr", "-0.1"], "argument --lr: must be > 0, got -0.1"),
+    (["--lr", "0"], "argument --lr: must be > 0"),
+    (["--lr", "fast"], "argument --lr: value must be a number, got 'fast'"),
+    (["--lr", "inf"], "must be finite"),
+    (["--hidden", "16,0"], "item 2 of '16,0' is 0: a layer needs at least 1 neuron"),
+    (["--hidden", "16,,4"], "item 2 of '16,,4' is '', not a whole number"),
+    (["--hidden", "-3"], "a layer needs at least 1 neuron"),
+    (["--dataset", "mnist"], "argument --dataset: invalid choice: 'mnist'"),
+    (["--batch-size", "0"], "argument --batch-size: must be at least 1, got 0"),
+    (["--noise", "-0.5"], "argument --noise: must be >= 0, got -0.5"),
+    (["--epochs", "0"], "argument --epochs: must be at least 1"),
+    (["--samples", "2.5"], "must be a whole number"),
+    (["--test-fraction", "1"], "must be in [0, 1)"),
+    (["--momentum", "1.5"], "must be in [0, 1)"),
+    (["--optimizer", "rmsprop"], "invalid choice: 'rmsprop'"),
+    (["--loss", "hinge", "--dataset", "blobs", "--classes", "3"],
+     "--loss hinge is for two classes; with 3 classes use --loss ce"),
+    (["--classes", "3"], "--classes applies to spiral, blobs and digits, not moons"),
+    (["--nesterov"], "--nesterov needs --optimizer sgd and --momentum > 0"),
+    (["--optimizer", "adam", "--momentum", "0.9"], "--momentum applies to --optimizer sgd"),
+    (["--samples", "3"], "--samples must be at least 4"),
+    (["--dataset", "digits", "--noise", "0.1"], "--noise does not apply to digits"),
+])
+def test_train_refuses_nonsense_before_work(tmp_path, capsys, args, message):
+    out = tmp_path / "never"
+    code, stdout, err = run_cli(["train", *args, "--out", str(out)], capsys)
+    assert code == 2
+    assert message in err
+    assert "usage: micrograd train" in err
+    assert not out.exists()  # nothing was done
+    assert stdout == ""
+
+
+def test_train_help_has_examples(capsys):
+    code, out, _ = run_cli(["train", "--help"], capsys)
+    assert code == 0
+    assert "examples:" in out and "micrograd train --dataset moons --hidden 16,16" in out
+    for flag in ("--dataset", "--noise", "--samples", "--hidden", "--activation", "--loss",
+                 "--optimizer", "--lr", "--schedule", "--epochs", "--batch-size", "--seed",
+                 "--test-fraction", "--out"):
+        assert flag in out
+
+
+def test_train_writes_model_history_and_pictures(tmp_path, capsys):
+    out = tmp_path / "run"
+    code, stdout, _ = run_cli(
+        ["train", "--dataset", "disk", "--samples", "40", "--hidden", "4", "--activation",
+         "tanh", "--loss", "mse", "--optimizer", "sgd", "--lr", "0.2", "--momentum", "0.9",
+         "--nesterov", "--epochs", "4", "--batch-size", "10", "--schedule", "cosine",
+         "--out", str(out), "--no-progress"], capsys)
+    assert code == 0
+    assert "epoch 4 loss" in stdout and "test_acc" in stdout and str(out) in stdout
+    model = load(out / "model.json")
+    assert model.config()["nouts"] == [4, 1]
+    hist = json.loads((out / "history.json").read_text())
+    assert hist["epochs"] == 4 and hist["steps"] == 4 * 3  # 30 train points / 10
+    (w, h), _ = image_size(out / "boundary.png")  # auto size: 6 in wide at 100 dpi
+    assert w == 600 and 350 <= h <= 650
+    assert image_size(out / "curves.png")[0] == (900, 360)
+    assert image_size(out / "boundary.gif") == ((400, 400), 5)  # 0 + every epoch
+
+
+@pytest.mark.parametrize("args", [
+    ["--dataset", "blobs", "--classes", "3", "--loss", "ce", "--optimizer", "adam",
+     "--hidden", "4"],
+    ["--dataset", "xor", "--loss", "bce", "--optimizer", "adamw", "--hidden", "4",
+     "--weight-decay", "0.01", "--test-fraction", "0"],
+    ["--dataset", "digits", "--classes", "2", "--samples", "30", "--loss", "hinge",
+     "--hidden", "2"],
+])
+def test_train_other_losses_and_data(tmp_path, capsys, args):
+    out = tmp_path / "run"
+    code, stdout, _ = run_cli(["train", *args, "--epochs", "2", "--samples", "30",
+                               "--out", str(out), "--no-progress", "--no-gif"], capsys)
+    assert code == 0, stdout
+    assert (out / "model.json").exists() and (out / "curves.png").exists()
+    assert (out / "boundary.png").exists() == ("digits" not in args)
+
+
+# ---- demo -----------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_demo_quick_writes_every_picture(tmp_path, capsys):
+    out = tmp_path / "demo"
+    code, stdout, _ = run_cli(["demo", "--quick", "--out", str(out), "--no-progress"],
+                              capsys)
+    assert code == 0
+    assert "final loss" in stdout and "train acc" in stdout and "test acc" in stdout
+    assert "moons MLP(2,16,16,1)" in stdout and "circle 9 hidden" in stdout
+    assert str(out) in stdout
+    assert image_size(out / "moons_boundary.png")[0][0] == 600
+    assert image_size(out / "moons_curves.png") == ((900, 360), 1)
+    size, frames = image_size(out / "moons_boundary.gif")
+    assert size == (400, 400) and frames == 1 + demo.QUICK_GIF_FRAMES
+    assert image_size(out / "circle_comparison.png") == ((1200, 440), 1)
+    (w, h), _ = image_size(out / "circle9_boundary.png")
+    assert w == 600 and 350 <= h <= 650
+    assert image_size(out / "circle9_curves.png") == ((900, 360), 1)
+    assert image_size(out / "circle9_boundary.gif") == ((400, 400),
+                                                        1 + demo.QUICK_GIF_FRAMES)
+    assert load(out / "moons_model.json").config()["nouts"] == [16, 16, 1]
+    assert load(out / "circle9_model.json").config()["nouts"] == [9, 1]
+    summary = json.loads((out / "summary.json").read_text())
+    assert [r["experiment"] for r in summary["rows"]] == [
+        "moons MLP(2,16,16,1)", "circle 1 hidden", "circle 2 hidden", "circle 9 hidden"]
+
+
+def test_demo_help(capsys):
+    code, out, _ = run_cli(["demo", "--help"], capsys)
+    assert code == 0 and "--out" in out and "micrograd demo --quick" in out
+
+
+@pytest.mark.slow
+def test_demo_moons_reaches_97_percent():
+    """The full moons experiment (100 steps) at the default seed: >= 97% train."""
+    res = demo.run_moons(seed=1337, progress=False, gif=False)
+    assert res.hist.epochs == 100
+    assert res.train_acc >= 0.97
+    assert res.test_acc >= 0.9
+
+
+@pytest.mark.slow
+def test_demo_circle_nine_neurons_reaches_95_percent():
+    """Seed 001's 9-neuron network, full length, default seed: >= 95% train."""
+    (res,) = demo.run_circle(seed=1337, progress=False, gif=False, hidden=(9,))
+    assert res.hist.epochs == demo.CIRCLE["epochs"]
+    assert res.train_acc >= 0.95

@@ -1,0 +1,250 @@
+"""micrograd.expr: the safe expression language, its refusals, and a fuzz."""
+
+import math
+import time
+
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from micrograd.engine import Value
+from micrograd.expr import (FUNCTIONS, MAX_DEPTH, MAX_LENGTH, MAX_NODES, ExprError, evaluate,
+                            parse, parse_values, tokenize)
+from micrograd.viz import trace
+
+SEED002 = "a = 2; b = -3; c = 10; f = -2; e = a*b; d = e + c; L = d*f"
+NEURON = {"x1": 2.0, "x2": 0.0, "w1": -3.0, "w2": 1.0, "b": 6.8813735870195432}
+
+
+def test_seed002_program_builds_labelled_graph_with_torch_grads():
+    prog = evaluate(SEED002)
+    L = prog.root
+    assert L.label == "L" and L.data == -8.0
+    assert sorted(prog.names) == ["L", "a", "b", "c", "d", "e", "f"]
+    assert [n.label for n in trace(L)[0]] == ["a", "b", "e", "c", "d", "f", "L"]
+    L.backward()
+    t = {k: torch.tensor(v, dtype=torch.float64, requires_grad=True)
+         for k, v in dict(a=2.0, b=-3.0, c=10.0, f=-2.0).items()}
+    ((t["a"] * t["b"] + t["c"]) * t["f"]).backward()
+    for k in "abcf":
+        assert prog.names[k].grad == t[k].grad.item()
+
+
+def test_single_expression_with_values_matches_torch():
+    o = parse("tanh(x1*w1 + x2*w2 + b)", NEURON)
+    o.backward()
+    t = {k: torch.tensor(v, dtype=torch.float64, requires_grad=True) for k, v in NEURON.items()}
+    to = torch.tanh(t["x1"] * t["w1"] + t["x2"] * t["w2"] + t["b"])
+    to.backward()
+    assert o.data == pytest.approx(to.item(), rel=1e-15)
+    leaves = {n.label: n.value for n in trace(o)[0] if n.leaf}
+    for k in NEURON:
+        assert leaves[k].grad == pytest.approx(t[k].grad.item(), rel=1e-12, abs=1e-15)
+    assert leaves["w1"].grad == pytest.approx(1.0, rel=1e-6)  # seed 003: 0.5 * x1
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("-a**2", lambda a, b, c: -(a ** 2)),
+    ("2**3**2", lambda a, b, c: 2 ** (3 ** 2)),
+    ("a - b - c", lambda a, b, c: (a - b) - c),
+    ("a / b / c", lambda a, b, c: (a / b) / c),
+    ("a * -b", lambda a, b, c: a * -b),
+    ("-(a + b) * c", lambda a, b, c: -(a + b) * c),
+    ("a + b * c ** 2", lambda a, b, c: a + b * c ** 2),
+    ("a ** -1 + +b", lambda a, b, c: a ** -1 + b),
+    ("(a)**(b)", lambda a, b, c: a ** b),
+    ("2 * a - 3 / b + .5e1", lambda a, b, c: 2 * a - 3 / b + 5.0),
+    ("- - a", lambda a, b, c: a),
+    ("exp(a) * log(c) - sqrt(c) + abs(b) + sin(a) * cos(b)",
+     lambda a, b, c: math.exp(a) * math.log(c) - math.sqrt(c) + abs(b) + math.sin(a) * math.cos(b)),
+])
+def test_precedence_and_values(text, expected):
+    vals = {"a": 1.5, "b": -2.25, "c": 3.0}
+    assert parse(text, vals).data == pytest.approx(expected(**vals), rel=1e-14)
+
+
+@pytest.mark.parametrize("fn", sorted(FUNCTIONS))
+def test_every_function_is_the_engine_op(fn):
+    v = parse(f"y = {fn}(x)", {"x": 0.7})
+    assert v.label == "y" and len(v._prev) == 1
+    assert v.data == getattr(Value(0.7), FUNCTIONS[fn])().data
+    assert v._fn is getattr(Value(0.7), FUNCTIONS[fn])()._fn
+
+
+def test_names_leaves_constants_and_exponents():
+    f = parse("x*x", {"x": 3.0})
+    assert f._prev[0] is f._prev[1] and f._prev[0].label == "x"
+    assert parse("x**2", {"x": 3.0})._op == "**2"
+    p = parse("x**y", {"x": 2.0, "y": 3.0})
+    assert p._op == "**" and len(p._prev) == 2 and p.data == 8.0
+    assert parse("x**-1", {"x": 4.0})._op == "**-1"
+    b = evaluate("a = 2; b = a")
+    assert b.names["a"] is b.names["b"] and b.root.label == "a"
+    r = evaluate("a = 1\na = a + 1  # reassign\n\nc = (a\n  * 3)")
+    assert r.root.data == 6.0 and r.names["a"].data == 2.0
+    assert parse("x = 5; x", {"x": 1.0}).data == 5.0  # assignment wins over values
+    assert parse("2").data == 2.0 and parse("-2.5").data == -2.5
+
+
+REFUSALS = [
+    ("1 +* 2", "unexpected '*'", 4),
+    ("foo(3)", "unknown function 'foo'", 1),
+    ("__import__('os')", "names starting with '__'", 1),
+    ("y + 1", "undefined name 'y'", 1),
+    ("x = 1; x + zz", "undefined name 'zz'", 12),
+    ("", "empty expression", 1),
+    ("  ;  \n ; ", "empty expression", 4),
+    ("1 2", "unexpected number 2", 3),
+    ("a = 1; a a", "unexpected name 'a'", 10),
+    ("(1 + 2", "expected ')'", 7),
+    ("1 + 2)", "unexpected ')'", 6),
+    ("tanh", "is a function", 1),
+    ("tanh(1, 2)", "takes one argument", 7),
+    ("tanh = 2", "cannot assign to 'tanh'", 1),
+    ("a = ", "nothing to assign", 5),
+    ("a == 1", "unexpected '='", 4),
+    ("1.2.3", "malformed number", 1),
+    ("2x", "malformed number", 1),
+    ("a.b", "unexpected character '.'", 2),
+    ("'a'", "unexpected character", 1),
+    ("a = [1]", "unexpected character '['", 5),
+    ("x @ y", "unexpected character '@'", 3),
+    ("lambda: 0", "unexpected character ':'", 7),
+    ("a = 1\nb = a +\nc", "unexpected a new line", 8),
+    ("é = 1", "unexpected character 'é'", 1),
+    ("a\x00", "U+0000", 2),
+    ("\u00b2", "unexpected character", 1),  # '²'.isdigit() is True: found by the fuzz
+    ("1\u0661", "malformed number", 1),  # an Arabic-Indic digit after a number
+]
+
+
+@pytest.mark.parametrize("text, message, col", REFUSALS)
+def test_refusals_point_at_the_character(text, message, col):
+    with pytest.raises(ExprError) as info:
+        parse(text, {})
+    err = info.value
+    assert isinstance(err, ValueError)
+    assert message in err.message
+    assert err.col == col
+    lines = str(err).split("\n")
+    assert lines[0].endswith(f"column {err.col}")
+    snippet, caret = lines[1][2:], lines[2][2:]
+    assert caret == " " * (len(caret) - 1) + "^"
+    line_text = text.split("\n")[err.line - 1]
+    # the caret stands under the character at pos (non-printables shown as '?')
+    if err.pos < len(text) and text[err.pos] != "\n":
+        shown = text[err.pos] if text[err.pos].isprintable() else "?"
+        assert snippet[len(caret) - 1] == shown
+    assert len(line_text) >= err.col - 1
+
+
+def test_length_cap_refuses_a_megabyte_quickly():
+    text = "a" * (1 << 20)
+    t = time.perf_counter()
+    with pytest.raises(ExprError, match="1,048,576 characters long; the limit"):
+        parse(text)
+    assert time.perf_counter() - t < 1.0
+    assert MAX_LENGTH == 100_000
+    with pytest.raises(ExprError, match="limit"):
+        parse("1+1", max_length=2)
+
+
+@pytest.mark.parametrize("text", [
+    "(" * 10_000 + "1" + ")" * 10_000,
+    "-" * 10_000 + "1",
+    "x" + "**x" * 10_000,
+    "tanh(" * 10_000 + "1" + ")" * 10_000,
+], ids=["parens", "unary", "power", "calls"])
+def test_depth_cap_never_recursion_error(text):
+    with pytest.raises(ExprError, match="nested too deeply") as info:
+        parse(text, {"x": 1.0})
+    assert info.value.col <= 5 * (MAX_DEPTH + 1) + 1  # found at the limit, not at the end
+
+
+def test_depth_cap_allows_the_limit():
+    assert parse("(" * MAX_DEPTH + "1" + ")" * MAX_DEPTH).data == 1.0
+    assert parse("(" * 40 + "1" + ")" * 40, max_depth=40).data == 1.0
+    with pytest.raises(ExprError):
+        parse("(" * 41 + "1" + ")" * 41, max_depth=40)
+    with pytest.raises(ExprError, match="nested too deeply"):
+        parse("(" * (MAX_DEPTH + 1) + "1" + ")" * (MAX_DEPTH + 1))
+
+
+def test_long_flat_chains_are_fine_and_node_cap_holds():
+    v = parse("+".join(["x"] * 2000), {"x": 1.0})
+    assert v.data == 2000.0
+    with pytest.raises(ExprError, match="more than 5,000 graph nodes"):
+        parse("+".join(["1"] * 3000))
+    with pytest.raises(ExprError, match="more than 9 graph nodes"):
+        parse("a = 1; b = a - a - a - a", max_nodes=9)  # 1 + 3*3 = 10 nodes
+    prog = evaluate("a = 1; b = a - a")  # a leaf, then a + (a * -1): 1 + 3 nodes
+    assert prog.nodes == len(trace(prog.root)[0]) == 4
+    assert MAX_NODES == 5_000
+
+
+def test_node_count_is_exact_for_the_constructs():
+    for text in ["a = 2; b = -a; c = a / b; d = c ** 2; e = 2 ** d; f = tanh(e) - 1",
+                 SEED002, "x*x + y/x - 3", "(x - y) * (x + 1) ** y"]:
+        prog = evaluate(text, {"x": 1.5, "y": 0.5})
+        assert prog.nodes == len(trace(prog.root)[0]), text
+
+
+def test_values_are_checked():
+    with pytest.raises(ValueError, match="bad name"):
+        parse("x", {"x y": 1.0})
+    with pytest.raises(ValueError, match="function"):
+        parse("x", {"tanh": 1.0})
+    with pytest.raises(TypeError, match="str"):
+        parse("x", {"x": "1"})
+    with pytest.raises(TypeError, match="bytes"):
+        parse(b"x")
+    assert parse_values("x=1, y=-2.5,z=+3e2") == {"x": 1.0, "y": -2.5, "z": 300.0}
+    for bad in ("x", "x=", "x=abc", "__x=1", "1=2", "x=1e"):
+        with pytest.raises(ExprError):
+            parse_values(bad)
+
+
+def test_tokenizer_never_sees_newlines_inside_parentheses():
+    kinds = [t.kind for t in tokenize("(a\n+ b)\nc")]
+    assert kinds == ["op", "name", "op", "name", "op", "nl", "name", "eof"]
+
+
+# ---- fuzz: only ever our error ---------------------------------------------------------
+
+ALPHABET = "abxy019.e+-*/()=;, \n\t_#'\"@[]{}<>!&|^%~`$\\:"
+TOKENS = ["a", "b", "x", "1", "2.5", "1e3", ".5", "0", "+", "-", "*", "/", "**", "(", ")",
+          "=", ";", ",", "\n", "tanh", "exp", "log", "sqrt", "relu", "foo", "__import__",
+          "'os'", "1e999", "-", "(", ")", "**"]
+
+
+def _check(text):
+    try:
+        out = parse(text, {"x": 0.5, "y": -2.0})
+    except ExprError as err:
+        assert str(err)
+        assert 0 <= err.pos <= len(text)
+        return
+    assert isinstance(out, Value)
+
+
+@settings(max_examples=300)
+@given(st.text(alphabet=ALPHABET, max_size=60))
+def test_fuzz_random_strings_only_raise_expr_error(text):
+    _check(text)
+
+
+@settings(max_examples=300)
+@given(st.lists(st.sampled_from(TOKENS), max_size=40), st.sampled_from(["", " ", "  "]))
+def test_fuzz_token_soup_only_raises_expr_error(tokens, sep):
+    _check(sep.join(tokens))
+
+
+@given(st.text(max_size=80))
+def test_fuzz_any_unicode_only_raises_expr_error(text):
+    _check(text)
+
+
+@given(st.integers(1, 400), st.sampled_from(["(", "-", "tanh(", "x**", "+"]))
+def test_fuzz_deep_nesting_never_recursion_error(n, opener):
+    _check(opener * n + "x" + (")" * n if "(" in opener else ""))

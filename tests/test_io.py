@@ -1,0 +1,187 @@
+"""Save / load: exact round trip, and every bad file refused with the model untouched."""
+
+import json
+import os
+import random
+
+import pytest
+
+from micrograd.io import FORMAT, VERSION, ModelFileError, load, load_into, save, to_dict
+from micrograd.nn import MLP
+
+
+def weights(model):
+    return [p.data for p in model.parameters()]
+
+
+@pytest.fixture
+def saved(tmp_path):
+    model = MLP(2, [5, 3, 1], activation="relu", output_activation="linear", seed=4,
+                bias_init="zero")
+    for p in model.parameters():  # awkward floats: must come back bit for bit
+        p.data = p.data / 3.0 + 1e-17
+    path = tmp_path / "model.json"
+    save(model, path, meta={"dataset": "moons", "acc": 0.97})
+    return model, path
+
+
+def test_round_trip_is_exact(saved):
+    model, path = saved
+    again, meta = load(path, with_meta=True)
+    assert again.config() == model.config()
+    assert weights(again) == weights(model)
+    assert meta == {"dataset": "moons", "acc": 0.97}
+    assert [again([0.3, -0.7]).data] == [model([0.3, -0.7]).data]
+
+
+def test_file_is_plain_readable_json(saved):
+    _, path = saved
+    doc = json.loads(path.read_text())
+    assert doc["format"] == FORMAT and doc["version"] == VERSION
+    assert doc["config"]["nouts"] == [5, 3, 1]
+    assert [len(layer) for layer in doc["layers"]] == [5, 3, 1]
+    assert set(doc["layers"][0][0]) == {"w", "b"}
+    assert len(path.read_text().splitlines()) > 9  # one line per neuron
+    assert not [f for f in os.listdir(path.parent) if f.endswith(".tmp")]
+
+
+def test_load_into_existing_model(saved):
+    model, path = saved
+    other = MLP(2, [5, 3, 1], activation="relu", output_activation="linear", seed=99,
+                bias_init="zero")
+    assert load_into(other, path) == {"dataset": "moons", "acc": 0.97}
+    assert weights(other) == weights(model)
+
+
+def test_load_does_not_touch_global_random(saved):
+    _, path = saved
+    random.seed(5)
+    a = random.random()
+    random.seed(5)
+    load(path)
+    assert random.random() == a
+
+
+def test_one_hidden_neuron_model_loads_and_runs(tmp_path):
+    model = MLP(2, [1, 1], seed=0)
+    save(model, tmp_path / "m.json")
+    again = load(tmp_path / "m.json")
+    assert weights(again) == weights(model)
+    assert isinstance(again([0.1, 0.2]).data, float)
+
+
+def doc_of(path):
+    return json.loads(path.read_text())
+
+
+def corrupt(path, fn):
+    doc = doc_of(path)
+    fn(doc)
+    path.write_text(json.dumps(doc))
+
+
+BAD_DOCS = {
+    "wrong format": (lambda d: d.update(format="something-else"),
+                     "not a micrograd model file"),
+    "newer version": (lambda d: d.update(version=VERSION + 1), "newer than"),
+    "version not int": (lambda d: d.update(version="1"), "version must be an int"),
+    "no config": (lambda d: d.pop("config"), "missing 'config'"),
+    "unknown config key": (lambda d: d["config"].update(depth=3), "unknown keys"),
+    "bad activation": (lambda d: d["config"].update(activation="swish"),
+                       "not describe a valid MLP"),
+    "bad nouts": (lambda d: d["config"].update(nouts=[5, 0, 1]), "positive ints"),
+    "missing layer": (lambda d: d["layers"].pop(), "3 layers but the file holds weights for 2"),
+    "missing neuron": (lambda d: d["layers"][1].pop(), "layer 2 should hold 3 neurons"),
+    "missing weight": (lambda d: d["layers"][1][2]["w"].pop(),
+                       "layer 2 neuron 3 should have 5 weights, found 4"),
+    "extra weight": (lambda d: d["layers"][0][0]["w"].append(0.5), "should have 2 weights"),
+    "string weight": (lambda d: d["layers"][0][1]["w"].__setitem__(0, "0.5"),
+                      r"layer 1 neuron 2 w\[0\] is not a finite number"),
+    "null bias": (lambda d: d["layers"][2][0].update(b=None), "neuron 1 b is not a finite"),
+    "bool weight": (lambda d: d["layers"][0][0]["w"].__setitem__(1, True), "not a finite"),
+    "huge int": (lambda d: d["layers"][0][0]["w"].__setitem__(1, 10**400), "not a finite"),
+    "neuron not object": (lambda d: d["layers"][0].__setitem__(0, [1, 2, 3]),
+                          "object with 'w' and 'b'"),
+    "top level list": (None, "expected a JSON object"),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_DOCS))
+def test_bad_content_refused_and_model_untouched(saved, case):
+    model, path = saved
+    fn, match = BAD_DOCS[case]
+    if fn is None:
+        path.write_text("[1, 2, 3]")
+    else:
+        corrupt(path, fn)
+    before = weights(model)
+    with pytest.raises(ModelFileError, match=match):
+        load(path)
+    with pytest.raises(ModelFileError, match=match):
+        load_into(model, path)
+    assert weights(model) == before
+
+
+@pytest.mark.parametrize("text, match", [
+    ("", "empty"),
+    ("not json at all", "not valid JSON"),
+    ('{"format": "micrograd-mlp", "version": 1, "config": {"nin": 2', "ends early"),
+    ('{"a": NaN}', "NaN is not a JSON number"),
+    ('{"a": Infinity}', "Infinity is not a JSON number"),
+])
+def test_unparseable_files(saved, text, match):
+    model, path = saved
+    path.write_text(text)
+    before = weights(model)
+    with pytest.raises(ModelFileError, match=match):
+        load_into(model, path)
+    assert weights(model) == before
+
+
+def test_truncated_file(saved):
+    model, path = saved
+    text = path.read_text()
+    path.write_text(text[: len(text) // 2])
+    before = weights(model)
+    with pytest.raises(ModelFileError, match=r"ends early \(truncated\?\)"):
+        load_into(model, path)
+    assert weights(model) == before
+
+
+def test_binary_file(saved):
+    model, path = saved
+    path.write_bytes(b"\x89PNG\r\n\x1a\n\xff\xfe")
+    with pytest.raises(ModelFileError, match="not a text"):
+        load_into(model, path)
+
+
+def test_missing_file_and_directory(tmp_path):
+    model = MLP(2, [2, 1], seed=0)
+    before = weights(model)
+    with pytest.raises(FileNotFoundError, match="no model file at"):
+        load_into(model, tmp_path / "nope.json")
+    with pytest.raises(ModelFileError, match="cannot read"):
+        load(tmp_path)
+    assert weights(model) == before
+
+
+def test_wrong_architecture(saved):
+    _, path = saved
+    for other in (MLP(2, [4, 1], seed=0),
+                  MLP(2, [5, 3, 1], activation="tanh", seed=0),
+                  MLP(3, [5, 3, 1], activation="relu", output_activation="linear",
+                      bias_init="zero", seed=0)):
+        before = weights(other)
+        with pytest.raises(ModelFileError, match="different architecture"):
+            load_into(other, path)
+        assert weights(other) == before
+
+
+def test_save_refuses_nan_and_non_models(tmp_path):
+    model = MLP(2, [2, 1], seed=0)
+    model.parameters()[6].data = float("nan")  # layer 2, neuron 1, w[0]
+    with pytest.raises(ValueError, match="layer 2 neuron 1 has a weight that is not a finite"):
+        save(model, tmp_path / "m.json")
+    assert not os.listdir(tmp_path)
+    with pytest.raises(TypeError, match="can only save an MLP"):
+        to_dict(object())

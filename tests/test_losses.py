@@ -1,0 +1,231 @@
+"""Losses against torch.nn.functional in float64: values and gradients, extremes included."""
+
+import math
+import random
+
+import pytest
+import torch
+import torch.nn.functional as F
+from hypothesis import given
+from hypothesis import strategies as st
+
+from micrograd.engine import Value
+from micrograd.losses import (LOSSES, accuracy, bce_with_logits, cross_entropy, get_loss,
+                              hinge, l2_penalty, logsumexp, mse)
+
+UPSTREAM = 3.0  # a non-unit upstream gradient: backpropagate 3 * loss
+
+
+def close(a, b, rel=1e-12, abs_=1e-12):
+    return math.isclose(a, b, rel_tol=rel, abs_tol=abs_)
+
+
+def values(xs):
+    return [Value(x) for x in xs]
+
+
+def torch_leaf(xs):
+    return torch.tensor(xs, dtype=torch.float64, requires_grad=True)
+
+
+def check(loss_v, leaves, loss_t, t_leaf):
+    """Same value, same gradient (of UPSTREAM * loss) in micrograd and torch."""
+    loss_v.backward(UPSTREAM)
+    (UPSTREAM * loss_t).backward()
+    assert close(loss_v.data, loss_t.item()), (loss_v.data, loss_t.item())
+    g_t = t_leaf.grad.reshape(-1).tolist()
+    g_v = [v.grad for v in leaves]
+    for a, b in zip(g_v, g_t):
+        assert close(a, b), (g_v, g_t)
+
+
+@pytest.fixture
+def rng():
+    return random.Random(1234)
+
+
+# ---- mse ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum"])
+def test_mse_matches_torch(rng, reduction):
+    preds = [rng.uniform(-3, 3) for _ in range(9)]
+    targets = [rng.choice([-1.0, 1.0]) for _ in range(9)]
+    pv, pt = values(preds), torch_leaf(preds)
+    check(mse(pv, targets, reduction), pv,
+          F.mse_loss(pt, torch.tensor(targets, dtype=torch.float64), reduction=reduction),
+          pt)
+
+
+def test_mse_multi_output_and_single_value(rng):
+    preds = [[rng.gauss(0, 1) for _ in range(3)] for _ in range(4)]
+    targets = [[rng.gauss(0, 1) for _ in range(3)] for _ in range(4)]
+    pv = [values(row) for row in preds]
+    pt = torch_leaf(preds)
+    check(mse(pv, targets), [v for row in pv for v in row],
+          F.mse_loss(pt, torch.tensor(targets, dtype=torch.float64)), pt)
+    a = Value(0.25)
+    assert mse(a, 1.0).data == 0.5625
+
+
+def test_mse_accepts_plain_numbers_and_checks_shapes():
+    assert mse([0.5, 2.0], [1, 1]).data == (0.25 + 1.0) / 2
+    with pytest.raises(ValueError, match="2 predictions but 3 targets"):
+        mse([Value(1.0), Value(2.0)], [1, 1, 1])
+    with pytest.raises(ValueError, match="empty"):
+        mse([], [])
+    with pytest.raises(TypeError, match="target 0 must be a number, got str"):
+        mse([Value(1.0)], ["1"])
+    with pytest.raises(ValueError, match="reduction"):
+        mse([Value(1.0)], [1.0], reduction="max")
+
+
+# ---- hinge ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum"])
+def test_hinge_matches_torch(rng, reduction):
+    scores = [rng.uniform(-3, 3) for _ in range(10)] + [1.0, -1.0, 1000.0, -1000.0]
+    labels = [rng.choice([-1, 1]) for _ in range(10)] + [1, -1, -1, -1]
+    sv, st_ = values(scores), torch_leaf(scores)
+    y = torch.tensor(labels, dtype=torch.float64)
+    ref = torch.relu(1 - y * st_)
+    check(hinge(sv, labels, reduction), sv, ref.mean() if reduction == "mean" else ref.sum(),
+          st_)
+
+
+def test_hinge_kink_exact():
+    # on the margin, y*s == 1: relu'(0) = 0, so no gradient; just inside it: -y / n
+    s = [Value(1.0), Value(-1.0), Value(0.5)]
+    loss = hinge(s, [1, -1, 1])
+    loss.backward()
+    assert loss.data == 0.5 / 3
+    assert [v.grad for v in s] == [0.0, 0.0, -1.0 / 3]
+
+
+# ---- binary cross-entropy from logits -------------------------------------------------
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum"])
+def test_bce_matches_torch_including_extremes(rng, reduction):
+    logits = [rng.uniform(-6, 6) for _ in range(8)] + [1000.0, -1000.0, 1000.0, -1000.0,
+                                                        40.0, -40.0, 0.0, 710.0]
+    targets = [rng.choice([0.0, 1.0]) for _ in range(8)] + [1.0, 0.0, 0.0, 1.0,
+                                                             0.0, 1.0, 0.5, 0.3]
+    lv, lt = values(logits), torch_leaf(logits)
+    ref = F.binary_cross_entropy_with_logits(lt, torch.tensor(targets, dtype=torch.float64),
+                                             reduction=reduction)
+    loss = bce_with_logits(lv, targets, reduction)
+    assert math.isfinite(loss.data)
+    check(loss, lv, ref, lt)
+
+
+def test_bce_gradient_is_sigmoid_minus_target():
+    z = [Value(-2.0), Value(0.0), Value(3.0)]
+    y = [1.0, 0.0, 1.0]
+    bce_with_logits(z, y, reduction="sum").backward()
+    for v, t in zip(z, y):
+        assert close(v.grad, 1 / (1 + math.exp(-v.data)) - t, 1e-15, 1e-16)
+
+
+def test_bce_refuses_pm1_labels():
+    with pytest.raises(ValueError, match=r"targets must lie in \[0, 1\].*-1"):
+        bce_with_logits([Value(0.0)], [-1])
+
+
+# ---- softmax cross-entropy ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum"])
+def test_cross_entropy_matches_torch(rng, reduction):
+    logits = [[rng.uniform(-5, 5) for _ in range(4)] for _ in range(6)]
+    logits += [[1000.0, -1000.0, 0.0, 999.0], [-1000.0, -1000.0, -1000.0, -1000.0],
+               [1000.0, 1000.0, 1000.0, 1000.0], [-1000.0, 1000.0, 0.0, 5.0]]
+    targets = [rng.randrange(4) for _ in range(6)] + [1, 2, 0, 0]
+    lv = [values(row) for row in logits]
+    lt = torch_leaf(logits)
+    ref = F.cross_entropy(lt, torch.tensor(targets), reduction=reduction)
+    loss = cross_entropy(lv, targets, reduction)
+    assert math.isfinite(loss.data)
+    check(loss, [v for row in lv for v in row], ref, lt)
+
+
+def test_cross_entropy_gradient_is_softmax_minus_onehot():
+    z = values([2.0, -1.0, 0.5])
+    cross_entropy(z, 2).backward()  # a single sample: list of logits and an int
+    zt = torch.tensor([2.0, -1.0, 0.5], dtype=torch.float64)
+    expect = (torch.softmax(zt, 0) - F.one_hot(torch.tensor(2), 3)).tolist()
+    for v, e in zip(z, expect):
+        assert close(v.grad, e, 1e-15, 1e-16)
+
+
+def test_logsumexp_is_stable():
+    z = values([1000.0, 1000.0])
+    out = logsumexp(z)
+    out.backward()
+    assert close(out.data, 1000.0 + math.log(2.0), 1e-15)
+    assert [v.grad for v in z] == [0.5, 0.5]
+    assert logsumexp(values([-1000.0, -1000.0])).data == pytest.approx(-1000 + math.log(2))
+    with pytest.raises(ValueError):
+        logsumexp([])
+
+
+def test_cross_entropy_errors():
+    with pytest.raises(ValueError, match="class index in 0..2, got 3"):
+        cross_entropy([values([0.0, 1.0, 2.0])], [3])
+    with pytest.raises(ValueError, match="1 samples but 2 targets"):
+        cross_entropy([values([0.0, 1.0])], [0, 1])
+    with pytest.raises(TypeError, match="list of class logits"):
+        cross_entropy([Value(1.0)], [0])
+
+
+@given(st.lists(st.floats(-1e3, 1e3), min_size=2, max_size=6), st.data())
+def test_cross_entropy_property_vs_torch(zs, data):
+    y = data.draw(st.integers(0, len(zs) - 1))
+    zv = values(zs)
+    zt = torch_leaf([zs])
+    ref = F.cross_entropy(zt, torch.tensor([y]))
+    loss = cross_entropy([zv], [y])
+    loss.backward()
+    ref.backward()
+    assert math.isclose(loss.data, ref.item(), rel_tol=1e-10, abs_tol=1e-10)
+    for v, g in zip(zv, zt.grad[0].tolist()):
+        assert math.isclose(v.grad, g, rel_tol=1e-9, abs_tol=1e-12)
+
+
+# ---- penalty and accuracy -------------------------------------------------------------
+
+
+def test_l2_penalty_matches_torch(rng):
+    ps = [rng.gauss(0, 1) for _ in range(12)]
+    pv, pt = values(ps), torch_leaf(ps)
+    check(l2_penalty(pv, 1e-4), pv, 1e-4 * (pt * pt).sum(), pt)
+    assert l2_penalty([], 0.1).data == 0.0
+
+
+def test_accuracy_binary_both_label_conventions():
+    scores = [Value(0.3), Value(-0.2), Value(2.0), Value(-5.0)]
+    assert accuracy(scores, [1, -1, -1, -1]) == 0.75
+    assert accuracy(scores, [1, 0, 0, 0]) == 0.75
+    assert accuracy([0.7, 0.4], [1, 0], threshold=0.5) == 1.0
+
+
+def test_accuracy_multiclass_matches_torch_argmax(rng):
+    logits = [[rng.gauss(0, 1) for _ in range(5)] for _ in range(50)]
+    labels = [rng.randrange(5) for _ in range(50)]
+    ref = (torch.tensor(logits).argmax(1) == torch.tensor(labels)).double().mean().item()
+    assert accuracy([values(r) for r in logits], labels) == ref
+    with pytest.raises(ValueError):
+        accuracy([], [])
+
+
+def test_registry():
+    assert set(LOSSES) == {"mse", "hinge", "bce", "ce"}
+    assert get_loss("hinge").fn is hinge
+    assert get_loss("bce").labels == "01"
+    with pytest.raises(ValueError, match="unknown loss 'foo'"):
+        get_loss("foo")
+    custom = get_loss(lambda p, t: mse(p, t))
+    assert custom([Value(0.0)], [1.0]).data == 1.0
+    with pytest.raises(TypeError):
+        get_loss(3)

@@ -1,0 +1,205 @@
+"""Optimizers and schedules step for step against torch.optim (float64)."""
+
+import math
+import random
+
+import pytest
+import torch
+
+from micrograd.engine import Value
+from micrograd.nn import MLP
+from micrograd.optim import (OPTIMIZERS, SCHEDULES, SGD, Adam, AdamW, constant_schedule,
+                             cosine_schedule, linear_schedule, make_optimizer,
+                             step_schedule)
+
+N_PARAMS = 7
+N_STEPS = 6
+
+
+def run_both(make_ours, make_theirs, change_lr_at=None, seed=0):
+    """Same start, same gradients every step; compare parameters after each step."""
+    rng = random.Random(seed)
+    start = [rng.uniform(-2, 2) for _ in range(N_PARAMS)]
+    ours = [Value(x) for x in start]
+    theirs = torch.tensor(start, dtype=torch.float64, requires_grad=True)
+    opt_a = make_ours(ours)
+    opt_b = make_theirs([theirs])
+    for k in range(N_STEPS):
+        grads = [rng.gauss(0, 1) for _ in range(N_PARAMS)]
+        if k == 2:
+            grads[0] = 0.0  # a zero gradient on the way
+        if change_lr_at is not None and k == change_lr_at:
+            opt_a.lr = opt_a.lr * 0.3
+            for group in opt_b.param_groups:
+                group["lr"] = group["lr"] * 0.3
+        opt_a.zero_grad()
+        opt_b.zero_grad()
+        for p, g in zip(ours, grads):
+            p.grad = g
+        theirs.grad = torch.tensor(grads, dtype=torch.float64)
+        opt_a.step()
+        opt_b.step()
+        for i, (a, b) in enumerate(zip([p.data for p in ours], theirs.tolist())):
+            assert math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-13), (k, i, a, b)
+
+
+SGD_CASES = [
+    dict(lr=0.1),
+    dict(lr=0.05, momentum=0.9),
+    dict(lr=0.05, momentum=0.9, dampening=0.3),
+    dict(lr=0.05, momentum=0.8, nesterov=True),
+    dict(lr=0.1, weight_decay=0.01),
+    dict(lr=0.02, momentum=0.95, nesterov=True, weight_decay=0.05),
+]
+
+
+@pytest.mark.parametrize("kw", SGD_CASES, ids=lambda kw: ",".join(kw))
+@pytest.mark.parametrize("change_lr", [None, 3])
+def test_sgd_matches_torch(kw, change_lr):
+    run_both(lambda ps: SGD(ps, **kw), lambda ps: torch.optim.SGD(ps, **kw), change_lr)
+
+
+ADAM_CASES = [
+    dict(lr=0.01),
+    dict(lr=0.1, betas=(0.8, 0.99), eps=1e-6),
+    dict(lr=0.01, weight_decay=0.1),
+    dict(lr=0.01, amsgrad=True),
+    dict(lr=0.05, betas=(0.5, 0.9), weight_decay=0.02, amsgrad=True),
+]
+
+
+@pytest.mark.parametrize("kw", ADAM_CASES, ids=lambda kw: ",".join(kw))
+@pytest.mark.parametrize("change_lr", [None, 2])
+def test_adam_matches_torch(kw, change_lr):
+    run_both(lambda ps: Adam(ps, **kw), lambda ps: torch.optim.Adam(ps, **kw), change_lr)
+
+
+ADAMW_CASES = [
+    dict(lr=0.01),  # default weight_decay 0.01, as torch
+    dict(lr=0.1, weight_decay=0.3),
+    dict(lr=0.01, weight_decay=0.1, amsgrad=True, betas=(0.7, 0.95)),
+]
+
+
+@pytest.mark.parametrize("kw", ADAMW_CASES, ids=lambda kw: ",".join(kw))
+@pytest.mark.parametrize("change_lr", [None, 4])
+def test_adamw_matches_torch(kw, change_lr):
+    run_both(lambda ps: AdamW(ps, **kw), lambda ps: torch.optim.AdamW(ps, **kw), change_lr)
+
+
+def test_sgd_default_is_micrograds_update():
+    model = MLP(2, [3, 1], seed=0)
+    params = model.parameters()
+    for p in params:
+        p.grad = 0.5 * p.data + 0.1
+    expect = [p.data - 0.05 * p.grad for p in params]
+    SGD(params, lr=0.05).step()
+    assert [p.data for p in params] == expect
+
+
+def test_on_a_real_model_gradient():
+    # gradients from backward() of an MLP, Adam three steps: against torch doing the same
+    model = MLP(2, [3, 1], seed=3)
+    params = model.parameters()
+    opt = Adam(params, lr=0.05)
+    tparams = torch.tensor([p.data for p in params], dtype=torch.float64,
+                           requires_grad=True)
+    topt = torch.optim.Adam([tparams], lr=0.05)
+    for _ in range(3):
+        opt.zero_grad()
+        loss = (model([0.5, -1.0]) - 1.0) ** 2
+        loss.backward()
+        topt.zero_grad()
+        tparams.grad = torch.tensor([p.grad for p in params], dtype=torch.float64)
+        opt.step()
+        topt.step()
+    for a, b in zip([p.data for p in params], tparams.tolist()):
+        assert math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-13)
+
+
+def test_zero_grad_and_lr_setter():
+    ps = [Value(1.0), Value(2.0)]
+    opt = SGD(ps, lr=0.1)
+    ps[0].grad = 3.0
+    opt.zero_grad()
+    assert [p.grad for p in ps] == [0.0, 0.0]
+    opt.lr = 0.5
+    assert opt.lr == 0.5
+    with pytest.raises(ValueError, match="lr must be in"):
+        opt.lr = -0.1
+    with pytest.raises(TypeError, match="lr must be a number"):
+        opt.lr = "fast"
+
+
+@pytest.mark.parametrize("bad, err, match", [
+    (lambda ps: SGD(ps, lr=-1.0), ValueError, "lr must be"),
+    (lambda ps: SGD(ps, lr=0.1, momentum=-0.5), ValueError, "momentum"),
+    (lambda ps: SGD(ps, lr=0.1, nesterov=True), ValueError, "nesterov"),
+    (lambda ps: Adam(ps, betas=(1.0, 0.9)), ValueError, "beta1"),
+    (lambda ps: Adam(ps, betas=0.9), TypeError, "betas"),
+    (lambda ps: Adam(ps, eps=-1e-8), ValueError, "eps"),
+    (lambda ps: AdamW(ps, weight_decay=float("nan")), ValueError, "weight_decay"),
+    (lambda ps: SGD([], lr=0.1), ValueError, "empty"),
+    (lambda ps: SGD(ps + ps, lr=0.1), ValueError, "twice"),
+    (lambda ps: SGD([1.0, 2.0], lr=0.1), TypeError, "not a Value"),
+    (lambda ps: make_optimizer("rmsprop", ps, 0.1), ValueError, "unknown optimizer"),
+])
+def test_bad_arguments(bad, err, match):
+    with pytest.raises(err, match=match):
+        bad([Value(1.0), Value(2.0)])
+
+
+def test_make_optimizer_by_name():
+    ps = [Value(1.0)]
+    for name, cls in OPTIMIZERS.items():
+        assert type(make_optimizer(name, ps, 0.1)) is cls
+    assert "momentum=0.9" in repr(SGD(ps, lr=0.1, momentum=0.9))
+
+
+# ---- schedules ------------------------------------------------------------------------
+
+
+def test_linear_schedule_is_micrograds_demo_exactly():
+    lr_at = linear_schedule(1.0, 0.1, 100)
+    for k in range(100):
+        assert lr_at(k) == 1.0 - 0.9 * k / 100
+    assert lr_at(100) == lr_at(500) == 0.1
+
+
+def torch_lrs(make_sched, steps, base=1.0):
+    p = torch.zeros(1, requires_grad=True)
+    opt = torch.optim.SGD([p], lr=base)
+    sched = make_sched(opt)
+    out = []
+    for _ in range(steps):
+        out.append(opt.param_groups[0]["lr"])
+        opt.step()
+        sched.step()
+    return out
+
+
+@pytest.mark.parametrize("ours, theirs", [
+    (linear_schedule(0.5, 0.05, 40),
+     lambda o: torch.optim.lr_scheduler.LinearLR(o, 1.0, 0.1, total_iters=40)),
+    (step_schedule(0.5, 7, 0.5),
+     lambda o: torch.optim.lr_scheduler.StepLR(o, step_size=7, gamma=0.5)),
+    (cosine_schedule(0.5, 30, min_lr=0.01),
+     lambda o: torch.optim.lr_scheduler.CosineAnnealingLR(o, T_max=30, eta_min=0.01)),
+], ids=["linear", "step", "cosine"])
+def test_schedules_match_torch(ours, theirs):
+    ref = torch_lrs(theirs, 31, base=0.5)
+    for k, r in enumerate(ref):
+        assert math.isclose(ours(k), r, rel_tol=1e-9, abs_tol=1e-12), (k, ours(k), r)
+
+
+def test_schedule_edges_and_factories():
+    assert cosine_schedule(1.0, 10)(10) == 0.0 and cosine_schedule(1.0, 10)(99) == 0.0
+    assert step_schedule(1.0, 5)(4) == 1.0 and step_schedule(1.0, 5)(5) == 0.1
+    assert constant_schedule(0.3)(1000) == 0.3
+    assert SCHEDULES["linear"](1.0, 100)(50) == 1.0 - 0.9 * 50 / 100
+    for name, factory in SCHEDULES.items():
+        assert factory(0.2, 10)(0) == 0.2, name
+    with pytest.raises(ValueError, match="steps must be a positive int"):
+        linear_schedule(1.0, 0.1, 0)
+    with pytest.raises(ValueError, match="lr must be"):
+        cosine_schedule(-1.0, 10)
