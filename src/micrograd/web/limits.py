@@ -14,12 +14,12 @@ MAX_SAMPLES = 2000         # points in a data set (train + test)
 MAX_HIDDEN_LAYERS = 4
 MAX_NEURONS = 32           # per hidden layer
 MAX_PARAMETERS = 1500      # weights + biases of one network
-MAX_STEPS_PER_REQUEST = 50
+MAX_STEPS_PER_REQUEST = 20   # the page asks for 1; a max-size network takes ~80 ms a step
 MAX_HISTORY = 4000         # metric rows kept per session (older rows are thinned)
 GRID = 40                  # the decision boundary is sampled on GRID x GRID points
 
 #: the server: sessions and request size
-MAX_SESSIONS = 32          # live playground sessions; more evicts the least recently used
+MAX_SESSIONS = 16          # live playground sessions (<= ~10 MB each); more evicts the LRU
 SESSION_IDLE_SECONDS = 900  # a session unused this long is dropped
 MAX_BODY_BYTES = 64 * 1024
 

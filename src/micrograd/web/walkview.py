@@ -13,7 +13,7 @@ is set and every node is recomputed through the op table (``micrograd.walk.repla
     >>> from micrograd.web.walkview import build, PRESETS
     >>> view = build(PRESETS["lecture"].source)
     >>> {n["name"]: n["grad"] for n in view["nodes"] if n["leaf"]}
-    {'a': 6.0, 'b': -4.0, 'c': 10.0, ...}
+    {'a': 6.0, 'b': -4.0, 'c': -2.0, 'f': 4.0}
 """
 
 from __future__ import annotations

@@ -502,7 +502,8 @@ const Play = {
   showError(msg) { const b = $("banner"); b.textContent = msg; b.hidden = !msg; },
 
   drop() {
-    if (this.sid) { try { navigator.sendBeacon && fetch(`/api/play/${this.sid}`, { method: "DELETE", keepalive: true }); } catch (e) { /* gone */ } }
+    // the tab is closing: free its session now (idle expiry would, later)
+    if (this.sid) fetch(`/api/play/${this.sid}`, { method: "DELETE", keepalive: true }).catch(() => {});
   },
 
   async create() {
