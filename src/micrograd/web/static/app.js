@@ -276,7 +276,9 @@ const Walk = {
       st = this.stateAt(this.k);
       cur = this.k > 0 ? g.steps[this.k - 1] : null;
     }
-    $("w-step").textContent = cur ? this.describeStep(cur) :
+    $("w-step").textContent = this.orderResult ?
+      "The graph shows the grads of the visit order below (each node's grad when it was " +
+      "visited). Press reset to step through the graph again." : cur ? this.describeStep(cur) :
       "Click step forward to fill .data at each node from leaves to root, then step backward " +
       "to fill .grad from root to leaves. Click an edge to read its local derivative.";
 
