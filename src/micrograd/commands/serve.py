@@ -1,0 +1,100 @@
+"""``micrograd serve``: the interactive page (walk a graph; train a network live).
+
+    micrograd serve                 # http://127.0.0.1:8000/ (this machine only)
+    micrograd serve --port 0        # any free port; the address is printed
+    micrograd serve --open          # and open it in the web browser
+    micrograd serve --host 0.0.0.0  # reachable from the network (no authentication!)
+
+The page has two parts: the Walk (step a graph forward and backward, node by node) and
+the Playground (train a small network on 2-D data and watch its decision boundary).
+Every number on the page is computed by micrograd in this Python process; the page only
+draws. Needs the ``serve`` extra: ``pip install 'micrograd[serve]'``.
+"""
+
+from __future__ import annotations
+
+import sys
+
+
+def add_parser(subparsers):
+    p = subparsers.add_parser(
+        "serve", help="serve the interactive page (graph walk and training playground)",
+        description=__doc__, formatter_class=_raw_formatter())
+    p.add_argument("--host", default="127.0.0.1",
+                   help="address to bind (default 127.0.0.1: this machine only)")
+    p.add_argument("--port", type=int, default=8000,
+                   help="port to bind (default 8000; 0 picks a free port)")
+    p.add_argument("--open", action="store_true",
+                   help="open the page in the default web browser")
+    p.add_argument("--log-level", default="warning",
+                   choices=["critical", "error", "warning", "info", "debug"],
+                   help="server log level (default warning)")
+    p.set_defaults(func=run)
+    return p
+
+
+def _raw_formatter():
+    import argparse
+
+    return argparse.RawDescriptionHelpFormatter
+
+
+def _url(host, port):
+    shown = host
+    if host in ("0.0.0.0", ""):
+        shown = "127.0.0.1"
+    elif host == "::":
+        shown = "[::1]"
+    elif ":" in host:
+        shown = f"[{host}]"
+    return f"http://{shown}:{port}/"
+
+
+def run(args):
+    import socket
+
+    if not 0 <= args.port <= 65535:
+        print(f"micrograd serve: --port must be in 0..65535, got {args.port}", file=sys.stderr)
+        return 2
+    try:
+        import uvicorn
+
+        from ..web import create_app
+    except ModuleNotFoundError as err:
+        print(f"micrograd serve needs the 'serve' extra ({err.name} is missing): "
+              "pip install 'micrograd[serve]'", file=sys.stderr)
+        return 1
+
+    family = socket.AF_INET6 if ":" in args.host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((args.host, args.port))
+    except OSError as err:
+        sock.close()
+        print(f"micrograd serve: cannot bind {args.host}:{args.port}: {err.strerror or err}",
+              file=sys.stderr)
+        return 1
+    # NOTE: without TCP_NODELAY (inherited by the accepted connections) every keep-alive
+    # request waits ~40 ms for a delayed ACK; with it a step round trip is a few ms.
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    sock.listen(128)
+    port = sock.getsockname()[1]
+    url = _url(args.host, port)
+    if args.host not in ("127.0.0.1", "localhost", "::1"):
+        print(f"warning: listening on {args.host}: anyone who can reach this machine can "
+              "use the page (there is no authentication)", file=sys.stderr)
+    print(f"micrograd serve: {url}  (Ctrl-C to stop)", flush=True)
+
+    config = uvicorn.Config(create_app(), log_level=args.log_level, access_log=False)
+    server = uvicorn.Server(config)
+    if args.open:
+        import threading
+        import webbrowser
+
+        threading.Timer(0.5, webbrowser.open, args=(url,)).start()
+    try:
+        server.run(sockets=[sock])
+    finally:
+        sock.close()
+    return 0

@@ -1,0 +1,32 @@
+"""The documented caps of ``micrograd serve``: a request over a cap gets a 4xx with a message.
+
+Change them here; ``GET /api/meta`` reports them to the page and docs/web.md lists them.
+"""
+
+#: the walk: characters in an expression, nodes in its graph, backward visits
+MAX_EXPR_CHARS = 1000
+MAX_GRAPH_NODES = 150
+
+MAX_ORDER_LEN = 300
+
+#: the playground: data, network, work per request, history
+MAX_SAMPLES = 2000         # points in a data set (train + test)
+MAX_HIDDEN_LAYERS = 4
+MAX_NEURONS = 32           # per hidden layer
+MAX_PARAMETERS = 1500      # weights + biases of one network
+MAX_STEPS_PER_REQUEST = 20   # the page asks for 1; a max-size network takes ~80 ms a step
+MAX_HISTORY = 4000         # metric rows kept per session (older rows are thinned)
+GRID = 40                  # the decision boundary is sampled on GRID x GRID points
+
+#: the server: sessions and request size
+MAX_SESSIONS = 16          # live playground sessions (<= ~10 MB each); more evicts the LRU
+SESSION_IDLE_SECONDS = 900  # a session unused this long is dropped
+MAX_BODY_BYTES = 64 * 1024
+
+
+def as_dict():
+    return {k.lower(): v for k, v in globals().items() if k.isupper()}
+
+#: the walk (continued): nesting depth of an expression, steps of one walk
+MAX_EXPR_DEPTH = 50
+MAX_STEPS = 2000
