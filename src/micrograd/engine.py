@@ -342,25 +342,39 @@ def _push_grad(v):
 
 
 def _topo_order(root):
-    """All nodes reachable from ``root``, each after all of its inputs (root last)."""
+    """All nodes reachable from ``root``, each after all of its inputs (root last).
+
+    Iterative depth-first search, so any depth works: look at the node on top of the
+    stack; push each input not placed yet (a leaf is placed at once) and come back to
+    the node later; once every input is placed, place the node. Each node is looked at
+    at most twice, and nothing is allocated per node but its place in the list and set.
+    """
     order = []
-    visited = set()
-    stack = [(root, False)]
-    push = stack.append
-    pop = stack.pop
-    add = visited.add
+    placed = set()
+    stack = [root]
+    place = placed.add
+    append = order.append
     while stack:
-        v, expanded = pop()
-        if expanded:
-            order.append(v)
-            continue
-        if v in visited:
-            continue
-        add(v)
-        push((v, True))
-        for p in v._prev:
-            if p not in visited:
-                push((p, False))
+        v = stack[-1]
+        a = v._a
+        if a is not None and a not in placed:
+            if a._a is None:  # a leaf has no inputs: place it now
+                place(a)
+                append(a)
+            else:
+                stack.append(a)
+        b = v._b
+        if b is not None and b not in placed:
+            if b._a is None:
+                place(b)
+                append(b)
+            else:
+                stack.append(b)
+        if stack[-1] is v:  # every input placed: place v
+            stack.pop()
+            if v not in placed:  # v may have been pushed twice (two users)
+                place(v)
+                append(v)
     return order
 
 
