@@ -60,3 +60,20 @@ def test_training_learns_the_lectures_four_examples():
     assert losses[-1] < 0.05 < losses[0]
     assert all(b <= a * 1.5 for a, b in zip(losses, losses[1:]))  # no blow-up
     assert [math.copysign(1.0, model(x).data) for x in xs] == ys
+
+
+def test_the_engine_page_example_prints_what_the_page_says():
+    import os
+    import pathlib
+    import re
+    import subprocess
+    import sys
+
+    root = pathlib.Path(__file__).resolve().parent.parent
+    page = (root / "docs" / "engine.md").read_text()
+    code, shown = re.search(r"```python\n(.*?)```\s*prints\s*```text\n(.*?)```", page,
+                            re.S).groups()
+    out = subprocess.run([sys.executable, "-"], input=code, capture_output=True, text=True,
+                         cwd=root, env={**os.environ, "PYTHONPATH": str(root / "src")}, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == shown
