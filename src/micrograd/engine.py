@@ -7,7 +7,7 @@
     >>> a.grad, b.grad, c.grad, f.grad
     (6.0, -4.0, -2.0, 4.0)
 
-Every operation builds a new ``Value`` that records its inputs in ``_prev`` (in order; a
+Every operation builds a new ``Value`` that records its inputs (``_prev``, in order; a
 reused input appears twice) and the primitive that made it (``_fn``, an entry of the op
 table in ``micrograd.ops``; ``_op`` is its short label such as ``'+'`` or ``'tanh'``).
 ``backward()`` walks the graph in reverse topological order and accumulates
@@ -118,59 +118,62 @@ class Value:
 
     # -- primitives (thin wrappers over the op table) --------------------------------
 
+    def _unary(self, fn):
+        return _make(fn.forward(self.data), fn, self)
+
     def __add__(self, other):
         if type(other) is not Value:
             other = _coerce(other)
             if other is NotImplemented:
                 return other
-        return _make(self.data + other.data, ADD, self, other)
+        return _make(self.data + other.data, ADD, self, other)  # ADD.forward, inline
 
     def __mul__(self, other):
         if type(other) is not Value:
             other = _coerce(other)
             if other is NotImplemented:
                 return other
-        return _make(self.data * other.data, MUL, self, other)
+        return _make(self.data * other.data, MUL, self, other)  # MUL.forward, inline
 
     def __pow__(self, other):
         if isinstance(other, Value):
-            return _make(_ops._fpow(self.data, other.data), POW, self, other)
+            return _make(POW.forward(self.data, other.data), POW, self, other)
         if isinstance(other, Real):
             n = other if type(other) in (int, float) else float(other)
-            return _make(_ops._fpow(self.data, n), POWC, self, None, n)
+            return _make(POWC.forward(self.data, n), POWC, self, None, n)
         return NotImplemented
 
     def exp(self):
-        return _make(_ops._fexp(self.data), _ops.EXP, self)
+        return self._unary(_ops.EXP)
 
     def log(self):
-        return _make(_ops._flog(self.data), _ops.LOG, self)
+        return self._unary(_ops.LOG)
 
     def tanh(self):
-        return _make(_ops.TANH.forward(self.data), _ops.TANH, self)
+        return self._unary(_ops.TANH)
 
     def sigmoid(self):
-        return _make(_ops._sigmoid(self.data), _ops.SIGMOID, self)
+        return self._unary(_ops.SIGMOID)
 
     def relu(self):
-        return _make(_ops.RELU.forward(self.data), _ops.RELU, self)
+        return self._unary(_ops.RELU)
 
     def abs(self):
-        return _make(_ops.ABS.forward(self.data), _ops.ABS, self)
+        return self._unary(_ops.ABS)
 
     __abs__ = abs
 
     def sqrt(self):
-        return _make(_ops.SQRT.forward(self.data), _ops.SQRT, self)
+        return self._unary(_ops.SQRT)
 
     def softplus(self):
-        return _make(_ops.SOFTPLUS.forward(self.data), _ops.SOFTPLUS, self)
+        return self._unary(_ops.SOFTPLUS)
 
     def sin(self):
-        return _make(_ops.SIN.forward(self.data), _ops.SIN, self)
+        return self._unary(_ops.SIN)
 
     def cos(self):
-        return _make(_ops.COS.forward(self.data), _ops.COS, self)
+        return self._unary(_ops.COS)
 
     # -- composites: built from the primitives above ---------------------------------
 
