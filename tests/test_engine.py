@@ -191,9 +191,9 @@ def chain(n):
 def test_a_million_op_chain_backpropagates_in_linear_time():
     def timed(n):
         x0, c, x = chain(n)
-        t = time.perf_counter()
+        t = time.process_time()  # CPU time: robust to other processes on the machine
         x.backward()
-        dt = time.perf_counter() - t
+        dt = time.process_time() - t
         assert (x0.grad, c.grad) == (1.0, float(n))
         return dt
 
