@@ -204,6 +204,39 @@ def test_rules_run_on_values(key, data):
         assert same(v, f, rel=1e-13), f"{key}{tuple(xs)}: on Values {v!r}, on floats {f!r}"
 
 
+@pytest.mark.parametrize("key", KEYS)
+@given(data=st.data())
+def test_second_derivatives_match_torch(key, data):
+    """The rules run on Values build graphs of their own: backpropagating a local
+    derivative gives a row of the Hessian, as torch's double backward does."""
+    xs, arg = draw_point(data, key)
+    for k in SPEC[key].get("kinks", []):
+        assume(all(abs(x - k) > 1e-3 for x in xs))
+    op = ops.OPS[key]
+    vs = [Value(x) for x in xs]
+    out = SPEC[key]["value"](*vs, arg) if op.has_arg else SPEC[key]["value"](*vs)
+    firsts = ops.local_grads(op, vs, out, arg)
+
+    ts = [torch.tensor(x, dtype=torch.float64, requires_grad=True) for x in xs]
+    ty = SPEC[key]["torch"](*ts, arg) if op.has_arg else SPEC[key]["torch"](*ts)
+    tfirsts = torch.autograd.grad(ty, ts, create_graph=True)
+    for i, (d, td) in enumerate(zip(firsts, tfirsts)):
+        assert same(d.data if isinstance(d, Value) else d, td.item(), 1e-11, 1e-14)
+        for v in vs:
+            v.grad = 0.0
+        if isinstance(d, Value):
+            d.backward()
+        row = [v.grad for v in vs]
+        if td.requires_grad:
+            trow = [0.0 if g is None else g.item()
+                    for g in torch.autograd.grad(td, ts, allow_unused=True)]
+        else:
+            trow = [0.0] * len(ts)
+        for j, (h, th) in enumerate(zip(row, trow)):
+            assert same(h, th, 1e-10, 1e-12), (
+                f"{key}{tuple(xs)} arg={arg!r}: d2/dx{i}dx{j} {h!r}, torch {th!r}")
+
+
 def test_every_forward_is_ieee_safe():
     """No op raises OverflowError/ValueError/ZeroDivisionError, whatever the input."""
     specials = [0.0, -0.0, 1.0, -1.0, 0.5, -8.0, 1e308, -1e308, 710.0, -710.0, 5e-324, inf,
