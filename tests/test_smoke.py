@@ -39,3 +39,41 @@ def test_tanh_neuron():
     assert math.isclose(w1.grad, 1.0, rel_tol=1e-14)
     assert math.isclose(x1.grad, -1.5, rel_tol=1e-14)
     assert w2.grad == 0.0
+
+
+def test_training_learns_the_lectures_four_examples():
+    """The lecture's loop: forward, zero_grad, backward, step. The loss must fall."""
+    from micrograd.nn import MLP
+
+    xs = [[2.0, 3.0, -1.0], [3.0, -1.0, 0.5], [0.5, 1.0, 1.0], [1.0, 1.0, -1.0]]
+    ys = [1.0, -1.0, -1.0, 1.0]
+    model = MLP(3, [4, 4, 1], seed=1337)
+    losses = []
+    for _ in range(40):
+        ypred = [model(x) for x in xs]
+        loss = sum((yout - ygt) ** 2 for ygt, yout in zip(ys, ypred))
+        model.zero_grad()
+        loss.backward()
+        for p in model.parameters():
+            p.data += -0.05 * p.grad
+        losses.append(loss.data)
+    assert losses[-1] < 0.05 < losses[0]
+    assert all(b <= a * 1.5 for a, b in zip(losses, losses[1:]))  # no blow-up
+    assert [math.copysign(1.0, model(x).data) for x in xs] == ys
+
+
+def test_the_engine_page_example_prints_what_the_page_says():
+    import os
+    import pathlib
+    import re
+    import subprocess
+    import sys
+
+    root = pathlib.Path(__file__).resolve().parent.parent
+    page = (root / "docs" / "engine.md").read_text()
+    code, shown = re.search(r"```python\n(.*?)```\s*prints\s*```text\n(.*?)```", page,
+                            re.S).groups()
+    out = subprocess.run([sys.executable, "-"], input=code, capture_output=True, text=True,
+                         cwd=root, env={**os.environ, "PYTHONPATH": str(root / "src")}, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == shown

@@ -7,7 +7,7 @@
     >>> a.grad, b.grad, c.grad, f.grad
     (6.0, -4.0, -2.0, 4.0)
 
-Every operation builds a new ``Value`` that records its inputs in ``_prev`` (in order; a
+Every operation builds a new ``Value`` that records its inputs (``_prev``, in order; a
 reused input appears twice) and the primitive that made it (``_fn``, an entry of the op
 table in ``micrograd.ops``; ``_op`` is its short label such as ``'+'`` or ``'tanh'``).
 ``backward()`` walks the graph in reverse topological order and accumulates
@@ -64,44 +64,83 @@ def _as_float(x, what="Value"):
 class Value:
     """A scalar that records the operations applied to it, for reverse-mode autodiff."""
 
-    __slots__ = ("data", "grad", "label", "_prev", "_fn", "_arg", "_op", "__weakref__")
+    # A node is its number, its grad, and how it was made: the op (an entry of the op
+    # table), its constant argument if any, and at most two inputs ``_a`` and ``_b``
+    # (every op in the table takes one or two). No tuple of children is stored: ``_prev``
+    # is built from ``_a`` and ``_b`` when asked for, which keeps a node to one object
+    # (less memory, less work for the garbage collector). ``_oplabel`` is only set for a
+    # node built by hand with ``Value(data, children, op)``.
+    __slots__ = ("data", "grad", "label", "_a", "_b", "_fn", "_arg", "_oplabel",
+                 "__weakref__")
 
     def __init__(self, data, _children=(), _op="", label=""):
         self.data = data if type(data) is float else _as_float(data)
         self.grad = 0.0
         self.label = label
-        self._prev = tuple(_children)
         self._fn = None  # the Op that made this node (None for a leaf)
         self._arg = None  # the op's constant argument (the n of x**n), if any
-        self._op = _op
+        self._prev = _children
+        self._oplabel = _op
 
-    # -- construction of op results --------------------------------------------------
+    @property
+    def _prev(self):
+        """The inputs of this node, in order: ``a*a`` has ``(a, a)``; a leaf has ``()``."""
+        a = self._a
+        if a is None:
+            return ()
+        b = self._b
+        return (a,) if b is None else (a, b)
 
-    def _unary(self, fn):
-        return _make(fn.forward(self.data), (self,), fn)
+    @_prev.setter
+    def _prev(self, children):
+        children = tuple(children)
+        if len(children) > 2:
+            raise ValueError(f"a Value has at most two inputs, got {len(children)}")
+        for c in children:
+            if not isinstance(c, Value):
+                raise TypeError(f"the inputs of a Value must be Values, got "
+                                f"{type(c).__name__}")
+        self._a = children[0] if children else None
+        self._b = children[1] if len(children) == 2 else None
+
+    @property
+    def _op(self):
+        """The short label of the op that made this node: '+', '*', '**2', 'tanh', ''."""
+        try:
+            return self._oplabel  # a node built by hand, or a label set by the user
+        except AttributeError:
+            fn = self._fn
+            return "" if fn is None else fn.label(self._arg)
+
+    @_op.setter
+    def _op(self, text):
+        self._oplabel = text
 
     # -- primitives (thin wrappers over the op table) --------------------------------
+
+    def _unary(self, fn):
+        return _make(fn.forward(self.data), fn, self)
 
     def __add__(self, other):
         if type(other) is not Value:
             other = _coerce(other)
             if other is NotImplemented:
                 return other
-        return _make(self.data + other.data, (self, other), ADD)
+        return _make(self.data + other.data, ADD, self, other)  # ADD.forward, inline
 
     def __mul__(self, other):
         if type(other) is not Value:
             other = _coerce(other)
             if other is NotImplemented:
                 return other
-        return _make(self.data * other.data, (self, other), MUL)
+        return _make(self.data * other.data, MUL, self, other)  # MUL.forward, inline
 
     def __pow__(self, other):
         if isinstance(other, Value):
-            return _make(_ops._fpow(self.data, other.data), (self, other), POW)
+            return _make(POW.forward(self.data, other.data), POW, self, other)
         if isinstance(other, Real):
             n = other if type(other) in (int, float) else float(other)
-            return _make(_ops._fpow(self.data, n), (self,), POWC, n)
+            return _make(POWC.forward(self.data, n), POWC, self, None, n)
         return NotImplemented
 
     def exp(self):
@@ -162,10 +201,11 @@ class Value:
         return self * other
 
     def __truediv__(self, other):  # x / y = x * y**-1
-        if not isinstance(other, (Value, Real)):
+        if isinstance(other, Value):
+            return self * other**-1
+        if not isinstance(other, Real):
             return NotImplemented
-        return self * other**-1 if isinstance(other, Value) else self * _ops._frecip(
-            _as_float(other))
+        return self * _ops._frecip(_as_float(other))  # x / n = x * (1/n)
 
     def __rtruediv__(self, other):  # n / x = n * x**-1
         if not isinstance(other, Real):
@@ -204,21 +244,20 @@ class Value:
             return _backward_checked(topo)
         for v in reversed(topo):
             fn = v._fn
-            if fn is None:
-                continue
-            g = v.grad
-            prev = v._prev
-            if len(prev) == 2:
-                a, b = prev
-                da, db = fn.local(a.data, b.data, v.data)
-                a.grad += da * g
-                b.grad += db * g
-            elif v._arg is None:
-                a = prev[0]
-                a.grad += fn.local(a.data, v.data)[0] * g
-            else:
-                a = prev[0]
-                a.grad += fn.local(a.data, v.data, v._arg)[0] * g
+            # NOTE: + and * (nine nodes in ten) are the op table's rules written inline,
+            # to save a call per node; tests check them against the table.
+            if fn is MUL:  # d(xy) = y dx + x dy
+                a = v._a
+                b = v._b
+                g = v.grad
+                a.grad += b.data * g
+                b.grad += a.data * g
+            elif fn is ADD:  # d(x+y) = dx + dy
+                g = v.grad
+                v._a.grad += g
+                v._b.grad += g
+            elif fn is not None:
+                _push_grad(v)
 
     def _backward(self):
         """Push this node's grad to its inputs (``grad[p] += local * grad``), one node.
@@ -226,11 +265,8 @@ class Value:
         ``backward()`` does this for every node in order; this method exists so that the
         seeds' hand-written loop (``for v in reversed(order): v._backward()``) works too.
         """
-        if self._fn is None:
-            return
-        xs = [p.data for p in self._prev]
-        for p, d in zip(self._prev, _ops.local_grads(self._fn, xs, self.data, self._arg)):
-            p.grad += d * self.grad
+        if self._fn is not None:
+            _push_grad(self)
 
     def zero_grad(self):
         """Set the grad of this node and of every node it depends on to zero."""
@@ -260,25 +296,22 @@ class Value:
 _new = object.__new__
 
 
-def _make(data, prev, fn, arg=None):
-    """A node made by op ``fn`` from inputs ``prev``: the one place op results are built."""
+def _make(data, fn, a, b=None, arg=None):
+    """The node that op ``fn`` makes from inputs ``a`` (and ``b``): the one place op
+    results are built."""
     out = _new(Value)
     out.data = data
     out.grad = 0.0
     out.label = ""
     if _mode:
         if _mode & _ANOMALY and not _isfinite(data):
-            _anomaly_forward(fn, prev, arg, data)
-        if _mode & _NO_GRAD:
-            out._prev = ()
-            out._fn = None
-            out._arg = None
-            out._op = ""
-            return out
-    out._prev = prev
+            _anomaly_forward(fn, a, b, arg, data)
+        if _mode & _NO_GRAD:  # a plain leaf: no inputs, no op
+            a = b = fn = arg = None
+    out._a = a
+    out._b = b
     out._fn = fn
     out._arg = arg
-    out._op = fn.name if arg is None else fn.label(arg)
     return out
 
 
@@ -291,34 +324,60 @@ def _coerce(x):
         v.data = x if type(x) is float else _as_float(x)
         v.grad = 0.0
         v.label = ""
-        v._prev = ()
-        v._fn = None
-        v._arg = None
-        v._op = ""
+        v._a = v._b = v._fn = v._arg = None
         return v
     return NotImplemented
 
 
+def _push_grad(v):
+    """The chain rule at one node: each input's grad += local derivative * v.grad."""
+    g = v.grad
+    a = v._a
+    b = v._b
+    if b is not None:
+        da, db = v._fn.local(a.data, b.data, v.data)
+        a.grad += da * g
+        b.grad += db * g
+    elif v._fn.has_arg:
+        a.grad += v._fn.local(a.data, v.data, v._arg)[0] * g
+    else:
+        a.grad += v._fn.local(a.data, v.data)[0] * g
+
+
 def _topo_order(root):
-    """All nodes reachable from ``root``, each after all of its inputs (root last)."""
+    """All nodes reachable from ``root``, each after all of its inputs (root last).
+
+    Iterative depth-first search, so any depth works: look at the node on top of the
+    stack; push each input not placed yet (a leaf is placed at once) and come back to
+    the node later; once every input is placed, place the node. Each node is looked at
+    at most twice, and nothing is allocated per node but its place in the list and set.
+    """
     order = []
-    visited = set()
-    stack = [(root, False)]
-    push = stack.append
-    pop = stack.pop
-    add = visited.add
+    placed = set()
+    stack = [root]
+    place = placed.add
+    append = order.append
     while stack:
-        v, expanded = pop()
-        if expanded:
-            order.append(v)
-            continue
-        if v in visited:
-            continue
-        add(v)
-        push((v, True))
-        for p in v._prev:
-            if p not in visited:
-                push((p, False))
+        v = stack[-1]
+        a = v._a
+        if a is not None and a not in placed:
+            if a._a is None:  # a leaf has no inputs: place it now
+                place(a)
+                append(a)
+            else:
+                stack.append(a)
+        b = v._b
+        if b is not None and b not in placed:
+            if b._a is None:
+                place(b)
+                append(b)
+            else:
+                stack.append(b)
+        if stack[-1] is v:  # every input placed: place v
+            stack.pop()
+            if v not in placed:  # v may have been pushed twice (two users)
+                place(v)
+                append(v)
     return order
 
 
@@ -328,7 +387,8 @@ def _describe(fn, prev, arg):
     return f"{name}({args})"
 
 
-def _anomaly_forward(fn, prev, arg, data):
+def _anomaly_forward(fn, a, b, arg, data):
+    prev = (a,) if b is None else (a, b)
     if all(_isfinite(p.data) for p in prev):
         raise AnomalyError(
             f"forward: op {_describe(fn, prev, arg)} gave {data!r} from finite inputs")
@@ -341,14 +401,15 @@ def _backward_checked(topo):
         if fn is None:
             continue
         g = v.grad
-        locals_ = _ops.local_grads(fn, [p.data for p in v._prev], v.data, v._arg)
-        for i, (p, d) in enumerate(zip(v._prev, locals_)):
+        prev = v._prev
+        locals_ = _ops.local_grads(fn, [p.data for p in prev], v.data, v._arg)
+        for i, (p, d) in enumerate(zip(prev, locals_)):
             contrib = d * g
             if not _isfinite(contrib) and _isfinite(g):
                 raise AnomalyError(
-                    f"backward: op {_describe(fn, v._prev, v._arg)} (output {v.data!r}) "
+                    f"backward: op {_describe(fn, prev, v._arg)} (output {v.data!r}) "
                     f"gave local derivative {d!r} for input {i} "
-                    f"({v._prev[i].label or 'x'}), contribution {contrib!r} "
+                    f"({prev[i].label or 'x'}), contribution {contrib!r} "
                     f"from finite upstream grad {g!r}")
             p.grad += contrib
 

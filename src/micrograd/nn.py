@@ -101,7 +101,11 @@ class Neuron(Module):
     def __call__(self, x):
         if len(x) != len(self.w):
             raise ValueError(f"Neuron expects {len(self.w)} inputs, got {len(x)}")
-        act = sum((wi * xi for wi, xi in zip(self.w, x)), self.b)
+        # the lecture's sum((wi*xi for wi, xi in zip(self.w, x)), self.b), as a loop: the
+        # same graph b + w0*x0 + w1*x1 + ..., built without a generator
+        act = self.b
+        for wi, xi in zip(self.w, x):
+            act = act + wi * xi
         return act if self._act is None else self._act(act)
 
     def parameters(self):

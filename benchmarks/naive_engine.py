@@ -1,0 +1,184 @@
+"""A naive scalar autograd engine, written as seeds 002 and 003 write it: the baseline.
+
+This is the engine of the lecture's listings, kept deliberately faithful so that
+``benchmarks/engine.py`` can measure ours against it in the same run:
+
+* every op stores a closure ``_backward`` that captures ``out`` and is stored on ``out``
+  (a reference cycle per node, so the graph is freed only by the cyclic GC);
+* ``_prev = set(_children)`` (a set per node, a reused input shows once);
+* ``backward()`` orders the graph with a recursive depth-first ``build_topo``.
+
+Plain numbers are wrapped as leaf Values, ``-a = a * -1``, ``a - b = a + (-b)``,
+``a / b = a * b**-1``, relu is ``0 if x < 0 else x`` with derivative ``out.data > 0``.
+Nothing here is imported by the package; it exists only to be measured against.
+
+    python benchmarks/naive_engine.py     # the seed-002 example: 6.0 -4.0 -2.0 4.0
+"""
+
+import math
+import random
+
+
+class Value:
+    """One scalar and the closure that pushes its grad to its children."""
+
+    def __init__(self, data, _children=(), _op=""):
+        self.data = data
+        self.grad = 0.0
+        self._backward = lambda: None
+        self._prev = set(_children)
+        self._op = _op
+
+    def __add__(self, other):
+        other = other if isinstance(other, Value) else Value(other)
+        out = Value(self.data + other.data, (self, other), "+")
+
+        def _backward():
+            self.grad += out.grad
+            other.grad += out.grad
+        out._backward = _backward
+        return out
+
+    def __mul__(self, other):
+        other = other if isinstance(other, Value) else Value(other)
+        out = Value(self.data * other.data, (self, other), "*")
+
+        def _backward():
+            self.grad += other.data * out.grad
+            other.grad += self.data * out.grad
+        out._backward = _backward
+        return out
+
+    def __pow__(self, other):
+        if not isinstance(other, (int, float)):
+            raise TypeError("only int/float powers")
+        out = Value(self.data**other, (self,), f"**{other}")
+
+        def _backward():
+            self.grad += other * self.data ** (other - 1) * out.grad
+        out._backward = _backward
+        return out
+
+    def relu(self):
+        out = Value(0.0 if self.data < 0 else self.data, (self,), "ReLU")
+
+        def _backward():
+            self.grad += (out.data > 0) * out.grad
+        out._backward = _backward
+        return out
+
+    def tanh(self):
+        x = self.data
+        t = (math.exp(2 * x) - 1) / (math.exp(2 * x) + 1)  # as the seed writes it
+        out = Value(t, (self,), "tanh")
+
+        def _backward():
+            self.grad += (1 - t**2) * out.grad
+        out._backward = _backward
+        return out
+
+    def exp(self):
+        out = Value(math.exp(self.data), (self,), "exp")
+
+        def _backward():
+            self.grad += out.data * out.grad
+        out._backward = _backward
+        return out
+
+    def backward(self):
+        topo = []
+        visited = set()
+
+        def build_topo(v):
+            if v not in visited:
+                visited.add(v)
+                for child in v._prev:
+                    build_topo(child)
+                topo.append(v)
+        build_topo(self)
+        self.grad = 1.0
+        for v in reversed(topo):
+            v._backward()
+
+    def __neg__(self):  # -a = a * -1
+        return self * -1
+
+    def __radd__(self, other):
+        return self + other
+
+    def __sub__(self, other):  # a - b = a + (-b)
+        return self + (-other)
+
+    def __rsub__(self, other):
+        return other + (-self)
+
+    def __rmul__(self, other):
+        return self * other
+
+    def __truediv__(self, other):  # a / b = a * b**-1
+        return self * other**-1
+
+    def __rtruediv__(self, other):
+        return other * self**-1
+
+    def __repr__(self):
+        return f"Value(data={self.data}, grad={self.grad})"
+
+
+class Module:
+    def zero_grad(self):
+        for p in self.parameters():
+            p.grad = 0.0
+
+    def parameters(self):
+        return []
+
+
+class Neuron(Module):
+    def __init__(self, nin, nonlin=True, rng=random):
+        self.w = [Value(rng.uniform(-1, 1)) for _ in range(nin)]
+        self.b = Value(0.0)
+        self.nonlin = nonlin
+
+    def __call__(self, x):
+        act = sum((wi * xi for wi, xi in zip(self.w, x)), self.b)
+        return act.relu() if self.nonlin else act
+
+    def parameters(self):
+        return self.w + [self.b]
+
+
+class Layer(Module):
+    def __init__(self, nin, nout, **kwargs):
+        self.neurons = [Neuron(nin, **kwargs) for _ in range(nout)]
+
+    def __call__(self, x):
+        out = [n(x) for n in self.neurons]
+        return out[0] if len(out) == 1 else out
+
+    def parameters(self):
+        return [p for n in self.neurons for p in n.parameters()]
+
+
+class MLP(Module):
+    """relu hidden layers, linear last layer (micrograd's repository)."""
+
+    def __init__(self, nin, nouts, rng=random):
+        sz = [nin] + nouts
+        self.layers = [Layer(sz[i], sz[i + 1], nonlin=i != len(nouts) - 1, rng=rng)
+                       for i in range(len(nouts))]
+
+    def __call__(self, x):
+        for layer in self.layers:
+            x = layer(x)
+        return x
+
+    def parameters(self):
+        return [p for layer in self.layers for p in layer.parameters()]
+
+
+if __name__ == "__main__":
+    a, b, c, f = Value(2.0), Value(-3.0), Value(10.0), Value(-2.0)
+    L = (a * b + c) * f
+    L.backward()
+    print(a.grad, b.grad, c.grad, f.grad)

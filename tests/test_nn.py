@@ -1,0 +1,173 @@
+"""micrograd.nn: MLP forward and backward against a torch model with the same weights."""
+
+import math
+import random
+
+import pytest
+import torch
+
+from micrograd.engine import Value
+from micrograd.nn import ACTIVATIONS, MLP, Layer, Module, Neuron
+
+TORCH_ACT = {"tanh": torch.tanh, "relu": torch.relu, "sigmoid": torch.sigmoid,
+             "softplus": lambda x: torch.logaddexp(x, torch.zeros_like(x)),
+             "linear": lambda x: x}
+
+
+def torch_twin(model):
+    """(weights, biases) per layer as float64 leaf tensors carrying the model's numbers."""
+    layers = []
+    for layer in model.layers:
+        W = torch.tensor([[w.data for w in n.w] for n in layer.neurons], dtype=torch.float64,
+                         requires_grad=True)
+        b = torch.tensor([n.b.data for n in layer.neurons], dtype=torch.float64,
+                         requires_grad=True)
+        layers.append((W, b, layer.neurons[0].activation))
+    return layers
+
+
+def torch_forward(layers, X):
+    h = torch.tensor(X, dtype=torch.float64)
+    for W, b, act in layers:
+        h = TORCH_ACT[act](h @ W.T + b)
+    return h[:, 0]
+
+
+@pytest.mark.parametrize("nin,nouts,act,out_act", [
+    (3, [4, 4, 1], "tanh", None),  # the lecture
+    (2, [16, 16, 1], "relu", "linear"),  # micrograd's repository
+    (4, [5, 3], "sigmoid", "softplus"),
+])
+def test_mlp_forward_and_backward_match_torch(nin, nouts, act, out_act):
+    rng = random.Random(7)
+    model = MLP(nin, nouts, act, out_act, seed=3, bias_init="uniform")
+    X = [[rng.uniform(-2, 2) for _ in range(nin)] for _ in range(6)]
+    ys = [rng.choice([-1.0, 1.0]) for _ in X]
+
+    outs = [model(x) for x in X]
+    outs = [o if isinstance(o, Value) else o[0] for o in outs]
+    loss = sum((o - y) ** 2 for o, y in zip(outs, ys))  # the lecture's loss
+    model.zero_grad()
+    loss.backward()
+
+    layers = torch_twin(model)
+    t_out = torch_forward(layers, X)
+    t_loss = ((t_out - torch.tensor(ys, dtype=torch.float64)) ** 2).sum()
+    t_loss.backward()
+
+    assert math.isclose(loss.data, t_loss.item(), rel_tol=1e-12)
+    for o, t in zip(outs, t_out.tolist()):
+        assert math.isclose(o.data, t, rel_tol=1e-12, abs_tol=1e-15)
+    for layer, (W, b, _) in zip(model.layers, layers):
+        for i, n in enumerate(layer.neurons):
+            for j, w in enumerate(n.w):
+                assert math.isclose(w.grad, W.grad[i, j].item(), rel_tol=1e-10,
+                                    abs_tol=1e-13)
+            assert math.isclose(n.b.grad, b.grad[i].item(), rel_tol=1e-10, abs_tol=1e-13)
+
+
+def test_parameter_counts():
+    assert len(MLP(3, [4, 4, 1]).parameters()) == 41
+    assert MLP(3, [4, 4, 1]).num_parameters() == 41
+    assert len(MLP(2, [16, 16, 1]).parameters()) == 337
+    assert len(Layer(2, 3).parameters()) == 9
+    assert len(Neuron(2).parameters()) == 3
+    assert Module().parameters() == []
+
+
+def weights(model):
+    return [p.data for p in model.parameters()]
+
+
+def test_seed_reproducibility():
+    assert weights(MLP(3, [4, 4, 1], seed=1)) == weights(MLP(3, [4, 4, 1], seed=1))
+    assert weights(MLP(3, [4, 4, 1], seed=1)) != weights(MLP(3, [4, 4, 1], seed=2))
+    assert weights(MLP(3, [4, 4, 1], rng=random.Random(1))) == weights(
+        MLP(3, [4, 4, 1], seed=1))
+    random.seed(1337)
+    first = weights(MLP(3, [4, 4, 1]))
+    random.seed(1337)
+    assert weights(MLP(3, [4, 4, 1])) == first  # the lecture's random.seed works too
+    assert all(-1.0 <= w <= 1.0 for w in first)
+    assert weights(Neuron(3, seed=5)) == weights(Neuron(3, seed=5))
+    assert weights(Layer(3, 2, seed=5)) == weights(Layer(3, 2, seed=5))
+
+
+def test_bias_init_zero_and_activations():
+    model = MLP(2, [3, 1], "relu", "linear", bias_init="zero", seed=0)
+    assert all(n.b.data == 0.0 for layer in model.layers for n in layer.neurons)
+    assert [n.activation for n in model.layers[0].neurons] == ["relu"] * 3
+    assert model.layers[1].neurons[0].activation == "linear"
+    assert model([1.0, -1.0])._op == "+"  # linear last: the sum itself
+    assert set(ACTIVATIONS) == {"tanh", "relu", "sigmoid", "softplus", "linear"}
+
+
+def test_nonlin_keyword_of_micrograds_repository():
+    assert Neuron(2, nonlin=False).activation == "linear"
+    assert Neuron(2, nonlin=True).activation == "relu" and Neuron(2).nonlin
+    model = MLP(2, [3, 1], nonlin=True)
+    assert (model.activation, model.output_activation) == ("relu", "linear")
+
+
+def test_one_output_is_a_value_many_are_a_list():
+    x = [1.0, 2.0]
+    assert isinstance(Layer(2, 1, seed=0)(x), Value)
+    out = Layer(2, 3, seed=0)(x)
+    assert isinstance(out, list) and len(out) == 3
+    assert isinstance(MLP(2, [3, 1], seed=0)(x), Value)
+    assert len(MLP(2, [3, 2], seed=0)(x)) == 2
+
+
+def test_neuron_forward_is_the_lecture_sum():
+    n = Neuron(3, seed=4)
+    x = [0.5, -1.0, 2.0]
+    out = n(x)
+    want = math.tanh(sum((w.data * xi for w, xi in zip(n.w, x)), n.b.data))
+    assert out.data == want
+    # the graph is b + w0*x0 + w1*x1 + w2*x2, left to right, then tanh
+    s = out._prev[0]
+    assert s._op == "+" and s._prev[1]._op == "*" and s._prev[1]._prev[0] is n.w[2]
+    first = s._prev[0]._prev[0]
+    assert first._prev[0] is n.b and first._prev[1]._prev[0] is n.w[0]
+
+
+def test_zero_grad_and_config():
+    model = MLP(3, [4, 1], seed=0)
+    model([1.0, 2.0, 3.0]).backward()
+    assert any(p.grad != 0.0 for p in model.parameters())
+    model.zero_grad()
+    assert all(p.grad == 0.0 for p in model.parameters())
+    cfg = model.config()
+    assert cfg == {"nin": 3, "nouts": [4, 1], "activation": "tanh",
+                   "output_activation": "tanh", "bias_init": "uniform"}
+    assert len(MLP(**cfg).parameters()) == len(model.parameters())
+
+
+@pytest.mark.parametrize("make,err,match", [
+    (lambda: MLP(2, 0), TypeError, "nouts must be a list.*int"),
+    (lambda: MLP(2, 3), TypeError, "nouts must be a list.*int"),
+    (lambda: MLP(0, [1]), ValueError, "nin must be at least 1"),
+    (lambda: MLP(2, [4, 0]), ValueError, "layer size must be at least 1"),
+    (lambda: MLP(2, []), ValueError, "at least one layer"),
+    (lambda: MLP(2.5, [1]), TypeError, "nin must be an int, got float"),
+    (lambda: MLP(2, [1.5]), TypeError, "layer size must be an int, got float"),
+    (lambda: MLP(2, [1], "gelu"), ValueError, "unknown activation 'gelu'.*tanh, relu"),
+    (lambda: MLP(2, [1], "tanh", "swish"), ValueError, "unknown activation 'swish'"),
+    (lambda: MLP(2, [1], bias_init="ones"), ValueError, "bias_init"),
+    (lambda: MLP(2, [1], seed=1, rng=random.Random(1)), ValueError, "seed or rng"),
+    (lambda: MLP(2, [1], seed="1"), TypeError, "seed must be an int, got str"),
+    (lambda: MLP(2, [1], rng=1), TypeError, "rng must be a random.Random, got int"),
+    (lambda: Neuron(True), TypeError, "nin must be an int, got bool"),
+    (lambda: Layer(2, 0), ValueError, "nout must be at least 1"),
+    (lambda: MLP(2, [1], seed=0)([1.0]), ValueError, "expects 2 inputs, got 1"),
+])
+def test_bad_arguments_give_clear_errors(make, err, match):
+    with pytest.raises(err, match=match):
+        make()
+
+
+def test_readable_repr():
+    assert repr(MLP(2, [3, 1], "relu", "linear")) == (
+        "MLP of [Layer of [ReluNeuron(2), ReluNeuron(2), ReluNeuron(2)], "
+        "Layer of [LinearNeuron(3)]]")
+    assert repr(Neuron(3)) == "TanhNeuron(3)"
