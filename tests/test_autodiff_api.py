@@ -315,3 +315,19 @@ def test_docs_page_examples_print_what_the_page_says():
     result = doctest.testfile(str(ROOT / "docs" / "derivatives.md"), module_relative=False,
                               optionflags=doctest.ELLIPSIS)
     assert result.attempted > 10 and result.failed == 0
+
+
+def test_value_backward_create_graph_gives_differentiable_grads():
+    # Value.backward(create_graph=True) is autodiff.backward: x.grad is a Value graph
+    x = Value(0.3)
+    y = x.tanh() * x
+    y.backward(create_graph=True)
+    g = x.grad
+    assert isinstance(g, Value)
+    xt = torch.tensor(0.3, dtype=torch.double, requires_grad=True)
+    (dt,) = torch.autograd.grad(xt.tanh() * xt, xt, create_graph=True)
+    (d2t,) = torch.autograd.grad(dt, xt)
+    assert math.isclose(g.data, dt.item(), rel_tol=1e-13)
+    x.grad = 0.0
+    g.backward()
+    assert math.isclose(x.grad, d2t.item(), rel_tol=1e-12)

@@ -456,3 +456,14 @@ def test_importing_the_engine_does_not_import_numpy():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          cwd=SRC.parent, timeout=60)
     assert out.stdout.strip() == "False", out.stderr
+
+
+def test_numpy_float_data_at_a_kink():
+    # numpy.float64 has a .data attribute (a memoryview): the kink rules must read the
+    # number, not that attribute (an optimizer may leave numpy scalars in .data)
+    import numpy as np
+    for method, expected in (("relu", 1.0), ("abs", -1.0)):
+        x = Value(0.0)
+        x.data = np.float64(-2.0) if method == "abs" else np.float64(2.0)
+        getattr(x, method)().backward()
+        assert x.grad == expected

@@ -171,3 +171,15 @@ def test_readable_repr():
         "MLP of [Layer of [ReluNeuron(2), ReluNeuron(2), ReluNeuron(2)], "
         "Layer of [LinearNeuron(3)]]")
     assert repr(Neuron(3)) == "TanhNeuron(3)"
+
+
+def test_one_neuron_hidden_layer_chains():
+    # a one-neuron Layer returns a bare Value (the lecture's behaviour); MLP passes it on
+    model = MLP(2, [1, 1], seed=0)
+    (n1,), (n2,) = (layer.neurons for layer in model.layers)
+    x = [0.5, -0.25]
+    h = math.tanh(n1.w[0].data * x[0] + n1.w[1].data * x[1] + n1.b.data)
+    expected = math.tanh(n2.w[0].data * h + n2.b.data)
+    out = model(x)
+    assert isinstance(out, Value)
+    assert math.isclose(out.data, expected, rel_tol=1e-15)

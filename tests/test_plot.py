@@ -9,7 +9,8 @@ from micrograd.nn import MLP
 from micrograd.plot import (animate_boundary, auto_figsize, plot_comparison,
                             plot_decision_boundary, plot_learning_curves, predict_scores,
                             snapshot)
-from micrograd.train import _mlp, fit
+from micrograd.nn import MLP
+from micrograd.train import fit
 
 
 def image_info(path):
@@ -63,7 +64,7 @@ def test_animated_gif(tmp_path, trained):
 
 def test_comparison_png(tmp_path):
     X, y = make_disk(n_samples=30, seed=1)
-    models = [_mlp(2, [h, 1], seed=1) for h in (1, 2, 9)]
+    models = [MLP(2, [h, 1], seed=1) for h in (1, 2, 9)]
     path = plot_comparison(models, X, y, ["1", "2", "9"], path=tmp_path / "cmp.png",
                            panel=2.0, dpi=50)
     assert image_info(path) == ("PNG", (300, 120), 1)  # 3 panels of 2 in, + 0.4 in title

@@ -12,7 +12,7 @@ from micrograd.engine import Value
 from micrograd.losses import get_loss
 from micrograd.nn import MLP
 from micrograd.optim import SGD, Adam, linear_schedule
-from micrograd.train import EagerEngine, History, StopTraining, _mlp, evaluate, fit
+from micrograd.train import EagerEngine, History, StopTraining, evaluate, fit
 
 
 @pytest.fixture
@@ -244,14 +244,6 @@ def test_bad_arguments(kw, err, match):
         fit(model, [[0.0, 0.0], [1.0, 1.0]], [1, -1], progress=False, **kw)
     with pytest.raises(ValueError, match="X has 2 samples but y has 1"):
         fit(model, [[0.0, 0.0], [1.0, 1.0]], [1], progress=False)
-
-
-def test_mlp_helper_runs_a_one_neuron_hidden_layer():
-    model = _mlp(2, [1, 1], seed=0)
-    out = model([0.5, -0.5])
-    assert isinstance(out, Value)
-    assert model.config() == MLP(2, [1, 1], seed=0).config()
-    assert type(_mlp(2, [3, 1], seed=0)) is MLP
 
 
 def test_gc_is_paused_during_training_and_restored(disk):

@@ -223,13 +223,20 @@ class Value:
 
     # -- the backward pass -----------------------------------------------------------
 
-    def backward(self, grad=1.0):
+    def backward(self, grad=1.0, create_graph=False):
         """Backpropagate from this node: fill ``.grad`` of every node it depends on.
 
         Seeds ``grad`` (1.0 by default: dL/dL = 1) at this node and accumulates
         ``grad += local derivative * upstream grad`` through the graph. Leaf grads
         accumulate across calls, as in PyTorch: zero them between steps.
+
+        With ``create_graph=True`` every ``.grad`` becomes a ``Value`` built from the
+        same op table, so it can be differentiated again (see ``micrograd.autodiff``).
         """
+        if create_graph:
+            from .autodiff import backward as _graph_backward  # autodiff imports engine
+
+            return _graph_backward(self, grad, create_graph=True)
         # Phase 1: order the graph. Iterative depth-first search: every node is placed
         # after all of its inputs, whatever the depth of the graph.
         topo = _topo_order(self)

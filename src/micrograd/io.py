@@ -228,10 +228,10 @@ def _check_doc(path, doc):
 
 
 def _build(path, config):
-    from .train import _mlp
+    from .nn import MLP
 
     try:
-        return _mlp(**config, seed=0)  # seed: never draws from the global random
+        return MLP(**config, seed=0)  # seed: never draws from the global random
     except (TypeError, ValueError) as err:
         raise ModelFileError(f"{path}: the config does not describe a valid MLP: "
                              f"{err}") from err

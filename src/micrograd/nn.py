@@ -169,7 +169,9 @@ class MLP(Module):
 
     def __call__(self, x):
         for layer in self.layers:
-            x = layer(x)
+            # a one-neuron layer returns a bare Value (the lecture's behaviour); the next
+            # layer still takes a list
+            x = layer(x if isinstance(x, (list, tuple)) else [x])
         return x
 
     def parameters(self):

@@ -101,8 +101,13 @@ def _frecip(x):
 
 
 def _data(x):
-    """The float inside a Value, or the float itself (for rules at a kink)."""
-    return getattr(x, "data", x)
+    """The float inside a Value, or the number itself (for rules at a kink).
+
+    NOTE: a plain number is tested first: ``numpy.float64`` is a float that also has a
+    ``.data`` attribute (a memoryview), so ``getattr(x, "data", x)`` would be wrong."""
+    if isinstance(x, (float, int)):
+        return x
+    return x.data
 
 
 def _generic(float_fn, value_method):

@@ -101,27 +101,6 @@ def evaluate(model, X, y, loss="mse", l2=0.0, engine=None):
     return engine.evaluate(model, list(X), list(y), get_loss(loss), l2)
 
 
-def _mlp(*args, **kwargs):
-    """``MLP(*args, **kwargs)`` that also runs with a hidden layer of one neuron.
-
-    NOTE: ``Layer`` returns a bare ``Value`` when it has one neuron (the lecture's
-    behaviour), and the next layer then fails on ``len(Value)``. Until ``nn`` wraps it,
-    this subclass passes ``[x]`` on. Same parameters and ``config()`` as ``MLP``.
-    """
-    from .nn import MLP
-
-    class _MLP(MLP):
-        def __call__(self, x):
-            for layer in self.layers:
-                x = layer(x if isinstance(x, (list, tuple)) else [x])
-            return x
-
-    model = MLP(*args, **kwargs)
-    if any(n == 1 for n in model.nouts[:-1]):
-        model.__class__ = _MLP
-    return model
-
-
 # ---------------------------------------------------------------------------------------
 # history
 # ---------------------------------------------------------------------------------------

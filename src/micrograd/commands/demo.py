@@ -96,13 +96,14 @@ def run_moons(seed=1337, epochs=None, progress=True, gif=True, engine=None,
     from ..data import make_moons
     from ..optim import SGD, linear_schedule
     from ..plot import snapshot
-    from ..train import _mlp, fit
+    from ..nn import MLP
+    from ..train import fit
 
     c = MOONS
     epochs = c["epochs"] if epochs is None else epochs
     Xtr, ytr = make_moons(c["n_samples"], c["noise"], seed=seed)
     Xte, yte = make_moons(c["n_test"], c["noise"], seed=seed + 1)
-    model = _mlp(2, c["hidden"] + [1], activation="relu", output_activation="linear",
+    model = MLP(2, c["hidden"] + [1], activation="relu", output_activation="linear",
                  bias_init="zero", seed=seed)
     opt = SGD(model.parameters(), lr=c["lr_start"])
     frames = [(0, snapshot(model))] if gif else []
@@ -124,7 +125,8 @@ def run_circle(seed=1337, epochs=None, progress=True, gif=True, engine=None,
     from ..data import make_disk, train_test_split
     from ..optim import SGD
     from ..plot import snapshot
-    from ..train import _mlp, fit
+    from ..nn import MLP
+    from ..train import fit
 
     c = CIRCLE
     epochs = c["epochs"] if epochs is None else epochs
@@ -133,7 +135,7 @@ def run_circle(seed=1337, epochs=None, progress=True, gif=True, engine=None,
     Xtr, Xte, ytr, yte = data
     results = []
     for h in (c["hidden"] if hidden is None else hidden):
-        model = _mlp(2, [h, 1], activation="tanh", seed=seed)
+        model = MLP(2, [h, 1], activation="tanh", seed=seed)
         frames = [(0, snapshot(model))] if gif and h == max(c["hidden"]) else []
         cbs = [_gif_callback(frames, max(1, epochs // gif_frames))] if frames else []
         t0 = time.perf_counter()

@@ -217,7 +217,8 @@ def run(args):
     from ..losses import LOSSES as LOSS_SPECS
     from ..optim import SCHEDULES as SCHEDULE_FACTORIES
     from ..optim import make_optimizer
-    from ..train import _mlp, fit
+    from ..nn import MLP
+    from ..train import fit
 
     try:
         os.makedirs(args.out, exist_ok=True)
@@ -249,7 +250,7 @@ def run(args):
 
     n_out = n_classes if spec.outputs == "classes" else 1
     out_act = "tanh" if args.loss == "mse" else "linear"
-    model = _mlp(len(X[0]), args.hidden + [n_out], activation=args.activation,
+    model = MLP(len(X[0]), args.hidden + [n_out], activation=args.activation,
                  output_activation=out_act, seed=args.seed)
     lr = args.lr if args.lr is not None else (1.0 if args.optimizer == "sgd" else 0.01)
     kwargs = {"weight_decay": args.weight_decay}
