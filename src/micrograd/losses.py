@@ -222,33 +222,105 @@ def accuracy(scores, labels, threshold=0.0):
 # ---------------------------------------------------------------------------------------
 
 
+# ---------------------------------------------------------------------------------------
+# per-sample forms, for the traced batched path (micrograd.trace)
+# ---------------------------------------------------------------------------------------
+# Each takes ONE sample's output (a Value or a list of Values) and its target as Values
+# (a traced input), and reads no ``.data``, so it traces. The mean over samples of
+# ``sample(out_i, t_i)`` equals the batch loss with ``reduction="mean"``.
+
+
+def _as_list(x):
+    return list(x) if isinstance(x, (list, tuple)) else [x]
+
+
+def _mean_terms(terms):
+    total = sum(terms[1:], terms[0])
+    return total if len(terms) == 1 else total * (1.0 / len(terms))
+
+
+def _vmax(zs):
+    """The largest of some Values, with Value ops only: max(a, b) = (a + b + |a - b|) / 2."""
+    m = zs[0]
+    for z in zs[1:]:
+        m = (m + z + (m - z).abs()) * 0.5
+    return m
+
+
+def _sample_mse(out, target):
+    return _mean_terms([(o - t) ** 2 for o, t in zip(_as_list(out), _as_list(target))])
+
+
+def _sample_hinge(out, target):
+    return _mean_terms([(1.0 + o * -t).relu()
+                        for o, t in zip(_as_list(out), _as_list(target))])
+
+
+def _sample_bce(out, target):
+    return _mean_terms([o.softplus() - o * t for o, t in zip(_as_list(out),
+                                                             _as_list(target))])
+
+
+def _sample_ce(out, onehot):
+    # logsumexp(z) - z[y], with z[y] = sum(z_k * onehot_k) and the shift m = max(z) made
+    # of Value ops (its gradient cancels: d/dz [log sum exp(z - m) + m] = softmax(z))
+    zs, ts = _as_list(out), _as_list(onehot)
+    m = _vmax(zs)
+    exps = [(z - m).exp() for z in zs]
+    lse = sum(exps[1:], exps[0]).log() + m
+    picked = sum((z * t for z, t in zip(zs[1:], ts[1:])), zs[0] * ts[0])
+    return lse - picked
+
+
 class LossSpec:
     """A named loss: its function, the label convention it wants, what the model outputs.
 
     ``labels`` is ``"pm1"`` ({-1, +1}), ``"01"`` ({0, 1}) or ``"index"`` (class indices);
     ``outputs`` is ``"one"`` (a single score per sample) or ``"classes"`` (K logits).
+    ``sample(out, target)`` is one sample's loss with the target given as Values (for
+    tracing); ``target(label, k)`` turns a label into that target (a float, or a one-hot
+    list of ``k`` floats for class indices). A custom loss has no ``sample``.
     """
 
-    __slots__ = ("name", "fn", "labels", "outputs", "doc")
+    __slots__ = ("name", "fn", "labels", "outputs", "doc", "sample")
 
-    def __init__(self, name, fn, labels, outputs, doc):
+    def __init__(self, name, fn, labels, outputs, doc, sample=None):
         self.name, self.fn, self.labels, self.outputs, self.doc = (name, fn, labels,
                                                                    outputs, doc)
+        self.sample = sample
 
     def __call__(self, preds, targets, reduction="mean"):
         return self.fn(preds, targets, reduction)
+
+    def target(self, label, k=1):
+        """The traced target of one sample: a float (or list), or a one-hot list."""
+        if self.labels == "index":
+            if isinstance(label, bool) or not isinstance(label, int) or not 0 <= label < k:
+                raise ValueError(f"{self.name}: target must be a class index in "
+                                 f"0..{k - 1}, got {label!r}")
+            return [1.0 if j == label else 0.0 for j in range(k)]
+        if isinstance(label, (list, tuple)):
+            return [_target(t, self.name, 0) for t in label]
+        y = _target(label, self.name, 0)
+        if self.labels == "01" and not 0.0 <= y <= 1.0:
+            raise ValueError(f"{self.name}: targets must lie in [0, 1] (use labels 0/1, "
+                             f"not -1/+1), got {y!r}")
+        return y
 
     def __repr__(self):
         return f"LossSpec({self.name!r}, labels={self.labels!r})"
 
 
 LOSSES = {
-    "mse": LossSpec("mse", mse, "pm1", "one", "mean squared error (tanh output, -1/+1)"),
-    "hinge": LossSpec("hinge", hinge, "pm1", "one", "max-margin hinge (linear output)"),
+    "mse": LossSpec("mse", mse, "pm1", "one", "mean squared error (tanh output, -1/+1)",
+                    _sample_mse),
+    "hinge": LossSpec("hinge", hinge, "pm1", "one", "max-margin hinge (linear output)",
+                      _sample_hinge),
     "bce": LossSpec("bce", bce_with_logits, "01", "one",
-                    "binary cross-entropy on a logit (linear output, 0/1 labels)"),
+                    "binary cross-entropy on a logit (linear output, 0/1 labels)",
+                    _sample_bce),
     "ce": LossSpec("ce", cross_entropy, "index", "classes",
-                   "softmax cross-entropy on K logits (class indices)"),
+                   "softmax cross-entropy on K logits (class indices)", _sample_ce),
 }
 
 

@@ -81,7 +81,7 @@ from numbers import Real
 import numpy as np
 
 from . import ops as _ops
-from .engine import Value, enable_grad
+from .engine import Value, enable_grad, no_grad
 
 __all__ = ["trace", "trace_loss", "Program", "BatchLoss", "TraceError", "NP_OPS",
            "np_forward", "np_local", "clear_cache"]
@@ -1140,3 +1140,70 @@ def trace_loss(fn, *batches, reduction="mean", regularizer=None, params=None, ca
     reg = trace(regularizer, params=params, cache=cache) if regularizer is not None \
         else None
     return BatchLoss(prog, reduction=reduction, regularizer=reg)
+
+
+# ---------------------------------------------------------------------------------------
+# an engine for micrograd.train.fit
+# ---------------------------------------------------------------------------------------
+
+
+class TracedEngine:
+    """``fit``'s engine that runs model and loss over the whole batch with NumPy.
+
+    It traces ``loss.sample(model(x), target)`` (one sample, the lecture's Value API) and
+    the L2 term once per (model, loss, l2), then every ``loss_and_grad`` is one batched
+    forward and backward pass that writes ``p.grad``: the same numbers as
+    ``train.EagerEngine`` to about 1e-12 (only the order of summation differs).
+    A loss without a per-sample form (a custom function) cannot be traced: use the eager
+    engine for it (``fit(engine="auto")`` does so by itself).
+    """
+
+    name = "traced"
+
+    def __init__(self):
+        self._key = None
+        self._programs = None
+
+    def _prepare(self, model, X, y, loss, l2):
+        if loss.sample is None:
+            raise TraceError(f"the loss {loss.name!r} has no per-sample form to trace; "
+                             f"use the eager engine")
+        k = 1
+        if loss.labels == "index":
+            with no_grad():
+                k = len(_outputs(model(X[0]))[0])
+        T = [loss.target(t, k) for t in y]
+        params = model.parameters()
+        key = (id(model), tuple(map(id, params)), loss.name, float(l2))
+        if key != self._key:
+            from .losses import l2_penalty
+
+            def sample(x, t):
+                return loss.sample(model(x), t)
+
+            reg = (lambda: l2_penalty(params, l2)) if l2 else None
+            batch_loss = trace_loss(sample, X, T, reduction="mean", regularizer=reg,
+                                    params=params, cache=False)
+            predict = trace(model, X, params=params, cache=False)
+            self._programs = (model, batch_loss, predict)  # model kept: ids stay valid
+            self._key = key
+        _, batch_loss, predict = self._programs
+        return batch_loss, predict, T
+
+    @staticmethod
+    def _accuracy(predict, X, y):
+        from .losses import accuracy
+
+        return accuracy(predict(X).tolist(), y)
+
+    def loss_and_grad(self, model, X, y, loss, l2=0.0):
+        batch_loss, predict, T = self._prepare(model, X, y, loss, l2)
+        acc = self._accuracy(predict, X, y)  # before the update, as the eager engine
+        return batch_loss.backward(X, T), acc
+
+    def evaluate(self, model, X, y, loss, l2=0.0):
+        batch_loss, predict, T = self._prepare(model, X, y, loss, l2)
+        return batch_loss.value(X, T), self._accuracy(predict, X, y)
+
+    def __repr__(self):
+        return "TracedEngine()"

@@ -56,7 +56,7 @@ from numbers import Real
 from .engine import no_grad
 from .losses import accuracy, get_loss, l2_penalty
 
-__all__ = ["fit", "evaluate", "History", "EagerEngine", "StopTraining"]
+__all__ = ["fit", "evaluate", "History", "EagerEngine", "StopTraining", "get_engine"]
 
 
 class StopTraining(Exception):
@@ -95,9 +95,40 @@ class EagerEngine:
         return "EagerEngine()"
 
 
+ENGINES = ("auto", "eager", "traced")
+
+
+def get_engine(engine="auto", loss=None):
+    """The engine object for ``fit``: ``"eager"`` (the Value graph, the reference),
+    ``"traced"`` (``micrograd.trace``: the same scalar code run batched with NumPy),
+    ``"auto"`` (traced when NumPy is installed and the loss has a per-sample form, else
+    eager), or an engine object as is."""
+    if engine is None or engine == "eager":
+        return EagerEngine()
+    if hasattr(engine, "loss_and_grad") and hasattr(engine, "evaluate"):
+        return engine
+    if engine not in ENGINES:
+        raise ValueError(f"engine must be one of {', '.join(ENGINES)} or an engine object, "
+                         f"got {engine!r}")
+    spec = get_loss(loss) if loss is not None else None
+    try:
+        from .trace import TracedEngine
+    except ImportError as err:  # numpy is missing
+        if engine == "traced":
+            raise ImportError("the traced engine needs NumPy: pip install "
+                              "'micrograd[demo]'") from err
+        return EagerEngine()
+    if spec is not None and spec.sample is None:
+        if engine == "traced":
+            raise ValueError(f"the loss {spec.name!r} has no per-sample form, so it cannot "
+                             f"be traced; use engine='eager'")
+        return EagerEngine()
+    return TracedEngine()
+
+
 def evaluate(model, X, y, loss="mse", l2=0.0, engine=None):
     """``(loss, accuracy)`` of ``model`` on ``(X, y)``, without gradients."""
-    engine = engine or EagerEngine()
+    engine = get_engine(engine, loss)
     return engine.evaluate(model, list(X), list(y), get_loss(loss), l2)
 
 
@@ -120,6 +151,7 @@ class History:
         self.time = []  # seconds since the start of training, at the end of each epoch
         self.steps = 0  # optimizer steps taken
         self.stopped = "running"  # then "completed", "callback" or "interrupted"
+        self.engine = ""  # the engine that computed the gradients: "eager" or "traced"
 
     @property
     def epochs(self):
@@ -227,7 +259,7 @@ def _say(bar, text):
 
 def fit(model, X, y, *, loss="mse", optimizer=None, epochs=100, batch_size=None,
         X_test=None, y_test=None, l2=0.0, schedule=None, callbacks=(), progress=True,
-        desc="train", seed=0, engine=None, pause_gc=True):
+        desc="train", seed=0, engine="auto", pause_gc=True):
     """Train ``model`` on ``(X, y)`` and return a ``History``.
 
     Arguments:
@@ -244,8 +276,10 @@ def fit(model, X, y, *, loss="mse", optimizer=None, epochs=100, batch_size=None,
         callbacks: functions ``(epoch, logs, model)``; returning True stops training.
         progress: show a tqdm progress bar (on stderr) with the latest numbers.
         seed: shuffles the minibatches.
-        engine: computes one batch's loss and gradients (see the module docstring);
-            default ``EagerEngine()``.
+        engine: computes one batch's loss and gradients (see the module docstring):
+            ``"auto"`` (default: the traced NumPy path where it applies, else eager),
+            ``"eager"`` (the Value graph, the reference), ``"traced"``, or an object.
+            ``History.engine`` says which ran.
         pause_gc: pause Python's cyclic garbage collector during training (the graphs
             have no cycles; the collector's re-scans of a big graph cost about as much
             as the step itself). Restored afterwards.
@@ -277,13 +311,14 @@ def fit(model, X, y, *, loss="mse", optimizer=None, epochs=100, batch_size=None,
         raise TypeError(f"optimizer must be a micrograd.optim optimizer, got "
                         f"{type(optimizer).__name__}")
     callbacks = [callbacks] if callable(callbacks) else list(callbacks)
-    engine = engine or EagerEngine()
+    engine = get_engine(engine, loss)
     rng = _random.Random(seed)
 
     n = len(X)
     bs = n if batch_size is None else min(batch_size, n)
     order = list(range(n))
     hist = History()
+    hist.engine = getattr(engine, "name", type(engine).__name__)
     bar = _make_bar(epochs, desc, progress)
     t0 = time.perf_counter()
     hist.stopped = "completed"

@@ -164,6 +164,9 @@ def add_parser(subparsers):
                    help="samples per step (default: the full batch)")
     o.add_argument("--seed", type=int, default=1337,
                    help="seed of data, split, weights and batches (default: 1337)")
+    o.add_argument("--engine", choices=("auto", "eager", "traced"), default="auto",
+                   help="auto (default): the traced NumPy path (micrograd.trace) where "
+                        "it applies; eager: the Value graph at every step")
     w = p.add_argument_group("output")
     w.add_argument("--out", default="train-out", metavar="DIR",
                    help="folder for model.json, history.json and pictures "
@@ -281,13 +284,13 @@ def run(args):
     hist = fit(model, Xtr, ytr, loss=spec, optimizer=opt, epochs=args.epochs,
                batch_size=bs, X_test=Xte, y_test=yte, l2=args.l2, schedule=schedule,
                callbacks=callbacks, progress=not args.no_progress, seed=args.seed,
-               desc=args.dataset)
+               desc=args.dataset, engine=args.engine)
     seconds = time.perf_counter() - t0
     last = hist.last()
     line = f"epoch {hist.epochs} loss {last['train_loss']:.4f} acc {last['train_acc']:.1%}"
     if "test_acc" in last:
         line += f" test_loss {last['test_loss']:.4f} test_acc {last['test_acc']:.1%}"
-    print(line + f" ({seconds:.1f} s, {hist.stopped})")
+    print(line + f" ({seconds:.1f} s, {hist.stopped}, engine {hist.engine})")
 
     written = []
     model_path = os.path.join(args.out, "model.json")

@@ -144,15 +144,8 @@ class Playground:
         return out
 
     def _sample_loss(self, x, y):
-        """One sample's loss, written with Value ops exactly as micrograd.losses does
-        (the losses take plain-number targets; here the target is a traced input)."""
-        out = self.model(x)
-        name = self.cfg.loss
-        if name == "mse":
-            return (out - y) ** 2
-        if name == "hinge":
-            return (1.0 + out * -y).relu()
-        return out.softplus() - out * y  # bce on a logit, y in {0, 1}
+        """One sample's loss, with the target as a traced Value (micrograd.losses)."""
+        return self.spec.sample(self.model(x), y)
 
     def _l2(self):
         from ..losses import l2_penalty
