@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 from . import __version__
@@ -37,7 +38,14 @@ def build_parser():
     return parser
 
 
+#: NumPy's BLAS in one thread: the traced path multiplies small matrices, where a pool
+#: of BLAS threads costs 10-100x more than it saves (measured in benchmarks/trace.py)
+_SINGLE_THREAD = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+
 def main(argv=None):
+    for var in _SINGLE_THREAD:  # before any command imports NumPy; the user's value wins
+        os.environ.setdefault(var, "1")
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):

@@ -339,10 +339,10 @@ def _visit(g, nid, step, grads, visited_at, lost, assign=False, pass_=1):
                 t += f" (overwrote {fmt(before)})"
         else:
             t = f"grad[{pname}] += {fmt(up)} * {_par(e.local)} = {fmt(c)}"
-            if before != 0.0:
+            if before != 0.0 and not (late and lost is not None):
                 t += f" (grad[{pname}] now {fmt(after)})"
-        if late and lost is not None:
-            t += f" LOST: {pname} was visited at step {visited_at[e.src]}"
+        if late and lost is not None:  # the running total is moot: the visit read it
+            t += f" LOST: {pname} was already visited at step {visited_at[e.src]}"
             lost.append(Lost(
                 "late", e.src, pname, nid, g.names[nid], e.id, c, visited_at[e.src], step,
                 g.path_to_root(e.src, nid),
