@@ -45,86 +45,13 @@ SEED = 1337          # model initialisation (and make_moons' random_state = 0)
 clock = time.process_time
 
 
-# ---- a naive engine as the seeds write it: closures, a set of children, recursive topo ----
-
-
-class NaiveValue:
-    """The seeds' Value: one closure per node, recursive topological sort."""
-
-    def __init__(self, data, _children=(), _op=""):
-        self.data = data
-        self.grad = 0.0
-        self._backward = lambda: None
-        self._prev = set(_children)
-        self._op = _op
-
-    def __add__(self, other):
-        other = other if isinstance(other, NaiveValue) else NaiveValue(other)
-        out = NaiveValue(self.data + other.data, (self, other), "+")
-
-        def _backward():
-            self.grad += out.grad
-            other.grad += out.grad
-        out._backward = _backward
-        return out
-
-    def __mul__(self, other):
-        other = other if isinstance(other, NaiveValue) else NaiveValue(other)
-        out = NaiveValue(self.data * other.data, (self, other), "*")
-
-        def _backward():
-            self.grad += other.data * out.grad
-            other.grad += self.data * out.grad
-        out._backward = _backward
-        return out
-
-    def relu(self):
-        out = NaiveValue(0.0 if self.data < 0 else self.data, (self,), "ReLU")
-
-        def _backward():
-            self.grad += (out.data > 0) * out.grad
-        out._backward = _backward
-        return out
-
-    def __neg__(self):
-        return self * -1
-
-    def __radd__(self, other):
-        return self + other
-
-    def __rmul__(self, other):
-        return self * other
-
-    def __sub__(self, other):
-        return self + (-other)
-
-    def __rsub__(self, other):
-        return other + (-self)
-
-    def backward(self):
-        topo, visited = [], set()
-
-        def build(v):
-            if v not in visited:
-                visited.add(v)
-                for child in v._prev:
-                    build(child)
-                topo.append(v)
-        build(self)
-        self.grad = 1.0
-        for v in reversed(topo):
-            v._backward()
-
-
 def naive_value_class():
-    """benchmarks/naive_engine.py's Value (the engine benchmark's baseline) when it is
-    there, else the copy above; the two are the same algorithm."""
+    """The naive seed engine of benchmarks/naive_engine.py (the engine benchmark's
+    baseline: closures, a set of children, recursive topological sort)."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    try:
-        from naive_engine import Value as V
-        return V, "benchmarks/naive_engine.py"
-    except ImportError:
-        return NaiveValue, "benchmarks/trace.py's NaiveValue"
+    from naive_engine import Value as V
+
+    return V, "benchmarks/naive_engine.py"
 
 
 def naive_mlp(model, V):
@@ -160,7 +87,7 @@ def lr_at(k):
     return 1.0 - 0.9 * k / 100
 
 
-def run_naive(model, X, Y, steps, V=NaiveValue):
+def run_naive(model, X, Y, steps, V):
     layers = naive_mlp(model, V)
     params = naive_params(layers)
     losses, times = [], []

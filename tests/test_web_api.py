@@ -210,7 +210,7 @@ def test_walk_refusals(client):
 
 def test_walk_non_finite_numbers_travel_as_strings(client):
     view = client.post("/api/walk", json={"expr": "a = 1e200; b = a * a"}).json()
-    assert by_name(view)["b"]["data"] == "inf"
+    assert by_name(view)["b"]["data"] == "Infinity"
 
 
 def test_visit_order_diamond(client):

@@ -44,7 +44,7 @@ import math
 from numbers import Real
 
 from . import ops as _ops
-from .engine import Value, enable_grad
+from .engine import Value, _topo_order, enable_grad
 
 __all__ = [
     "grad", "value_and_grad", "gradients", "backward", "jvp", "jacfwd", "jacrev",
@@ -62,26 +62,8 @@ _depth = 0
 
 
 def _topo(roots):
-    """Every node reachable from ``roots``, each after all of its inputs (iterative DFS)."""
-    order = []
-    visited = set()
-    for root in roots:
-        if root in visited:
-            continue
-        stack = [(root, False)]
-        while stack:
-            v, expanded = stack.pop()
-            if expanded:
-                order.append(v)
-                continue
-            if v in visited:
-                continue
-            visited.add(v)
-            stack.append((v, True))
-            for p in v._prev:
-                if p not in visited:
-                    stack.append((p, False))
-    return order
+    """Every node reachable from ``roots``, each after all of its inputs."""
+    return _topo_order(*roots)
 
 
 def _depends_on(topo, inputs):

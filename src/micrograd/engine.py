@@ -351,8 +351,9 @@ def _push_grad(v):
         a.grad += v._fn.local(a.data, v.data)[0] * g
 
 
-def _topo_order(root):
-    """All nodes reachable from ``root``, each after all of its inputs (root last).
+def _topo_order(*roots):
+    """All nodes reachable from ``roots``, each after all of its inputs (a root last
+    among the nodes it reaches).
 
     Iterative depth-first search, so any depth works: look at the node on top of the
     stack; push each input not placed yet (a leaf is placed at once) and come back to
@@ -361,9 +362,17 @@ def _topo_order(root):
     """
     order = []
     placed = set()
-    stack = [root]
     place = placed.add
     append = order.append
+    for root in roots:
+        if root not in placed:
+            _place_from(root, placed, place, append)
+    return order
+
+
+def _place_from(root, placed, place, append):
+    """The depth-first walk of ``_topo_order`` from one root."""
+    stack = [root]
     while stack:
         v = stack[-1]
         a = v._a
@@ -385,7 +394,6 @@ def _topo_order(root):
             if v not in placed:  # v may have been pushed twice (two users)
                 place(v)
                 append(v)
-    return order
 
 
 def _describe(fn, prev, arg):

@@ -81,7 +81,7 @@ from numbers import Real
 import numpy as np
 
 from . import ops as _ops
-from .engine import Value, enable_grad, no_grad
+from .engine import Value, _topo_order, enable_grad, no_grad
 
 __all__ = ["trace", "trace_loss", "Program", "BatchLoss", "TraceError", "NP_OPS",
            "np_forward", "np_local", "clear_cache"]
@@ -315,26 +315,8 @@ def _outputs(result):
 
 
 def _topo(roots):
-    """Every node reachable from ``roots``, inputs before users, deterministic order."""
-    order = []
-    visited = set()
-    for root in roots:
-        if id(root) in visited:
-            continue
-        stack = [(root, False)]
-        while stack:
-            v, expanded = stack.pop()
-            if expanded:
-                order.append(v)
-                continue
-            if id(v) in visited:
-                continue
-            visited.add(id(v))
-            stack.append((v, True))
-            for p in reversed(v._prev):
-                if id(p) not in visited:
-                    stack.append((p, False))
-    return order
+    """Every node reachable from ``roots``, each after all of its inputs."""
+    return _topo_order(*roots)
 
 
 def _record(fn, sample, names):

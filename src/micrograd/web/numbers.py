@@ -1,14 +1,7 @@
 """Numbers on the wire: JSON has no inf or nan, so they travel as the strings
-``"inf"``, ``"-inf"`` and ``"nan"`` (the page shows them as such)."""
+``"Infinity"``, ``"-Infinity"`` and ``"NaN"`` (what JavaScript's ``Number()`` reads back).
+One convention for the whole page: the graph layout (``micrograd.viz``) uses the same."""
 
-import math
+from ..viz.graph import num
 
-
-def num(x):
-    """A float for JSON: finite floats as they are, inf/nan as strings."""
-    x = float(x)
-    if math.isfinite(x):
-        return x
-    if x != x:
-        return "nan"
-    return "inf" if x > 0 else "-inf"
+__all__ = ["num"]

@@ -1,7 +1,7 @@
 """Request and response schemas of the ``micrograd serve`` API (pydantic models).
 
-Numbers that may be infinite or nan travel as the strings ``"inf"``, ``"-inf"``,
-``"nan"`` (JSON has no such numbers): their type is ``Num``.
+Numbers that may be infinite or nan travel as the strings ``"Infinity"``, ``"-Infinity"``,
+``"NaN"`` (JSON has no such numbers): their type is ``Num``.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool
 from . import limits
 from .playground import ACTIVATIONS, DATASETS, LOSSES, OPTIMIZERS
 
-Num = Union[float, Literal["inf", "-inf", "nan"]]
+Num = Union[float, Literal["Infinity", "-Infinity", "NaN"]]
 Finite = float  # request numbers: refused when not finite (allow_inf_nan=False below)
 
 

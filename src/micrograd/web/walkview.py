@@ -58,10 +58,8 @@ PRESETS = {p.key: p for p in [
 
 
 def _num(x):
-    """viz/walk numbers ('Infinity', 'NaN' strings for non-finite) -> ours."""
-    if isinstance(x, str):
-        return {"Infinity": "inf", "-Infinity": "-inf", "NaN": "nan"}.get(x, x)
-    return num(x)
+    """A number for JSON; viz/walk numbers already are (non-finite ones as strings)."""
+    return x if isinstance(x, str) else num(x)
 
 
 class _Graph:

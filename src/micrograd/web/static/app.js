@@ -19,7 +19,7 @@ function svg(tag, attrs, parent) {
 /** A number as shown on the page: 6 significant digits, no trailing zeros. */
 function fmt(x) {
   if (x === null || x === undefined) return "·";
-  if (typeof x === "string") return x;  // "nan", "inf" arrive as strings
+  if (typeof x === "string") return x;  // "NaN", "Infinity" arrive as strings
   if (!isFinite(x)) return String(x);
   if (x === 0) return "0";
   const a = Math.abs(x);
