@@ -331,3 +331,8 @@ def test_value_backward_create_graph_gives_differentiable_grads():
     x.grad = 0.0
     g.backward()
     assert math.isclose(x.grad, d2t.item(), rel_tol=1e-12)
+
+
+def test_huge_integer_arguments_become_inf_like_value():
+    # Value(10**400) is inf (IEEE), so grad of x*x there is 2*inf = inf, not OverflowError
+    assert grad(lambda x: x * x)(10**400) == math.inf

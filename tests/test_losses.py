@@ -125,7 +125,9 @@ def test_bce_gradient_is_sigmoid_minus_target():
     y = [1.0, 0.0, 1.0]
     bce_with_logits(z, y, reduction="sum").backward()
     for v, t in zip(z, y):
-        assert close(v.grad, 1 / (1 + math.exp(-v.data)) - t, 1e-15, 1e-16)
+        # sigmoid(z) - t, in the form that keeps full precision: -sigmoid(-z) for t = 1
+        expected = 1 / (1 + math.exp(-v.data)) if t == 0 else -1 / (1 + math.exp(v.data))
+        assert close(v.grad, expected, 1e-15, 1e-16)
 
 
 def test_bce_refuses_pm1_labels():
@@ -229,3 +231,36 @@ def test_registry():
     assert custom([Value(0.0)], [1.0]).data == 1.0
     with pytest.raises(TypeError):
         get_loss(3)
+
+
+def test_losses_keep_precision_at_huge_logits():
+    # cross-entropy with the shift on both sides: logits 1e308 do not cancel to 0
+    z = [Value(1e308), Value(1e308)]
+    loss = cross_entropy([z], [0])
+    loss.backward()
+    assert math.isclose(loss.data, math.log(2.0), rel_tol=1e-15)
+    assert math.isclose(z[0].grad, -0.5, rel_tol=1e-15) and math.isclose(z[1].grad, 0.5,
+                                                                         rel_tol=1e-15)
+    # the traced per-sample form agrees (its max is made of Value ops and must not
+    # overflow)
+    from micrograd.losses import LOSSES
+
+    zt = [Value(1e308), Value(-1e308)]
+    per = LOSSES["ce"].sample(zt, [Value(1.0), Value(0.0)])
+    assert per.data == 0.0
+    # bce of a confident right prediction keeps its tiny value: torch gives 4.25e-18
+    zt = torch.tensor([40.0], dtype=torch.double)
+    ref = F.binary_cross_entropy_with_logits(zt, torch.ones(1, dtype=torch.double)).item()
+    assert ref > 0 and math.isclose(bce_with_logits([Value(40.0)], [1.0]).data, ref,
+                                    rel_tol=1e-12)
+
+
+def test_cross_entropy_takes_numpy_integer_targets():
+    import numpy as np
+
+    z = [[Value(1.0), Value(2.0), Value(0.5)]]
+    a = cross_entropy(z, [np.int64(1)]).data
+    b = cross_entropy(z, [1]).data
+    assert a == b
+    with pytest.raises(ValueError, match=r"class index in 0..2, got 3"):
+        cross_entropy(z, [np.int64(3)])

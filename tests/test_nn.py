@@ -183,3 +183,13 @@ def test_one_neuron_hidden_layer_chains():
     out = model(x)
     assert isinstance(out, Value)
     assert math.isclose(out.data, expected, rel_tol=1e-15)
+
+
+def test_mlp_takes_numpy_rows_and_a_bare_number():
+    import numpy as np
+
+    model = MLP(2, [3, 1], seed=4)
+    row = np.array([0.5, -1.5])
+    assert model(row).data == model([0.5, -1.5]).data
+    one = MLP(1, [2, 1], seed=4)
+    assert one(0.25).data == one([0.25]).data

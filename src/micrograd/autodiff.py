@@ -45,6 +45,7 @@ from numbers import Real
 
 from . import ops as _ops
 from .engine import Value, _topo_order, enable_grad
+from .engine import _as_float as _number  # a real number as a float (10**400 -> inf)
 
 __all__ = [
     "grad", "value_and_grad", "gradients", "backward", "jvp", "jacfwd", "jacrev",
@@ -170,7 +171,7 @@ def _as_value(x):
 
 
 def _as_float(x):
-    return x.data if isinstance(x, Value) else float(x)
+    return x.data if isinstance(x, Value) else _number(x)
 
 
 # ---------------------------------------------------------------------------------------
@@ -364,7 +365,7 @@ def _wrap_args(args, nums, name):
                 x = a * 1.0  # a fresh node: derivatives flow to it only via this argument
             x.label = a.label or f"arg{i}"
         elif _is_number(a):
-            x = Value(float(a), label=f"arg{i}")
+            x = Value(a, label=f"arg{i}")
         else:
             raise TypeError(f"{name}: argument {i} must be a number or a Value, "
                             f"got {type(a).__name__}: {a!r:.60}")
@@ -729,7 +730,7 @@ def gradcheck_report(f, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, modes=("reverse"
         if not _is_number(a):
             raise TypeError(f"gradcheck: inputs[{i}] must be a number or a Value, "
                             f"got {type(a).__name__}: {a!r:.60}")
-        xs0.append(float(a))
+        xs0.append(_number(a))
     if not (eps > 0):
         raise ValueError(f"gradcheck: eps must be > 0, got {eps!r}")
     for m in modes:

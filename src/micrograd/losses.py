@@ -11,10 +11,13 @@
 Every loss takes the model's outputs (``Value``s or plain numbers) and the targets and
 returns one ``Value`` (the mean over all samples, or the sum with ``reduction="sum"``),
 so ``loss.backward()`` fills the gradients. The logits versions are stable for any input
-(+-1000 included): binary cross-entropy is ``softplus(z) - y*z`` with the engine's stable
-softplus, and softmax cross-entropy is ``logsumexp(z) - z[y]`` with the maximum subtracted
-before ``exp`` (a constant shift: it changes neither the value nor the gradient, which
-is ``softmax(z) - onehot(y)``).
+(+-1000 and +-1e308 included): binary cross-entropy is ``y softplus(-z) + (1-y)
+softplus(z)`` with the engine's stable softplus, and softmax cross-entropy is
+``log(sum(exp(z - m))) - (z[y] - m)`` with the maximum ``m`` subtracted (a shift: it
+changes neither the value nor the gradient, which is ``softmax(z) - onehot(y)``).
+
+Each formula is written once, as a term (``_mse_term``, ``_bce_term``, ``_ce_term``...);
+the batch functions and the per-sample forms that ``micrograd.trace`` runs share it.
 
 Labels: ``mse`` and ``hinge`` take targets in {-1, +1} (a tanh or linear output),
 ``bce_with_logits`` takes {0, 1}, ``cross_entropy`` takes class indices 0..K-1.
@@ -85,6 +88,48 @@ def _value(x):
     return x if isinstance(x, Value) else Value(x)
 
 
+def _class_index(y, k, what):
+    """A class index in 0..k-1 (a Python or NumPy integer); anything else refused."""
+    if not isinstance(y, bool) and not isinstance(y, int) and hasattr(y, "__index__"):
+        y = y.__index__()  # numpy.int64 and friends
+    if isinstance(y, bool) or not isinstance(y, int) or not 0 <= y < k:
+        raise ValueError(f"{what} must be a class index in 0..{k - 1}, got {y!r}")
+    return y
+
+
+# ---------------------------------------------------------------------------------------
+# the terms: each loss's formula, written once (the batch and per-sample forms use them)
+# ---------------------------------------------------------------------------------------
+
+
+def _mse_term(p, t):  # (p - t)^2
+    return (p - t) ** 2
+
+
+def _hinge_term(s, y):  # relu(1 - y s)
+    return (1.0 + s * -y).relu()
+
+
+def _bce_term(z, y):
+    # -y log sigmoid(z) - (1-y) log(1 - sigmoid(z)) = y softplus(-z) + (1-y) softplus(z):
+    # both softplus terms are stable, keep full precision when the prediction is right
+    # with confidence (z = 40, y = 1 gives 4.25e-18, not 0), and the gradient is
+    # sigmoid(z) - y everywhere (no kink)
+    return (-z).softplus() * y + z.softplus() * (1.0 - y)
+
+
+def _ce_term(zs, target, m):
+    """softmax cross-entropy of logits ``zs`` with the shift ``m`` (their max):
+    ``log(sum exp(z - m)) - (z[y] - m)``; written with the shift on both sides, so huge
+    logits (1e308) do not cancel to 0. ``target`` is a class index, or one-hot Values."""
+    exps = [(z - m).exp() for z in zs]
+    lse = sum(exps[1:], exps[0]).log()
+    if isinstance(target, int):
+        return lse - (zs[target] - m)
+    picked = sum((z * t for z, t in zip(zs[1:], target[1:])), zs[0] * target[0])  # z[y]
+    return lse - (picked - m)
+
+
 # ---------------------------------------------------------------------------------------
 # regression / margin losses
 # ---------------------------------------------------------------------------------------
@@ -98,7 +143,7 @@ def mse(preds, targets, reduction="mean"):
     ``torch.nn.functional.mse_loss``.
     """
     pairs = _flatten_pairs(preds, targets, "mse")
-    return _reduce([(_value(p) - t) ** 2 for p, t in pairs], reduction, "mse")
+    return _reduce([_mse_term(_value(p), t) for p, t in pairs], reduction, "mse")
 
 
 def hinge(scores, labels, reduction="mean"):
@@ -108,11 +153,12 @@ def hinge(scores, labels, reduction="mean"):
     (``y * score == 1``) gets gradient 0 (relu'(0) = 0).
     """
     pairs = _flatten_pairs(scores, labels, "hinge")
-    return _reduce([(1.0 + _value(s) * -y).relu() for s, y in pairs], reduction, "hinge")
+    return _reduce([_hinge_term(_value(s), y) for s, y in pairs], reduction, "hinge")
 
 
 def bce_with_logits(logits, targets, reduction="mean"):
-    """Binary cross-entropy on logits: ``softplus(z) - y*z`` per output, y in [0, 1].
+    """Binary cross-entropy on logits, per output ``y softplus(-z) + (1-y) softplus(z)``,
+    y in [0, 1].
 
     Equal to ``-y log sigmoid(z) - (1-y) log(1 - sigmoid(z))`` but never takes the log
     of a rounded-to-zero probability; gradient ``sigmoid(z) - y``. Matches
@@ -123,13 +169,21 @@ def bce_with_logits(logits, targets, reduction="mean"):
         if not 0.0 <= y <= 1.0:
             raise ValueError(f"bce_with_logits: targets must lie in [0, 1] (use labels "
                              f"0/1, not -1/+1), got {y!r} at position {i}")
-    return _reduce([_value(z).softplus() - _value(z) * y for z, y in pairs], reduction,
+    return _reduce([_bce_term(_value(z), y) for z, y in pairs], reduction,
                    "bce_with_logits")
 
 
 # ---------------------------------------------------------------------------------------
 # softmax cross-entropy
 # ---------------------------------------------------------------------------------------
+
+
+def _shift(zs):
+    """The largest logit as a plain number (a constant shift), 0 when none is finite."""
+    m = max(z.data for z in zs)
+    if m != m or m in (float("inf"), float("-inf")):
+        return 0.0  # nan / inf logits: no finite shift helps; let IEEE propagate
+    return m
 
 
 def logsumexp(logits):
@@ -142,9 +196,7 @@ def logsumexp(logits):
     zs = [_value(z) for z in logits]
     if not zs:
         raise ValueError("logsumexp: empty list of logits")
-    m = max(z.data for z in zs)
-    if m != m or m in (float("inf"), float("-inf")):
-        m = 0.0  # nan / inf logits: no finite shift helps; let IEEE propagate
+    m = _shift(zs)
     exps = [(z - m).exp() for z in zs]
     return sum(exps[1:], exps[0]).log() + m
 
@@ -169,10 +221,9 @@ def cross_entropy(logits, targets, reduction="mean"):
         if _is_num(z):
             raise TypeError(f"cross_entropy: sample {i} must be a list of class logits "
                             f"(a model with K >= 2 outputs), got one number")
-        if isinstance(y, bool) or not isinstance(y, int) or not 0 <= y < len(z):
-            raise ValueError(f"cross_entropy: target {i} must be a class index in "
-                             f"0..{len(z) - 1}, got {y!r}")
-        terms.append(logsumexp(z) - _value(z[y]))
+        y = _class_index(y, len(z), f"cross_entropy: target {i}")
+        zs = [_value(v) for v in z]
+        terms.append(_ce_term(zs, y, _shift(zs)))
     return _reduce(terms, reduction, "cross_entropy")
 
 
@@ -240,36 +291,31 @@ def _mean_terms(terms):
 
 
 def _vmax(zs):
-    """The largest of some Values, with Value ops only: max(a, b) = (a + b + |a - b|) / 2."""
+    """The largest of some Values, with Value ops only: max(a, b) = a + relu(b - a)
+    (no a + b that could overflow)."""
     m = zs[0]
     for z in zs[1:]:
-        m = (m + z + (m - z).abs()) * 0.5
+        m = m + (z - m).relu()
     return m
 
 
 def _sample_mse(out, target):
-    return _mean_terms([(o - t) ** 2 for o, t in zip(_as_list(out), _as_list(target))])
+    return _mean_terms([_mse_term(o, t) for o, t in zip(_as_list(out), _as_list(target))])
 
 
 def _sample_hinge(out, target):
-    return _mean_terms([(1.0 + o * -t).relu()
-                        for o, t in zip(_as_list(out), _as_list(target))])
+    return _mean_terms([_hinge_term(o, t) for o, t in zip(_as_list(out), _as_list(target))])
 
 
 def _sample_bce(out, target):
-    return _mean_terms([o.softplus() - o * t for o, t in zip(_as_list(out),
-                                                             _as_list(target))])
+    return _mean_terms([_bce_term(o, t) for o, t in zip(_as_list(out), _as_list(target))])
 
 
 def _sample_ce(out, onehot):
-    # logsumexp(z) - z[y], with z[y] = sum(z_k * onehot_k) and the shift m = max(z) made
-    # of Value ops (its gradient cancels: d/dz [log sum exp(z - m) + m] = softmax(z))
-    zs, ts = _as_list(out), _as_list(onehot)
-    m = _vmax(zs)
-    exps = [(z - m).exp() for z in zs]
-    lse = sum(exps[1:], exps[0]).log() + m
-    picked = sum((z * t for z, t in zip(zs[1:], ts[1:])), zs[0] * ts[0])
-    return lse - picked
+    # the shift m = max(z) is made of Value ops here (reading .data would not trace);
+    # its gradient cancels: d/dz [log sum exp(z - m) - (z - m) . onehot] = softmax - onehot
+    zs = _as_list(out)
+    return _ce_term(zs, _as_list(onehot), _vmax(zs))
 
 
 class LossSpec:
@@ -295,9 +341,7 @@ class LossSpec:
     def target(self, label, k=1):
         """The traced target of one sample: a float (or list), or a one-hot list."""
         if self.labels == "index":
-            if isinstance(label, bool) or not isinstance(label, int) or not 0 <= label < k:
-                raise ValueError(f"{self.name}: target must be a class index in "
-                                 f"0..{k - 1}, got {label!r}")
+            label = _class_index(label, k, f"{self.name}: target")
             return [1.0 if j == label else 0.0 for j in range(k)]
         if isinstance(label, (list, tuple)):
             return [_target(t, self.name, 0) for t in label]

@@ -18,6 +18,7 @@ or ``rng`` (a ``random.Random``); with neither, from Python's global ``random`` 
 from __future__ import annotations
 
 import random as _random
+from numbers import Real
 
 from .engine import Value
 
@@ -170,8 +171,8 @@ class MLP(Module):
     def __call__(self, x):
         for layer in self.layers:
             # a one-neuron layer returns a bare Value (the lecture's behaviour); the next
-            # layer still takes a list
-            x = layer(x if isinstance(x, (list, tuple)) else [x])
+            # layer still takes a sequence (a list, a tuple, a NumPy row...)
+            x = layer([x] if isinstance(x, (Value, Real)) else x)
         return x
 
     def parameters(self):

@@ -1143,34 +1143,41 @@ class TracedEngine:
     name = "traced"
 
     def __init__(self):
-        self._key = None
-        self._programs = None
+        self._entry = None  # (model, params, loss, l2, k, batch loss program, predict)
 
     def _prepare(self, model, X, y, loss, l2):
+        e = self._entry
+        params = model.parameters()
+        # the programs stay valid for the same model, parameters, loss and l2 (a new
+        # architecture has new parameter objects); checked by identity, cheaply
+        if e is None or not (e[0] is model and e[2] is loss and e[3] == l2
+                             and len(e[1]) == len(params)
+                             and all(a is b for a, b in zip(e[1], params))):
+            e = self._entry = self._build(model, params, X, y, loss, l2)
+        k, batch_loss, predict = e[4], e[5], e[6]
+        return batch_loss, predict, [loss.target(t, k) for t in y]
+
+    @staticmethod
+    def _build(model, params, X, y, loss, l2):
+        from .losses import l2_penalty
+
         if loss.sample is None:
             raise TraceError(f"the loss {loss.name!r} has no per-sample form to trace; "
                              f"use the eager engine")
         k = 1
-        if loss.labels == "index":
+        if loss.labels == "index":  # classes: the number of outputs, for one-hot targets
             with no_grad():
                 k = len(_outputs(model(X[0]))[0])
         T = [loss.target(t, k) for t in y]
-        params = model.parameters()
-        key = (id(model), tuple(map(id, params)), loss.name, float(l2))
-        if key != self._key:
-            from .losses import l2_penalty
 
-            def sample(x, t):
-                return loss.sample(model(x), t)
+        def sample(x, t):
+            return loss.sample(model(x), t)
 
-            reg = (lambda: l2_penalty(params, l2)) if l2 else None
-            batch_loss = trace_loss(sample, X, T, reduction="mean", regularizer=reg,
-                                    params=params, cache=False)
-            predict = trace(model, X, params=params, cache=False)
-            self._programs = (model, batch_loss, predict)  # model kept: ids stay valid
-            self._key = key
-        _, batch_loss, predict = self._programs
-        return batch_loss, predict, T
+        reg = (lambda: l2_penalty(params, l2)) if l2 else None
+        batch_loss = trace_loss(sample, X, T, reduction="mean", regularizer=reg,
+                                params=params, cache=False)
+        predict = trace(model, X, params=params, cache=False)
+        return (model, params, loss, l2, k, batch_loss, predict)
 
     @staticmethod
     def _accuracy(predict, X, y):
