@@ -273,6 +273,7 @@ def test_play_create_step_lr_reset_delete(client):
     s = client.post("/api/play", json=small()).json()
     sid = s["sid"]
     assert s["step"] == 0 and len(s["history"]) == 1
+    assert s["engine"] == "traced"  # the page says which engine trains
     assert len(s["points"]["train"]) + len(s["points"]["test"]) == 60
     assert len(s["boundary"]["values"]) == limits.GRID ** 2
     assert s["network"]["sizes"] == [2, 4, 1]

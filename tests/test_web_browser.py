@@ -262,6 +262,7 @@ def test_playground_trains_the_circle_with_9_neurons(page, server):
     assert train_acc >= 95.0
     assert test_acc >= 85.0
     assert int(page.inner_text("#p-epoch")) == int(page.inner_text("#p-stepn"))  # full batch
+    assert page.inner_text("#p-engine-name") == "traced"
     # hover over the curves: exact values of the step under the mouse
     box = page.locator("#p-curves").bounding_box()
     page.mouse.move(box["x"] + box["width"] - 10, box["y"] + box["height"] / 2)

@@ -255,6 +255,7 @@ class Playground:
     def state(self, *, history="all", points=False):
         out = {"config": asdict(self.cfg), "step": self.step_count, "epoch": self.epoch,
                "lr": self.opt.lr, "metrics": self.metrics,
+               "engine": "traced" if self.fast is not None else "eager",
                "history": self.history if history == "all" else self.history[-1:],
                "boundary": self.boundary(), "network": self.network()}
         if points:

@@ -234,6 +234,9 @@ class PlayState(BaseModel):
     epoch: int
     lr: float
     metrics: Metrics
+    engine: Literal["traced", "eager"] = Field(
+        description="traced: micrograd.trace runs the model's scalar graph over the batch "
+                    "with NumPy; eager: the Value graph, sample by sample")
     history: List[List[Num]] = Field(description="rows [step, train_loss, test_loss, "
                                                  "train_acc, test_acc]")
     boundary: Boundary

@@ -606,6 +606,7 @@ const Play = {
     this.frames = (this.frames || 0) + 1;  // drawings of the boundary (one per response)
     $("p-boundary").dataset.frames = String(this.frames);
     $("p-epoch").textContent = String(s.epoch);
+    $("p-engine-name").textContent = s.engine;
     $("p-stepn").textContent = String(s.step);
     const m = s.metrics;
     $("p-trloss").textContent = fmt(m.train_loss); $("p-teloss").textContent = fmt(m.test_loss);
