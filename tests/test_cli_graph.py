@@ -120,3 +120,71 @@ def test_real_process_exit_code_and_no_traceback():
     r = subprocess.run([sys.executable, "-m", "micrograd", "graph", "--help"],
                        capture_output=True, text=True, env=env, timeout=60)
     assert r.returncode == 0 and "--order" in r.stdout and "micrograd graph" in r.stdout
+
+
+@pytest.mark.parametrize("suffix", [".svg", ".png", ".json", ".dot"])
+def test_missing_output_folder_exits_1_before_any_work(tmp_path, suffix, capsys):
+    target = tmp_path / "nope" / f"x{suffix}"
+    assert main(["graph", "a = 2; b = a*a", "-o", str(target)]) == 1
+    cap = capsys.readouterr()
+    assert f"cannot write {str(target)!r}: the folder" in cap.err
+    assert "does not exist" in cap.err and "Traceback" not in cap.err
+    assert cap.out == ""  # refused before the walk / summary
+
+
+def test_output_path_that_is_a_folder_or_unwritable(tmp_path, capsys):
+    folder = tmp_path / "d.svg"
+    folder.mkdir()
+    assert main(["graph", "a = 2; b = a*a", "-o", str(folder)]) == 1
+    assert "it is a folder" in capsys.readouterr().err
+    # the folder exists but nothing can be created in it: the write fails, caught
+    assert main(["graph", "a = 2; b = a*a", "-o", "/proc/x.json"]) == 1
+    err = capsys.readouterr().err
+    assert "cannot write '/proc/x.json'" in err and "Traceback" not in err
+
+
+def test_values_edit_assigned_leaves_like_the_web_page(capsys):
+    from micrograd.web.walkview import build
+
+    assert main(["graph", "a = 2; b = a*a", "--values", "a=5"]) == 0
+    out = capsys.readouterr().out
+    assert "b = 25" in out and "grads: a=10" in out
+    view = build("a = 2; b = a*a", {"a": 5.0})
+    assert next(n for n in view["nodes"] if n["id"] == view["root"])["data"] == 25.0
+    assert main(["graph", SEED002, "--values", "a=1,c=0", "--nudge", "a"]) == 0
+    assert "grad[a] = 6" in capsys.readouterr().out  # d(L)/da = b*f = 6 at any a
+
+
+def test_values_written_to_the_drawing(tmp_path):
+    out = tmp_path / "g.json"
+    assert main(["graph", "a = 2; b = a*a", "--values", "a=5", "-o", str(out)]) == 0
+    d = json.loads(out.read_text())
+    assert sorted(n["data"] for n in d["nodes"]) == [5.0, 25.0]
+
+
+@pytest.mark.parametrize("values, message", [
+    ("zz=1", "no leaf named 'zz' in the expression (leaves: a)"),
+    ("b=1", "'b' is computed by the expression, not a leaf"),
+    ("a=1,zz=2", "no leaf named 'zz'"),
+])
+def test_values_that_are_not_leaves_are_refused(values, message, capsys):
+    assert main(["graph", "a = 2; b = a*a", "--values", values]) == 2
+    cap = capsys.readouterr()
+    assert message in cap.err and "Traceback" not in cap.err and cap.out == ""
+
+
+@pytest.mark.parametrize("passes", ["0", "101", "100000000", "two"])
+def test_passes_cap_is_a_usage_error(passes, capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["graph", "a = 2; b = a*a", "--mode", "no_zero_grad", "--passes", passes])
+    assert info.value.code == 2
+    assert "argument --passes" in capsys.readouterr().err
+
+
+def test_passes_at_the_cap_runs(capsys):
+    assert main(["graph", "a = 3; f = a*a", "--mode", "no_zero_grad", "--passes", "100"]) == 0
+    assert "wrong: grad[a] = 600, correct 6" in capsys.readouterr().out
+    assert "1 to 100" in " ".join(subprocess.run(
+        [sys.executable, "-m", "micrograd", "graph", "--help"], capture_output=True,
+        text=True, env=dict(os.environ, PYTHONPATH=os.path.abspath(SRC)),
+        timeout=60).stdout.split())

@@ -159,3 +159,82 @@ def test_demo_circle_nine_neurons_reaches_95_percent():
     (res,) = demo.run_circle(seed=1337, progress=False, gif=False, hidden=(9,))
     assert res.hist.epochs == demo.CIRCLE["epochs"]
     assert res.train_acc >= 0.95
+
+
+# ---- caps and divergence ---------------------------------------------------------------
+
+@pytest.mark.parametrize("args, message", [
+    (["--lr", "1e6"], "argument --lr: must be at most 100, got 1e6"),
+    (["--loss", "bce", "--activation", "softplus", "--lr", "1e4"], "--lr: must be at most 100"),
+    (["--l2", "1e308"], "argument --l2: must be at most 10, got 1e308"),
+    (["--weight-decay", "1e308"], "argument --weight-decay: must be at most 10"),
+    (["--noise", "1e308"], "argument --noise: must be at most 10"),
+    (["--samples", "100000000000"], "argument --samples: must be at most 100,000"),
+    (["--samples", "100001"], "must be at most 100,000"),
+    (["--hidden", "100000000"], "is 100,000,000: at most 4,096 neurons per layer"),
+    (["--hidden", ",".join(["2"] * 33)], "33 hidden layers: at most 32"),
+    (["--hidden", "4096,4096"], "makes an MLP of 16,797,697 parameters; the cap is 100,000"),
+    (["--dataset", "digits", "--loss", "ce", "--hidden", "1000,100"],
+     "parameters; the cap is 100,000"),
+    (["--epochs", "1000001"], "argument --epochs: must be at most 1,000,000"),
+    (["--samples", "100000", "--hidden", "4096"], "numbers per array; the cap is 20,000,000"),
+    (["--samples", "100000", "--engine", "eager"],
+     "the eager engine would build a graph of 75,000 points x 337 parameters"),
+])
+def test_train_caps_refused_before_work(tmp_path, capsys, args, message):
+    out = tmp_path / "never"
+    code, stdout, err = run_cli(["train", *args, "--out", str(out)], capsys)
+    assert code == 2, err
+    assert message in err and "Traceback" not in err
+    assert not out.exists() and stdout == ""
+
+
+def test_train_at_the_caps_is_accepted(tmp_path, capsys):
+    # the biggest values that pass run (kept cheap: 2 epochs of a small model)
+    code, out, err = run_cli(["train", "--lr", "100", "--l2", "10", "--weight-decay", "10",
+                              "--noise", "10", "--epochs", "2", "--hidden", "4096",
+                              "--samples", "4000", "--no-plots", "--no-progress",
+                              "--out", str(tmp_path)], capsys)
+    assert code in (0, 1), err  # it may well diverge: that is reported, not refused
+    assert "must be at most" not in err and (tmp_path / "history.json").exists()
+    assert "Traceback" not in err
+
+
+def test_help_states_the_caps(capsys):
+    with pytest.raises(SystemExit):
+        main(["train", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    for cap in ("at most 100,000 (default: 100", "at most 32 layers of 4,096, 100,000 "
+                "parameters", "at most 1,000,000", "learning rate, at most 100",
+                "exit codes:", "training diverged"):
+        assert cap in text, cap
+
+
+DIVERGE = ["--l2", "10", "--lr", "100", "--schedule", "constant", "--no-progress"]
+
+
+@pytest.mark.parametrize("engine", ["traced", "eager"])
+def test_train_divergence_writes_history_says_so_and_exits_1(tmp_path, capsys, engine):
+    code, out, err = run_cli(["train", *DIVERGE, "--engine", engine, "--out",
+                              str(tmp_path)], capsys)
+    assert code == 1
+    assert "Traceback" not in err
+    hist = json.loads((tmp_path / "history.json").read_text())  # strict JSON
+    k = hist["diverged_at"]
+    assert isinstance(k, int) and hist["stopped"] == "diverged" and hist["epochs"] == k
+    assert hist["train_loss"][-1] in ("NaN", "Infinity")
+    bad = {"NaN": "nan", "Infinity": "inf"}[hist["train_loss"][-1]]
+    assert f"micrograd train: error: training diverged: the loss became {bad}" in err
+    assert f"at epoch {k}; model not saved; try a smaller --lr" in err
+    assert not (tmp_path / "model.json").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["history.json"]
+    assert f"epoch {k} loss" in out and "diverged, engine " + engine in out
+
+
+def test_train_cannot_write_output_exits_1(tmp_path, capsys):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    code, out, err = run_cli(["train", "--epochs", "1", "--no-progress",
+                              "--out", str(blocker / "sub")], capsys)
+    assert code == 1 and "cannot create the output folder" in err
+    assert "Traceback" not in err

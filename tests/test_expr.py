@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from micrograd.engine import Value
 from micrograd.expr import (FUNCTIONS, MAX_DEPTH, MAX_LENGTH, MAX_NODES, ExprError, evaluate,
-                            parse, parse_values, tokenize)
+                            leaves, parse, parse_values, tokenize)
 from micrograd.viz import trace
 
 SEED002 = "a = 2; b = -3; c = 10; f = -2; e = a*b; d = e + c; L = d*f"
@@ -248,3 +248,75 @@ def test_fuzz_any_unicode_only_raises_expr_error(text):
 @given(st.integers(1, 400), st.sampled_from(["(", "-", "tanh(", "x**", "+"]))
 def test_fuzz_deep_nesting_never_recursion_error(n, opener):
     _check(opener * n + "x" + (")" * n if "(" in opener else ""))
+
+
+# ---- override=True: values edit the leaves, as the web page's leaf edits do -------------
+
+OVERRIDES = [
+    ("a = 2; b = a*a", {"a": 5.0}),
+    (SEED002, {"a": -1.5, "f": 3.0}),
+    ("a = 2; b = a + 1; c = a*3; d = b*c", {"a": 0.25}),
+    ("x = -2.5; y = tanh(x) + x**2", {"x": 0.5}),   # a negated constant is still a leaf
+    ("a = 1; a = a + 1; c = a*3", {}),
+    ("x1 = 2; x2 = 0; w1 = -3; w2 = 1; b = 6.8813735870195432; "
+     "n = x1*w1 + x2*w2 + b; o = tanh(n)", {"w1": 1.0, "x2": 4.0, "b": -2.0}),
+]
+
+
+@pytest.mark.parametrize("text, values", OVERRIDES)
+def test_override_matches_the_web_pages_leaf_edits(text, values):
+    from micrograd.web.walkview import build
+
+    prog = evaluate(text, values, override=True)
+    prog.root.backward()
+    view = build(text, values)
+    root = next(n for n in view["nodes"] if n["id"] == view["root"])
+    assert prog.root.data == root["data"]
+    web_leaves = {n["name"]: (n["data"], n["grad"]) for n in view["nodes"]
+                  if n["leaf"] and n["name"] and not n["const"]}
+    mine = {k: (v.data, v.grad) for k, v in leaves(prog.root).items()}
+    assert mine == web_leaves
+    for k, x in values.items():
+        assert mine[k][0] == x
+
+
+def test_override_against_hand_values_and_torch():
+    b = parse("a = 2; b = a*a", {"a": 5.0}, override=True)
+    assert b.data == 25.0
+    assert parse("a = 2; b = a*a", {"a": 5.0}).data == 4.0  # default: assignment wins
+    prog = evaluate(SEED002, {"a": 0.5, "c": -4.0}, override=True)
+    prog.root.backward()
+    t = {k: torch.tensor(v, dtype=torch.float64, requires_grad=True)
+         for k, v in dict(a=0.5, b=-3.0, c=-4.0, f=-2.0).items()}
+    L = (t["a"] * t["b"] + t["c"]) * t["f"]
+    L.backward()
+    assert prog.root.data == L.item()
+    for k in "abcf":
+        assert prog.names[k].grad == t[k].grad.item()
+    # free names still take their values, and may be mixed with overrides
+    assert parse("y = 3; y*x", {"x": 2.0, "y": 4.0}, override=True).data == 8.0
+
+
+@pytest.mark.parametrize("text, values, match", [
+    ("a = 2; b = a*a", {"zz": 1.0}, r"no leaf named 'zz' in the expression \(leaves: a\)"),
+    ("a = 2; b = a*a", {"b": 1.0}, r"'b' is computed by the expression, not a leaf"),
+    ("a = 2; z = 5; b = a*a", {"z": 1.0}, r"no leaf named 'z'"),  # not in the graph
+    ("tanh(x)", {"x": 1.0, "y": 2.0}, r"no leaf named 'y'"),
+    ("a = 2; b = tanh(a)", {"b": 0.0}, r"'b' is computed"),
+    ("2 + 3", {"a": 1.0}, r"leaves: none"),
+])
+def test_override_refuses_names_that_are_not_leaves(text, values, match):
+    from micrograd.web.walkview import WalkViewError, build
+
+    with pytest.raises(ValueError, match=match):
+        evaluate(text, values, override=True)
+    if "x" not in values:  # the page refuses the same names (it has no free names)
+        with pytest.raises(WalkViewError, match="no leaf named"):
+            build(text, values)
+    evaluate(text, {k: v for k, v in values.items() if k in ("x",)})  # default: ignored
+
+
+def test_leaves_lists_labelled_leaves_only():
+    root = parse("a = 2; b = a + 1; c = b*x", {"x": 3.0})
+    assert sorted(leaves(root)) == ["a", "x"]  # not the constant 1, not b or c
+    assert leaves(root)["a"].data == 2.0 and leaves(root)["x"].data == 3.0

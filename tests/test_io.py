@@ -185,3 +185,39 @@ def test_save_refuses_nan_and_non_models(tmp_path):
     assert not os.listdir(tmp_path)
     with pytest.raises(TypeError, match="can only save an MLP"):
         to_dict(object())
+
+
+@pytest.mark.parametrize("text", [
+    "[" * 100_000 + "]" * 100_000,
+    '{"format": "micrograd-mlp", "meta": ' + "{\"a\": " * 50_000 + "1" + "}" * 50_001,
+], ids=["lists", "meta"])
+def test_deeply_nested_file_is_a_model_file_error(saved, text):
+    model, path = saved
+    path.write_text(text)
+    before = weights(model)
+    with pytest.raises(ModelFileError, match=r"nested too deeply"):
+        load_into(model, path)
+    with pytest.raises(ModelFileError, match=str(path).replace("\\", "\\\\")):
+        load(path)
+    assert weights(model) == before
+
+
+def test_save_into_a_missing_folder_names_the_users_path(tmp_path):
+    model = MLP(2, [2, 1], seed=0)
+    target = tmp_path / "nope" / "x.json"
+    with pytest.raises(FileNotFoundError) as info:
+        save(model, target)
+    msg = str(info.value)
+    assert str(target) in msg and "does not exist" in msg
+    assert ".tmp" not in msg and ".micrograd-" not in msg
+    assert not (tmp_path / "nope").exists()
+
+
+def test_save_onto_a_folder_or_unwritable_place_names_the_users_path(tmp_path):
+    model = MLP(2, [2, 1], seed=0)
+    with pytest.raises(IsADirectoryError, match="is a folder"):
+        save(model, tmp_path)
+    with pytest.raises(OSError) as info:
+        save(model, "/proc/x.json")  # the folder exists, nothing can be created in it
+    assert "/proc/x.json" in str(info.value) and ".micrograd-" not in str(info.value)
+    assert os.listdir(tmp_path) == []

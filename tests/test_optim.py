@@ -203,3 +203,34 @@ def test_schedule_edges_and_factories():
         linear_schedule(1.0, 0.1, 0)
     with pytest.raises(ValueError, match="lr must be"):
         cosine_schedule(-1.0, 10)
+
+
+INF, NAN = float("inf"), float("nan")
+
+
+@pytest.mark.parametrize("make, name", [
+    (lambda ps: SGD(ps, lr=INF), "lr"),
+    (lambda ps: SGD(ps, lr=NAN), "lr"),
+    (lambda ps: SGD(ps, lr=0.1, momentum=INF), "momentum"),
+    (lambda ps: SGD(ps, lr=0.1, dampening=INF), "dampening"),
+    (lambda ps: SGD(ps, lr=0.1, weight_decay=INF), "weight_decay"),
+    (lambda ps: Adam(ps, lr=INF), "lr"),
+    (lambda ps: Adam(ps, eps=INF), "eps"),
+    (lambda ps: Adam(ps, eps=NAN), "eps"),
+    (lambda ps: AdamW(ps, weight_decay=INF), "weight_decay"),
+    (lambda ps: linear_schedule(1.0, INF, 10), "end"),
+    (lambda ps: step_schedule(1.0, 5, gamma=INF), "gamma"),
+    (lambda ps: cosine_schedule(INF, 10), "lr"),
+    (lambda ps: constant_schedule(NAN), "lr"),
+])
+def test_non_finite_hyperparameters_are_refused(make, name):
+    with pytest.raises(ValueError, match=rf"^{name} must be a finite number"):
+        make([Value(1.0), Value(2.0)])
+
+
+def test_lr_setter_refuses_inf():
+    opt = Adam([Value(1.0)], lr=0.1)
+    for bad in (INF, -INF, NAN):
+        with pytest.raises(ValueError, match="lr must be a finite number"):
+            opt.lr = bad
+    assert opt.lr == 0.1  # unchanged

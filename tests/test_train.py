@@ -234,6 +234,8 @@ def test_zero_epochs_and_cross_entropy():
     (dict(epochs=-1), ValueError, "epochs must be at least 0"),
     (dict(batch_size=0), ValueError, "batch_size must be at least 1"),
     (dict(l2=-1.0), ValueError, "l2 must be"),
+    (dict(l2=float("inf")), ValueError, "l2 must be a finite number"),
+    (dict(l2=float("nan")), ValueError, "l2 must be a finite number"),
     (dict(X_test=[[0.0, 0.0]]), ValueError, "both X_test and y_test"),
     (dict(optimizer="sgd"), TypeError, "micrograd.optim optimizer"),
     (dict(loss="nll"), ValueError, "unknown loss"),
@@ -280,3 +282,50 @@ def test_training_modules_import_no_numpy_or_matplotlib():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          env={**os.environ, "PYTHONPATH": src}, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def _diverging(engine, **kw):
+    X, y = make_moons(n_samples=40, seed=3)
+    model = MLP(2, [8, 1], activation="relu", output_activation="linear", seed=3)
+    hist = fit(model, X, y, loss="hinge", optimizer=SGD(model.parameters(), lr=1e6),
+               epochs=60, X_test=X[:10], y_test=y[:10], progress=False, engine=engine, **kw)
+    return model, hist
+
+
+@pytest.mark.parametrize("engine", ["eager", "traced"])
+def test_divergence_is_recorded_and_the_default_trains_on(engine):
+    model, hist = _diverging(engine)
+    assert hist.stopped == "completed" and hist.epochs == 60  # default unchanged
+    k = hist.diverged_at
+    assert k is not None and 1 < k <= 60
+    assert all(math.isfinite(x) for x in hist.train_loss[:k - 1])
+    assert not math.isfinite(hist.train_loss[k - 1])
+    assert not all(math.isfinite(w) for w in weights(model))
+    d = hist.to_dict()
+    assert d["diverged_at"] == k
+    safe = hist.to_dict(json_safe=True)
+    assert safe["train_loss"][k - 1] in ("NaN", "Infinity", "-Infinity")
+    assert safe["train_loss"][:k - 1] == hist.train_loss[:k - 1]
+    import json
+    json.dumps(safe, allow_nan=False)  # strict JSON
+
+
+@pytest.mark.parametrize("engine", ["eager", "traced"])
+def test_stop_on_nan_stops_after_the_first_bad_epoch(engine, capsys):
+    calls = []
+    _, full = _diverging(engine)
+    model, hist = _diverging(engine, stop_on_nan=True,
+                             callbacks=[lambda e, logs, m: calls.append(e)])
+    assert hist.stopped == "diverged" and hist.epochs == hist.diverged_at == full.diverged_at
+    assert calls == list(range(1, hist.diverged_at))  # not called for the bad epoch
+    bad = hist.train_loss[-1]
+    assert not math.isfinite(bad)
+    assert f"the loss became {bad} at epoch {hist.diverged_at}" in capsys.readouterr().err
+
+
+def test_finite_training_has_no_divergence(disk):
+    Xtr, Xte, ytr, yte = disk
+    model = MLP(2, [4, 1], seed=0)
+    hist = fit(model, Xtr, ytr, epochs=3, progress=False, stop_on_nan=True)
+    assert hist.diverged_at is None and hist.stopped == "completed"
+    assert hist.to_dict(json_safe=True)["train_loss"] == hist.train_loss

@@ -19,7 +19,9 @@ syntax is a whitelist:
 * the engine's functions, one argument each: tanh exp log relu sigmoid sqrt abs
   softplus sin cos.
 
-Names become node labels. The root is the value of the last statement. Anything else is
+Names become node labels. The root is the value of the last statement. With
+``override=True`` the given values edit the leaves (they replace the constants assigned
+to those names, and a name that is not a leaf is refused), as the web page does. Anything else is
 refused with an :class:`ExprError` that names the problem and points at the character.
 Limits (keyword arguments): ``max_length`` characters (100,000), ``max_depth`` levels of
 nesting of parentheses, unary signs, powers and calls (100; never a RecursionError),
@@ -161,7 +163,7 @@ _UNARY_BP = 30
 
 
 class _Parser:
-    def __init__(self, text, values, max_depth, max_nodes):
+    def __init__(self, text, values, max_depth, max_nodes, override=False):
         from .engine import Value
 
         self.Value = Value
@@ -173,6 +175,7 @@ class _Parser:
         self.max_nodes = max_nodes
         self.nodes = 0
         self.values = values
+        self.override = override
         self.env = {}
 
     # -- helpers -------------------------------------------------------------------
@@ -221,6 +224,8 @@ class _Parser:
                 self.error(f"nothing to assign to {t.text!r}")
             v = self.expr(0)
             if isinstance(v, float):
+                if self.override and t.text in self.values:
+                    v = self.values[t.text]  # the given value replaces the constant
                 self.count(1, t)
                 v = self.Value(v, label=t.text)
             elif not v.label:
@@ -341,11 +346,46 @@ def _check_values(values):
     return out
 
 
-def evaluate(text, values=None, *, max_length=MAX_LENGTH, max_depth=MAX_DEPTH,
-             max_nodes=MAX_NODES):
+def leaves(root):
+    """The labelled leaves of ``root``'s graph, name -> Value, in topological order (the
+    first leaf of a name wins). Constants without a name (the 1 of ``a + 1``) are not
+    included: these are the leaves a user can give values to."""
+    from .engine import _topo_order
+
+    out = {}
+    for v in _topo_order(root):
+        if v._fn is None and v.label and v.label not in out:
+            out[v.label] = v
+    return out
+
+
+def _check_leaf_names(values, root, env):
+    """ValueError unless every name of ``values`` is a labelled leaf of ``root``."""
+    found = leaves(root)
+    shown = ", ".join(found) or "none"
+    for name in values:
+        if name in found:
+            continue
+        v = env.get(name)
+        if v is not None and v._fn is not None:
+            raise ValueError(f"{name!r} is computed by the expression, not a leaf: give "
+                             f"values to leaves only (leaves: {shown})")
+        raise ValueError(f"no leaf named {name!r} in the expression (leaves: {shown})")
+
+
+def evaluate(text, values=None, *, override=False, max_length=MAX_LENGTH,
+             max_depth=MAX_DEPTH, max_nodes=MAX_NODES):
     """Parse ``text`` and build its graph; returns a :class:`Program`.
 
     ``values``: a dict name -> number for names the text uses without assigning.
+
+    ``override=True`` makes ``values`` edit the leaves, the way the web page does: a
+    value also replaces the constant assigned to that name (``"a = 2; b = a*a"`` with
+    ``{"a": 5}`` gives b = 25; every constant assignment of the name is replaced), and
+    a name that does not end up as a labelled leaf of the root's graph (unknown, unused,
+    or computed such as ``b``) raises ``ValueError``. The default (``False``) keeps the
+    assignment (``parse("x = 5; x", {"x": 1})`` is 5) and ignores unused names.
+
     Raises :class:`ExprError` for anything outside the grammar or the limits.
     """
     if not isinstance(text, str):
@@ -354,8 +394,10 @@ def evaluate(text, values=None, *, max_length=MAX_LENGTH, max_depth=MAX_DEPTH,
     if len(text) > max_length:
         raise ExprError(f"the input is {len(text):,} characters long; the limit "
                         f"(max_length) is {max_length:,}", text, max_length)
-    p = _Parser(text, values, max_depth, max_nodes)
+    p = _Parser(text, values, max_depth, max_nodes, override=bool(override))
     root = p.program()
+    if override and values:
+        _check_leaf_names(values, root, p.env)
     return Program(root, dict(p.env), p.nodes)
 
 
@@ -364,6 +406,8 @@ def parse(text, values=None, **limits):
 
         >>> parse("a = 3; f = a*a").data
         9.0
+        >>> parse("a = 3; f = a*a", {"a": 5}, override=True).data   # edit a leaf
+        25.0
     """
     return evaluate(text, values, **limits).root
 
@@ -386,5 +430,5 @@ def parse_values(spec):
     return out
 
 
-__all__ = ["parse", "evaluate", "Program", "ExprError", "tokenize", "parse_values",
+__all__ = ["parse", "evaluate", "leaves", "Program", "ExprError", "tokenize", "parse_values",
            "FUNCTIONS", "MAX_LENGTH", "MAX_DEPTH", "MAX_NODES"]

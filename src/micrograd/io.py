@@ -28,12 +28,13 @@ model from the file; ``load_into`` copies the weights into an existing model of 
 architecture. Both check the whole file before touching any model: a missing file
 raises ``FileNotFoundError``; a file that is not JSON, truncated, of another format or
 version, of another architecture, with a wrong number of weights or a weight that is not
-a finite number raises ``ModelFileError`` (a ``ValueError``) that says what is wrong,
-and the model is left as it was.
+a finite number, or JSON nested absurdly deep, raises ``ModelFileError`` (a
+``ValueError``) that says what is wrong, and the model is left as it was.
 """
 
 from __future__ import annotations
 
+import errno
 import json
 import math
 import os
@@ -102,19 +103,36 @@ def save(model, path, meta=None):
 
     ``meta`` is any JSON-serialisable dict stored alongside (data set, accuracy, ...).
     The file is written to a temporary name and renamed, so an interrupted save never
-    leaves a half-written model behind.
+    leaves a half-written model behind. A weight that is not finite raises ValueError
+    before anything is written; a missing folder, a folder given as the path, or a
+    place that cannot be written raises an ``OSError`` (``FileNotFoundError``,
+    ``IsADirectoryError``, ``PermissionError``...) whose ``filename`` is ``path``.
     """
     text = _dumps(to_dict(model, meta))
     path = os.fspath(path)
     folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".micrograd-", suffix=".json.tmp", dir=folder)
+    # check the place first, so that errors name the user's path, not the temporary file
+    if not os.path.isdir(folder):
+        raise FileNotFoundError(errno.ENOENT, f"cannot save the model: the folder "
+                                f"{folder!r} does not exist", path)
+    if os.path.isdir(path):
+        raise IsADirectoryError(errno.EISDIR, "cannot save the model: the path is a "
+                                "folder; give a file name such as model.json", path)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".micrograd-", suffix=".json.tmp", dir=folder)
+    except OSError as err:
+        raise OSError(err.errno, f"cannot save the model: cannot write in {folder!r} "
+                      f"({err.strerror or err})", path) from err
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as err:
         if os.path.exists(tmp):
             os.unlink(tmp)
+        if isinstance(err, OSError):
+            raise OSError(err.errno, f"cannot save the model ({err.strerror or err})",
+                          path) from err
         raise
 
 
@@ -152,6 +170,9 @@ def _read(path):
                              f"{err.colno}") from err
     except ValueError as err:  # NaN / Infinity
         raise ModelFileError(f"{path}: {err}") from err
+    except RecursionError as err:  # [[[[...]]]]: json's C decoder recurses per level
+        raise ModelFileError(f"{path}: not a saved model: the JSON is nested too deeply "
+                             f"(a model file is nested 4 levels)") from err
     return path, doc
 
 

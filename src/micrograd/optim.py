@@ -34,7 +34,9 @@ def _check_number(x, name, low=0.0, low_open=False, high=None, high_open=False):
     if isinstance(x, bool) or not isinstance(x, Real):
         raise TypeError(f"{name} must be a number, got {type(x).__name__}: {x!r:.40}")
     x = float(x)
-    if x != x or (low_open and x <= low) or (not low_open and x < low) or \
+    if not math.isfinite(x):  # inf or nan: every hyperparameter here is a finite number
+        raise ValueError(f"{name} must be a finite number, got {x}")
+    if (low_open and x <= low) or (not low_open and x < low) or \
             (high is not None and ((high_open and x >= high) or (not high_open and x > high))):
         lo = "(" if low_open else "["
         hi = ("" if high is None else (f"{high})" if high_open else f"{high}]"))

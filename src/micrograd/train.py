@@ -23,10 +23,16 @@ demo prints them); ``test_loss`` / ``test_acc`` are measured after the epoch. Bo
 include the L2 penalty (the objective being minimised).
 
 Callbacks run after every epoch as ``callback(epoch, logs, model)`` (``logs`` is the dict
-of that epoch's numbers); a callback that returns ``True`` stops training. Ctrl-C stops
-cleanly after the current step (a second Ctrl-C interrupts at once); either way the
-model keeps the weights of the last completed step and ``fit`` returns the history with
-``stopped == "interrupted"``.
+of that epoch's numbers); a callback that returns ``True`` stops training.
+
+Ctrl-C stops cleanly after the current step (a second Ctrl-C interrupts at once);
+either way the model keeps the weights of the last completed step and ``fit`` returns
+the history with ``stopped == "interrupted"``.
+
+Divergence: ``History.diverged_at`` is the first epoch whose training loss is not a
+finite number (nan or inf; None while it stays finite). By default training goes on
+regardless (the remaining epochs compute nan); ``stop_on_nan=True`` stops right after
+that epoch, before its callbacks, with ``stopped == "diverged"``.
 
 The engine: computing one batch's loss and gradients is pluggable. ``engine`` is any
 object with
@@ -45,6 +51,7 @@ default, ``EagerEngine``, builds the ``Value`` graph of the batch and calls
 from __future__ import annotations
 
 import gc
+import math
 import random as _random
 import signal
 import sys
@@ -150,8 +157,9 @@ class History:
         self.lr = []  # the learning rate of the epoch's last step
         self.time = []  # seconds since the start of training, at the end of each epoch
         self.steps = 0  # optimizer steps taken
-        self.stopped = "running"  # then "completed", "callback" or "interrupted"
+        self.stopped = "running"  # then "completed", "callback", "diverged", "interrupted"
         self.engine = ""  # the engine that computed the gradients: "eager" or "traced"
+        self.diverged_at = None  # first epoch whose train loss was nan or inf
 
     @property
     def epochs(self):
@@ -168,9 +176,17 @@ class History:
                 out[k] = seq[-1]
         return out
 
-    def to_dict(self):
+    def to_dict(self, json_safe=False):
+        """The numbers as a dict. ``json_safe=True`` writes nan and inf as the strings
+        ``"NaN"``, ``"Infinity"``, ``"-Infinity"`` (JSON has no such numbers; the same
+        form as ``micrograd.viz.num``), so ``json.dumps(..., allow_nan=False)`` works."""
         d = {k: list(getattr(self, k)) for k in self.KEYS}
-        d.update(epochs=self.epochs, steps=self.steps, stopped=self.stopped)
+        if json_safe:
+            from .viz.graph import num
+
+            d = {k: [num(x) for x in v] for k, v in d.items()}
+        d.update(epochs=self.epochs, steps=self.steps, stopped=self.stopped,
+                 diverged_at=self.diverged_at)
         return d
 
     def __repr__(self):
@@ -259,7 +275,7 @@ def _say(bar, text):
 
 def fit(model, X, y, *, loss="mse", optimizer=None, epochs=100, batch_size=None,
         X_test=None, y_test=None, l2=0.0, schedule=None, callbacks=(), progress=True,
-        desc="train", seed=0, engine="auto", pause_gc=True):
+        desc="train", seed=0, engine="auto", pause_gc=True, stop_on_nan=False):
     """Train ``model`` on ``(X, y)`` and return a ``History``.
 
     Arguments:
@@ -283,6 +299,9 @@ def fit(model, X, y, *, loss="mse", optimizer=None, epochs=100, batch_size=None,
         pause_gc: pause Python's cyclic garbage collector during training (the graphs
             have no cycles; the collector's re-scans of a big graph cost about as much
             as the step itself). Restored afterwards.
+        stop_on_nan: stop after the first epoch whose training loss is nan or inf
+            (``hist.stopped == "diverged"``). Default False: train all the epochs.
+            Either way ``hist.diverged_at`` records that epoch.
     """
     from .optim import SGD, Optimizer
 
@@ -301,8 +320,8 @@ def fit(model, X, y, *, loss="mse", optimizer=None, epochs=100, batch_size=None,
     epochs = _check_int(epochs, "epochs", 0)
     if batch_size is not None:
         batch_size = _check_int(batch_size, "batch_size", 1)
-    if isinstance(l2, bool) or not isinstance(l2, Real) or not l2 >= 0:
-        raise ValueError(f"l2 must be a number >= 0, got {l2!r}")
+    if isinstance(l2, bool) or not isinstance(l2, Real) or not 0 <= l2 < math.inf:
+        raise ValueError(f"l2 must be a finite number >= 0, got {l2!r}")
     loss = get_loss(loss)
     params = model.parameters()
     if optimizer is None:
@@ -359,6 +378,13 @@ def fit(model, X, y, *, loss="mse", optimizer=None, epochs=100, batch_size=None,
                     if "test_acc" in logs:
                         post["test_acc"] = f"{logs['test_acc']:.1%}"
                     bar.set_postfix(post, refresh=False)
+                if hist.diverged_at is None and not math.isfinite(logs["train_loss"]):
+                    hist.diverged_at = epoch
+                    if stop_on_nan:
+                        hist.stopped = "diverged"
+                        _say(bar, f"training diverged: the loss became "
+                                  f"{logs['train_loss']} at epoch {epoch}; stopping")
+                        break
                 if sigint["hit"]:
                     raise KeyboardInterrupt
                 stop = False

@@ -8,13 +8,34 @@
     micrograd graph "x = 3; y = x**2 + 2*x" --nudge x
 
 The output format follows the file's suffix: .svg, .png, .dot (or .gv), .json.
+--values gives the names the expression uses without assigning them, and edits the
+leaves it assigns ("a = 2; b = a*a" --values a=5 gives b = 25, as on the web page); a
+name that is not a leaf of the expression is refused. Limits: --passes at most 100;
+the expression at most 100,000 characters, 100 levels of nesting, 5,000 graph nodes.
+Exit codes: 0 done, 2 bad input (the message says what), 1 the output cannot be written.
 """
 
 from __future__ import annotations
 
+import argparse
 import sys
 
 FORMATS = {".svg": "svg", ".png": "png", ".dot": "dot", ".gv": "dot", ".json": "json"}
+
+#: at most this many backward passes for --mode no_zero_grad: the lesson needs 2 or 3,
+#: and each pass prints one line per node (up to 5,000 nodes)
+MAX_PASSES = 100
+
+
+def passes_count(text):
+    """``--passes``: a whole number from 1 to MAX_PASSES."""
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
+    if not 1 <= n <= MAX_PASSES:
+        raise argparse.ArgumentTypeError(f"must be between 1 and {MAX_PASSES}, got {n}")
+    return n
 
 
 def add_parser(subparsers):
@@ -30,7 +51,9 @@ def add_parser(subparsers):
                    help="write the drawing here; the suffix picks the format "
                         "(.svg .png .dot .gv .json)")
     p.add_argument("--values", metavar="NAME=NUM,...", default="",
-                   help="values of the names the expression uses, e.g. x1=2,w1=-3")
+                   help="values of the leaves, e.g. x1=2,w1=-3: names the expression "
+                        "uses without assigning, or assigned constants to replace "
+                        "(every name must be a leaf)")
     p.add_argument("--no-grad", action="store_true",
                    help="do not run backward; draw data only")
     p.add_argument("--rankdir", choices=("LR", "TB"), default="LR",
@@ -44,8 +67,9 @@ def add_parser(subparsers):
                    default="correct",
                    help="teaching mode of the walk: correct, assign ('=' instead of '+='), "
                         "recursive (no topological sort), no_zero_grad (two passes)")
-    p.add_argument("--passes", type=int, default=None,
-                   help="number of backward passes for --mode no_zero_grad (default 2)")
+    p.add_argument("--passes", type=passes_count, default=None,
+                   help=f"number of backward passes for --mode no_zero_grad, 1 to "
+                        f"{MAX_PASSES} (default 2)")
     p.add_argument("--nudge", metavar="NAMES",
                    help="nudge these leaves by h and compare the slope with the grad")
     p.add_argument("-H", "--h", type=float, default=1e-4, dest="h",
@@ -54,9 +78,23 @@ def add_parser(subparsers):
     return p
 
 
-def _fail(msg):
+def _fail(msg, code=2):
     print(f"micrograd graph: error: {msg}", file=sys.stderr)
-    return 2
+    return code
+
+
+def _check_output(path):
+    """A message if ``path`` cannot be written (checked before any work), else None."""
+    import os
+
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        return f"cannot write {path!r}: it is a folder; give a file name such as graph.svg"
+    if not os.path.isdir(folder):
+        return f"cannot write {path!r}: the folder {folder!r} does not exist"
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return f"cannot write {path!r}: no permission to write in {folder!r}"
+    return None
 
 
 def run(args):
@@ -72,12 +110,17 @@ def run(args):
         if fmt_out is None:
             return _fail(f"unknown output suffix in {args.output!r}; use one of "
                          f"{', '.join(FORMATS)}")
+        problem = _check_output(args.output)
+        if problem:
+            return _fail(problem, 1)
     try:
         values = parse_values(args.values) if args.values else {}
-        prog = evaluate(args.expr, values)
+        prog = evaluate(args.expr, values, override=True)
     except ExprError as err:
         print(f"micrograd graph: error: {err}", file=sys.stderr)
         return 2
+    except ValueError as err:  # a --values name that is not a leaf
+        return _fail(f"--values: {err}")
     root = prog.root
     if not args.no_grad:
         root.backward()
@@ -94,13 +137,16 @@ def run(args):
         from .. import viz
 
         show = not args.no_grad
-        if fmt_out == "png":
-            viz.to_png(root, args.output, rankdir=args.rankdir, show_grad=show)
-        else:
-            render = {"svg": viz.to_svg, "dot": viz.to_dot, "json": viz.to_json}[fmt_out]
-            text = render(root, rankdir=args.rankdir, show_grad=show)
-            with open(args.output, "w", encoding="utf-8") as fh:
-                fh.write(text)
+        try:
+            if fmt_out == "png":
+                viz.to_png(root, args.output, rankdir=args.rankdir, show_grad=show)
+            else:
+                render = {"svg": viz.to_svg, "dot": viz.to_dot, "json": viz.to_json}[fmt_out]
+                text = render(root, rankdir=args.rankdir, show_grad=show)
+                with open(args.output, "w", encoding="utf-8") as fh:
+                    fh.write(text)
+        except OSError as err:
+            return _fail(f"cannot write {args.output!r}: {err.strerror or err}", 1)
         nodes, edges = viz.trace(root)
         print(f"wrote {args.output} ({fmt_out}: {len(nodes)} values, {len(edges)} edges)")
     elif not (args.steps or args.order or args.nudge or args.mode != "correct"):

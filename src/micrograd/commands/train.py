@@ -32,6 +32,15 @@ examples:
 
 losses and labels: mse (tanh output, labels -1/+1), hinge (linear output, -1/+1),
 bce (linear output = logit, labels 0/1), ce (K linear outputs = logits, classes 0..K-1).
+
+limits (refused with exit code 2 before any work): --samples <= 100,000;
+--hidden: at most 32 layers of at most 4,096 neurons, 100,000 parameters in all;
+--epochs <= 1,000,000; --lr <= 100; --l2, --weight-decay, --noise <= 10; per step,
+eager: points x parameters <= 5,000,000; traced: points x neurons <= 20,000,000.
+
+exit codes: 0 done; 2 refused options; 1 cannot write the output, or training diverged
+(the loss became nan/inf: history.json is written, the model is not; try a smaller --lr);
+130 interrupted (Ctrl-C; what was trained so far is written).
 """
 
 DATASETS = ("moons", "circles", "disk", "xor", "spiral", "blobs", "digits")
@@ -39,6 +48,25 @@ ACTIVATIONS = ("tanh", "relu", "sigmoid", "softplus")
 LOSSES = ("mse", "hinge", "bce", "ce")
 OPTIMIZERS = ("sgd", "adam", "adamw")
 SCHEDULES = ("constant", "linear", "step", "cosine")
+
+# ---------------------------------------------------------------------------------------
+# caps: each keeps a run finite in time and memory on a laptop (measured on the project's
+# 2-core machine, traced engine: a 40k-parameter MLP takes 5 s to set up, 98k 35 s and
+# 250 MB, 250k four minutes: the trace grows faster than linearly)
+# ---------------------------------------------------------------------------------------
+
+MAX_SAMPLES = 100_000  # points generated (lists of floats: ~30 MB, generated in < 1 s)
+MAX_LAYER = 4_096  # neurons per hidden layer
+MAX_LAYERS = 32  # hidden layers
+MAX_PARAMS = 100_000  # weights + biases of the whole MLP (~14 MB of Values, < 1 min set-up)
+MAX_EPOCHS = 1_000_000
+MAX_LR = 100.0  # the demo uses 1.0 (sgd) or 0.01 (adam); at 100 every run here blows up
+MAX_PENALTY = 10.0  # --l2 and --weight-decay: 1 already pulls every weight to about 0
+MAX_NOISE = 10.0  # the data sets live in about [-2, 2]^2: noise 10 is already pure noise
+#: the eager engine builds ~2 Values (~140 bytes each) per weight and point of a step
+MAX_EAGER_WORK = 5_000_000  # points x parameters per step: ~1.4 GB of Values at most
+#: the traced engine keeps a few float64 arrays of the batch's length per neuron
+MAX_TRACED_WORK = 20_000_000  # points x neurons: ~160 MB per array
 
 
 # ---------------------------------------------------------------------------------------
@@ -68,6 +96,19 @@ def nonneg_float(text):
     if x < 0:
         raise argparse.ArgumentTypeError(f"must be >= 0, got {text}")
     return x
+
+
+def _capped(kind, cap, why):
+    """An argparse type: ``kind`` (a type above) that also refuses values over ``cap``."""
+    def parse(text):
+        x = kind(text)
+        if x > cap:
+            shown = f"{cap:,}" if isinstance(cap, int) else f"{cap:g}"
+            raise argparse.ArgumentTypeError(f"must be at most {shown}, got {text} ({why})")
+        return x
+
+    parse.__name__ = kind.__name__  # argparse names the type in some messages
+    return parse
 
 
 def _int(text):
@@ -113,8 +154,21 @@ def hidden_sizes(text):
         if n < 1:
             raise argparse.ArgumentTypeError(
                 f"item {i + 1} of {text!r} is {n}: a layer needs at least 1 neuron")
+        if n > MAX_LAYER:
+            raise argparse.ArgumentTypeError(
+                f"item {i + 1} of {text!r} is {n:,}: at most {MAX_LAYER:,} neurons per layer")
         sizes.append(n)
+    if len(sizes) > MAX_LAYERS:
+        raise argparse.ArgumentTypeError(
+            f"{len(sizes)} hidden layers: at most {MAX_LAYERS}")
     return sizes
+
+
+samples_count = _capped(positive_int, MAX_SAMPLES, "the cap on generated points")
+epochs_count = _capped(positive_int, MAX_EPOCHS, "the cap on epochs")
+learning_rate = _capped(positive_float, MAX_LR, "larger steps only diverge")
+penalty = _capped(nonneg_float, MAX_PENALTY, "larger values only shrink every weight to 0")
+noise_level = _capped(nonneg_float, MAX_NOISE, "the points live in about [-2, 2]")
 
 
 def add_parser(subparsers):
@@ -125,11 +179,12 @@ def add_parser(subparsers):
     d = p.add_argument_group("data")
     d.add_argument("--dataset", choices=DATASETS, default="moons",
                    help="the data set (default: moons)")
-    d.add_argument("--samples", type=positive_int, default=None, metavar="N",
-                   help="points to generate (default: 100; digits: how many of the "
-                        "1797 images to use, default all)")
-    d.add_argument("--noise", type=nonneg_float, default=None,
-                   help="noise (std. dev.) of the points (default: the data set's own)")
+    d.add_argument("--samples", type=samples_count, default=None, metavar="N",
+                   help=f"points to generate, at most {MAX_SAMPLES:,} (default: 100; "
+                        f"digits: how many of the 1797 images to use, default all)")
+    d.add_argument("--noise", type=noise_level, default=None,
+                   help=f"noise (std. dev.) of the points, at most {MAX_NOISE:g} "
+                        f"(default: the data set's own)")
     d.add_argument("--classes", type=positive_int, default=None, metavar="K",
                    help="classes for spiral / blobs / digits (default 2; digits 10)")
     d.add_argument("--test-fraction", type=fraction, default=0.25, metavar="F",
@@ -137,29 +192,35 @@ def add_parser(subparsers):
                         "(default: 0.25)")
     m = p.add_argument_group("model")
     m.add_argument("--hidden", type=hidden_sizes, default=[16, 16], metavar="SIZES",
-                   help="hidden layer sizes, comma-separated (default: 16,16)")
+                   help=f"hidden layer sizes, comma-separated (default: 16,16); at most "
+                        f"{MAX_LAYERS} layers of {MAX_LAYER:,}, {MAX_PARAMS:,} parameters "
+                        f"in all")
     m.add_argument("--activation", choices=ACTIVATIONS, default="relu",
                    help="hidden-layer activation (default: relu)")
     o = p.add_argument_group("training")
     o.add_argument("--loss", choices=LOSSES, default="hinge",
                    help="loss function, see below (default: hinge)")
-    o.add_argument("--l2", type=nonneg_float, default=1e-4, metavar="ALPHA",
-                   help="L2 penalty alpha*sum(p^2) (default: 1e-4)")
+    o.add_argument("--l2", type=penalty, default=1e-4, metavar="ALPHA",
+                   help=f"L2 penalty alpha*sum(p^2), at most {MAX_PENALTY:g} "
+                        f"(default: 1e-4)")
     o.add_argument("--optimizer", choices=OPTIMIZERS, default="sgd",
                    help="optimizer (default: sgd)")
-    o.add_argument("--lr", type=positive_float, default=None,
-                   help="learning rate (default: 1.0 for sgd, 0.01 for adam/adamw)")
+    o.add_argument("--lr", type=learning_rate, default=None,
+                   help=f"learning rate, at most {MAX_LR:g} (default: 1.0 for sgd, 0.01 "
+                        f"for adam/adamw)")
     o.add_argument("--momentum", type=momentum_value, default=0.0,
                    help="sgd momentum (default: 0)")
     o.add_argument("--nesterov", action="store_true", help="sgd Nesterov momentum")
-    o.add_argument("--weight-decay", type=nonneg_float, default=0.0, metavar="WD",
-                   help="optimizer weight decay (default: 0; adamw decouples it)")
+    o.add_argument("--weight-decay", type=penalty, default=0.0, metavar="WD",
+                   help=f"optimizer weight decay, at most {MAX_PENALTY:g} (default: 0; "
+                        f"adamw decouples it)")
     o.add_argument("--schedule", choices=SCHEDULES, default="linear",
                    help="learning-rate schedule over all steps: linear decays to lr/10 "
                         "(micrograd's demo), step divides by 10 at each third, cosine "
                         "anneals to 0 (default: linear)")
-    o.add_argument("--epochs", type=positive_int, default=100,
-                   help="passes over the training set (default: 100)")
+    o.add_argument("--epochs", type=epochs_count, default=100,
+                   help=f"passes over the training set, at most {MAX_EPOCHS:,} "
+                        f"(default: 100)")
     o.add_argument("--batch-size", type=positive_int, default=None, metavar="B",
                    help="samples per step (default: the full batch)")
     o.add_argument("--seed", type=int, default=1337,
@@ -201,7 +262,69 @@ def check_args(args):
         return "--momentum applies to --optimizer sgd only"
     if args.samples is not None and args.samples < 4:
         return f"--samples must be at least 4, got {args.samples}"
+    n_params = count_parameters(args)
+    if n_params > MAX_PARAMS:
+        return (f"--hidden {','.join(map(str, args.hidden))} makes an MLP of "
+                f"{n_params:,} parameters; the cap is {MAX_PARAMS:,}")
     return None
+
+
+def _shape(args):
+    """(inputs, outputs, points) of the run the arguments describe (upper bounds)."""
+    digits = args.dataset == "digits"
+    nin = 64 if digits else 2
+    k = args.classes or (10 if digits else 2)
+    nout = k if args.loss == "ce" else 1
+    n = min(args.samples or 1797, 1797) if digits else (args.samples or 100)
+    return nin, nout, n
+
+
+def count_parameters(args):
+    """Weights and biases of the MLP the arguments describe."""
+    nin, nout, _ = _shape(args)
+    sizes = [nin] + list(args.hidden) + [nout]
+    return sum((a + 1) * b for a, b in zip(sizes, sizes[1:]))
+
+
+def check_work(args, engine):
+    """The per-step size checks (they depend on the engine that will run); a message
+    or None."""
+    nin, nout, n = _shape(args)
+    n_train = n - int(n * args.test_fraction)
+    per_step = min(args.batch_size or n_train, n_train)
+    if engine == "eager":
+        work = per_step * count_parameters(args)
+        if work > MAX_EAGER_WORK:
+            return (f"the eager engine would build a graph of {per_step:,} points x "
+                    f"{count_parameters(args):,} parameters = {work:,} weight uses per "
+                    f"step (the cap is {MAX_EAGER_WORK:,}, about 1.4 GB); use a smaller "
+                    f"--batch-size, --samples or --hidden, or --engine traced")
+    else:
+        neurons = sum(args.hidden) + nout
+        work = n * neurons
+        if work > MAX_TRACED_WORK:
+            return (f"{n:,} points x {neurons:,} neurons = {work:,} numbers per array; "
+                    f"the cap is {MAX_TRACED_WORK:,}: use a smaller --samples or --hidden")
+    return None
+
+
+def _loss(x):
+    """0.0159 -> '0.0159'; a blown-up 9.1e+104 stays short."""
+    return f"{x:.4f}" if abs(x) < 1e6 else f"{x:.4g}"
+
+
+def _finite_weights(model):
+    return all(math.isfinite(p.data) for p in model.parameters())
+
+
+def _divergence_message(hist, model, lr):
+    if hist.diverged_at is not None:
+        bad = hist.train_loss[hist.diverged_at - 1]
+        what = f"the loss became {bad} at epoch {hist.diverged_at}"
+    else:
+        what = f"the weights became nan/inf in the last epoch ({hist.epochs})"
+    return (f"training diverged: {what}; model not saved; try a smaller --lr "
+            f"(it was {lr:g}), a smaller --l2 / --weight-decay, or --optimizer adam")
 
 
 def run(args):
@@ -221,7 +344,16 @@ def run(args):
     from ..optim import SCHEDULES as SCHEDULE_FACTORIES
     from ..optim import make_optimizer
     from ..nn import MLP
-    from ..train import fit
+    from ..train import fit, get_engine
+
+    spec = LOSS_SPECS[args.loss]
+    engine = get_engine(args.engine, spec)
+    problem = check_work(args, engine.name)
+    if problem:
+        if parser is not None:
+            parser.error(problem)  # exits with status 2
+        print(f"micrograd train: error: {problem}", file=sys.stderr)
+        return 2
 
     try:
         os.makedirs(args.out, exist_ok=True)
@@ -230,7 +362,6 @@ def run(args):
               file=sys.stderr)
         return 1
 
-    spec = LOSS_SPECS[args.loss]
     labels = "pm1" if spec.labels == "pm1" else "index"
     if args.dataset == "digits":
         try:
@@ -284,36 +415,64 @@ def run(args):
     hist = fit(model, Xtr, ytr, loss=spec, optimizer=opt, epochs=args.epochs,
                batch_size=bs, X_test=Xte, y_test=yte, l2=args.l2, schedule=schedule,
                callbacks=callbacks, progress=not args.no_progress, seed=args.seed,
-               desc=args.dataset, engine=args.engine)
+               desc=args.dataset, engine=engine, stop_on_nan=True)
     seconds = time.perf_counter() - t0
     last = hist.last()
-    line = f"epoch {hist.epochs} loss {last['train_loss']:.4f} acc {last['train_acc']:.1%}"
-    if "test_acc" in last:
-        line += f" test_loss {last['test_loss']:.4f} test_acc {last['test_acc']:.1%}"
+    if last:
+        line = (f"epoch {hist.epochs} loss {_loss(last['train_loss'])} "
+                f"acc {last['train_acc']:.1%}")
+        if "test_acc" in last:
+            line += (f" test_loss {_loss(last['test_loss'])} "
+                     f"test_acc {last['test_acc']:.1%}")
+    else:
+        line = "stopped before the end of the first epoch"
     print(line + f" ({seconds:.1f} s, {hist.stopped}, engine {hist.engine})")
 
+    # the history first: it is what tells what happened, even when the model is lost
     written = []
-    model_path = os.path.join(args.out, "model.json")
-    args_meta = {k: v for k, v in vars(args).items() if k not in ("func", "_parser")}
-    io.save(model, model_path, meta={"args": args_meta, "final": last})
-    written.append(model_path)
     hist_path = os.path.join(args.out, "history.json")
-    with open(hist_path, "w", encoding="utf-8") as f:
-        json.dump(hist.to_dict(), f, indent=1)
-    written.append(hist_path)
-    if plots and hist.epochs:
-        from .. import plot
-
-        written.append(plot.plot_learning_curves(
-            hist, path=os.path.join(args.out, "curves.png"), title=args.dataset))
-        if two_d:
-            written.append(plot.plot_decision_boundary(
-                model, Xtr, ytr, Xte, yte, path=os.path.join(args.out, "boundary.png"),
-                title=f"{args.dataset}: train {last['train_acc']:.0%}"))
-            if frames:
-                written.append(plot.animate_boundary(
-                    model, frames, Xtr, ytr, os.path.join(args.out, "boundary.gif"),
-                    Xte, yte, title=args.dataset + ", epoch {epoch}"))
+    model_path = os.path.join(args.out, "model.json")
+    diverged = hist.diverged_at is not None or not _finite_weights(model)
+    try:
+        with open(hist_path, "w", encoding="utf-8") as f:
+            json.dump(hist.to_dict(json_safe=True), f, indent=1, allow_nan=False)
+        written.append(hist_path)
+        if diverged:
+            print(f"wrote {hist_path}", file=sys.stderr)
+            print(f"micrograd train: error: {_divergence_message(hist, model, lr)}",
+                  file=sys.stderr)
+            return 1
+        if not hist.epochs:
+            print(f"wrote {hist_path}; no epoch finished, so no model was saved")
+            return 130 if hist.stopped == "interrupted" else 0
+        args_meta = {k: v for k, v in vars(args).items() if k not in ("func", "_parser")}
+        io.save(model, model_path, meta={"args": args_meta, "final": last})
+        written.insert(0, model_path)
+        if plots:
+            written += _pictures(args, hist, model, frames, two_d, last, Xtr, ytr, Xte, yte)
+    except OSError as err:
+        where = err.filename or args.out
+        print(f"micrograd train: error: cannot write {where!r}: {err.strerror or err}",
+              file=sys.stderr)
+        return 1
     print(f"wrote {len(written)} files to {os.path.abspath(args.out)}: "
           + ", ".join(os.path.basename(p) for p in written))
     return 130 if hist.stopped == "interrupted" else 0
+
+
+def _pictures(args, hist, model, frames, two_d, last, Xtr, ytr, Xte, yte):
+    """Learning curves, decision boundary and its animation; the paths written."""
+    from .. import plot
+
+    written = []
+    written.append(plot.plot_learning_curves(
+        hist, path=os.path.join(args.out, "curves.png"), title=args.dataset))
+    if two_d:
+        written.append(plot.plot_decision_boundary(
+            model, Xtr, ytr, Xte, yte, path=os.path.join(args.out, "boundary.png"),
+            title=f"{args.dataset}: train {last['train_acc']:.0%}"))
+        if frames:
+            written.append(plot.animate_boundary(
+                model, frames, Xtr, ytr, os.path.join(args.out, "boundary.gif"),
+                Xte, yte, title=args.dataset + ", epoch {epoch}"))
+    return written
