@@ -8,7 +8,7 @@ graph modules, so every number and position comes from the engine:
 
 This module only reshapes them for the page (one list of steps; each backward step with
 its ``grad[p] += upstream * local`` updates) and applies leaf edits: the leaf's ``data``
-is set and every node is recomputed through the op table (``micrograd.walk.replay``).
+is set and every node is recomputed (``micrograd.expr.evaluate(..., override=True)``).
 
     >>> from micrograd.web.walkview import build, PRESETS
     >>> view = build(PRESETS["lecture"].source)
@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from .. import expr as _expr
 from .. import viz as _viz
 from .. import walk as _walk
-from ..expr import FUNCTIONS, ExprError
+from ..expr import FUNCTIONS
 from ..walk import WalkError
 from . import limits
 from .numbers import num
@@ -72,10 +72,13 @@ class _Graph:
             raise WalkViewError(f"the expression is {len(source)} characters long; the cap "
                                 f"is {limits.MAX_EXPR_CHARS}")
         try:
-            prog = _expr.evaluate(source, max_length=limits.MAX_EXPR_CHARS,
+            # values edit the labelled leaves (unknown names refused), as `micrograd graph
+            # --values` does: one mechanism, in micrograd.expr
+            prog = _expr.evaluate(source, values or None, override=True,
+                                  max_length=limits.MAX_EXPR_CHARS,
                                   max_depth=limits.MAX_EXPR_DEPTH,
                                   max_nodes=limits.MAX_GRAPH_NODES)
-        except ExprError as err:
+        except ValueError as err:  # an ExprError, or a value for a name that is no leaf
             raise WalkViewError(str(err)) from None
         self.root = prog.root
         nodes, _ = _viz.trace(self.root)
@@ -88,15 +91,6 @@ class _Graph:
             v = n.value
             if v._fn is None and v.label and v.label not in self.leaves:
                 self.leaves[v.label] = n
-        if values:
-            unknown = sorted(set(values) - set(self.leaves))
-            if unknown:
-                raise WalkViewError(f"no leaf named {unknown[0]!r} (leaves: "
-                                    f"{', '.join(self.leaves) or 'none'})")
-            changes = {self.leaves[k].id: float(x) for k, x in values.items()}
-            data = _walk.replay(self.root, changes)
-            for n in nodes:  # write the recomputed data back into the graph's Values
-                n.value.data = data[n.id]
         self.layout = _viz.to_dict(self.root)
 
 
