@@ -2,8 +2,10 @@
 
 Each command lives in its own module of ``micrograd.commands`` and provides
 ``add_parser(subparsers)``, which registers the command and sets ``func`` to a function
-``run(args) -> int``. Command modules import their heavy dependencies (NumPy,
-matplotlib, ...) inside ``run``, so ``micrograd --help`` stays fast.
+``run(args) -> int``, and optionally ``REQUIRES``, the optional packages it needs (a
+missing one is named with the pip extra that installs it, before any work). Command
+modules import their heavy dependencies (NumPy, matplotlib, ...) inside ``run``, so
+``micrograd --help`` stays fast and works on the core install.
 """
 
 from __future__ import annotations
@@ -38,6 +40,28 @@ def build_parser():
     return parser
 
 
+#: optional packages -> the pip extra that installs them
+EXTRAS = {"numpy": "demo", "matplotlib": "demo", "tqdm": "demo", "PIL": "demo",
+          "fastapi": "serve", "uvicorn": "serve", "pydantic": "serve", "sklearn": "digits"}
+
+
+def _missing(modules):
+    """The first of ``modules`` that is not installed, or None."""
+    from importlib.util import find_spec
+
+    for name in modules:
+        if find_spec(name) is None:
+            return name
+    return None
+
+
+def _needs(command, name):
+    extra = EXTRAS.get(name, "all")
+    print(f"micrograd {command}: needs the package {name!r}, which is not installed; "
+          f"install it with: pip install 'micrograd[{extra}]'", file=sys.stderr)
+    return 1
+
+
 #: NumPy's BLAS in one thread: the traced path multiplies small matrices, where a pool
 #: of BLAS threads costs 10-100x more than it saves (measured in benchmarks/trace.py)
 _SINGLE_THREAD = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
@@ -51,8 +75,18 @@ def main(argv=None):
     if not getattr(args, "func", None):
         parser.print_help()
         return 0
+    # a command names the optional packages it needs (REQUIRES): refuse before any work
+    requires = getattr(sys.modules.get(args.func.__module__), "REQUIRES", ())
+    missing = _missing(requires)
+    if missing:
+        return _needs(args.command, missing)
     try:
         return args.func(args) or 0
+    except ModuleNotFoundError as err:  # an optional package needed on a rarer path
+        top = (err.name or "").split(".")[0]
+        if top not in EXTRAS:
+            raise
+        return _needs(args.command, top)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130

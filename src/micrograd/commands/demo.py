@@ -49,6 +49,10 @@ GIF_FRAMES = 20         # frames after the first one
 QUICK_GIF_FRAMES = 5
 
 
+#: optional packages this command needs (checked by micrograd.cli before it runs)
+REQUIRES = ("numpy", "matplotlib", "tqdm", "PIL")
+
+
 def add_parser(subparsers):
     p = subparsers.add_parser(
         "demo", help="train on two moons and seed 001's circle, write pictures",

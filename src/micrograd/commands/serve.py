@@ -16,6 +16,10 @@ from __future__ import annotations
 import sys
 
 
+#: optional packages this command needs (checked by micrograd.cli before it runs)
+REQUIRES = ("fastapi", "uvicorn", "pydantic", "numpy")
+
+
 def add_parser(subparsers):
     p = subparsers.add_parser(
         "serve", help="serve the interactive page (graph walk and training playground)",
