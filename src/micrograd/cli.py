@@ -50,7 +50,14 @@ def _missing(modules):
     from importlib.util import find_spec
 
     for name in modules:
-        if find_spec(name) is None:
+        if name in sys.modules:
+            if sys.modules[name] is None:  # import of it blocked (as ``python -X`` tests do)
+                return name
+            continue
+        try:
+            if find_spec(name) is None:
+                return name
+        except (ImportError, ValueError):
             return name
     return None
 
