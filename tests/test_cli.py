@@ -51,3 +51,19 @@ def test_a_missing_extra_on_a_rarer_path_is_a_message_not_a_traceback(tmp_path):
     r = _run_without(["matplotlib"], ["graph", "a = 2; b = a*a", "-o",
                                       str(tmp_path / "g.svg")], tmp_path)
     assert r.returncode == 0 and (tmp_path / "g.svg").exists()
+
+
+def test_options_decide_what_is_needed(tmp_path):
+    # no progress bar and no GIF: the demo runs without tqdm
+    r = _run_without(["tqdm"], ["demo", "--quick", "--no-progress", "--no-gif", "--out",
+                                str(tmp_path / "d")], tmp_path)
+    assert r.returncode == 0, r.stderr
+    # the traced engine without NumPy: named, not a traceback
+    r = _run_without(["numpy"], ["train", "--engine", "traced", "--no-plots", "--out",
+                                 str(tmp_path / "t")], tmp_path)
+    assert r.returncode == 1 and "needs the package 'numpy'" in r.stderr
+    assert "Traceback" not in r.stderr
+    # plots need matplotlib: refused before training, not after
+    r = _run_without(["matplotlib"], ["train", "--epochs", "1", "--no-progress", "--out",
+                                      str(tmp_path / "p")], tmp_path)
+    assert r.returncode == 1 and "matplotlib" in r.stderr and not (tmp_path / "p").exists()

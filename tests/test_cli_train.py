@@ -238,3 +238,13 @@ def test_train_cannot_write_output_exits_1(tmp_path, capsys):
                               "--out", str(blocker / "sub")], capsys)
     assert code == 1 and "cannot create the output folder" in err
     assert "Traceback" not in err
+
+
+def test_more_classes_than_points_is_refused_naming_classes(capsys):
+    from micrograd.cli import main
+
+    with pytest.raises(SystemExit) as exit_:
+        main(["train", "--dataset", "blobs", "--loss", "ce", "--classes", "1000",
+              "--hidden", "200"])
+    assert exit_.value.code == 2
+    assert "--classes 1000 is more than the 100 points" in capsys.readouterr().err

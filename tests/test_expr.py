@@ -320,3 +320,20 @@ def test_leaves_lists_labelled_leaves_only():
     root = parse("a = 2; b = a + 1; c = b*x", {"x": 3.0})
     assert sorted(leaves(root)) == ["a", "x"]  # not the constant 1, not b or c
     assert leaves(root)["a"].data == 2.0 and leaves(root)["x"].data == 3.0
+
+
+def test_a_name_assigned_twice_is_not_an_editable_leaf():
+    # which of the two leaves a value should edit is ambiguous: refused, never guessed
+    from micrograd.expr import leaves
+    from micrograd.web.walkview import WalkViewError, build
+
+    text = "a = 2; c = a + 1; a = 4; d = a*c"
+    prog = evaluate(text)
+    assert prog.root.data == 12.0 and "a" not in leaves(prog.root)
+    with pytest.raises(ValueError, match="assigned more than once"):
+        evaluate(text, {"a": 4.0}, override=True)
+    with pytest.raises(WalkViewError, match="assigned more than once"):
+        build(text, {"a": 4.0})
+    view = build(text)  # the page offers no editor for it, and the numbers stand
+    assert view["leaves"] == []
+    assert [n["data"] for n in view["nodes"] if n["name"] == "d"] == [12.0]

@@ -264,3 +264,19 @@ def test_cross_entropy_takes_numpy_integer_targets():
     assert a == b
     with pytest.raises(ValueError, match=r"class index in 0..2, got 3"):
         cross_entropy(z, [np.int64(3)])
+
+
+@pytest.mark.parametrize("z", [(1e308, -1e308), (-1e308, 1e308), (-1e308, 1e308, 5.0)])
+def test_traced_cross_entropy_form_is_exact_at_extreme_logits_in_any_order(z):
+    # its max is built from Value ops: halved first, so z - m cannot overflow
+    spec = LOSSES["ce"]
+    k = len(z)
+    y = max(range(k), key=lambda i: z[i])
+    zs = [Value(v) for v in z]
+    loss = spec.sample(zs, [Value(1.0 if i == y else 0.0) for i in range(k)])
+    loss.backward()
+    zt = torch.tensor(z, dtype=torch.double, requires_grad=True)
+    ref = F.cross_entropy(zt[None], torch.tensor([y]))
+    ref.backward()
+    assert loss.data == ref.item() == 0.0
+    assert [v.grad for v in zs] == zt.grad.tolist()

@@ -234,3 +234,15 @@ def test_lr_setter_refuses_inf():
         with pytest.raises(ValueError, match="lr must be a finite number"):
             opt.lr = bad
     assert opt.lr == 0.1  # unchanged
+
+
+def test_huge_integer_hyperparameters_are_refused_as_not_finite():
+    from micrograd.engine import Value
+    from micrograd.nn import MLP
+    from micrograd.optim import SGD
+    from micrograd.train import fit
+
+    with pytest.raises(ValueError, match="finite"):
+        SGD([Value(1.0)], lr=10**400)
+    with pytest.raises(ValueError, match="finite"):
+        fit(MLP(2, [1], seed=0), [[0.0, 1.0]], [1.0], l2=10**400, progress=False)

@@ -2,8 +2,9 @@
 
 Each command lives in its own module of ``micrograd.commands`` and provides
 ``add_parser(subparsers)``, which registers the command and sets ``func`` to a function
-``run(args) -> int``, and optionally ``REQUIRES``, the optional packages it needs (a
-missing one is named with the pip extra that installs it, before any work). Command
+``run(args) -> int``, and optionally ``REQUIRES`` (or a function ``requires(args)``):
+the optional packages it needs (a missing one is named with the pip extra that installs
+it, before any work). Command
 modules import their heavy dependencies (NumPy, matplotlib, ...) inside ``run``, so
 ``micrograd --help`` stays fast and works on the core install.
 """
@@ -82,8 +83,11 @@ def main(argv=None):
     if not getattr(args, "func", None):
         parser.print_help()
         return 0
-    # a command names the optional packages it needs (REQUIRES): refuse before any work
-    requires = getattr(sys.modules.get(args.func.__module__), "REQUIRES", ())
+    # a command names the optional packages it needs (REQUIRES, or requires(args) when
+    # they depend on its options): refuse before any work
+    module = sys.modules.get(args.func.__module__)
+    requires = getattr(module, "requires", None)
+    requires = requires(args) if requires else getattr(module, "REQUIRES", ())
     missing = _missing(requires)
     if missing:
         return _needs(args.command, missing)

@@ -347,16 +347,25 @@ def _check_values(values):
 
 
 def leaves(root):
-    """The labelled leaves of ``root``'s graph, name -> Value, in topological order (the
-    first leaf of a name wins). Constants without a name (the 1 of ``a + 1``) are not
-    included: these are the leaves a user can give values to."""
+    """The labelled leaves of ``root``'s graph, name -> Value, in topological order: the
+    leaves a user can give values to. Constants without a name (the 1 of ``a + 1``) are
+    not included, nor a name that labels two leaves (``a = 2; c = a + 1; a = 4; ...``):
+    which of them a value should edit would be ambiguous."""
     from .engine import _topo_order
 
-    out = {}
+    out, twice = {}, set()
     for v in _topo_order(root):
-        if v._fn is None and v.label and v.label not in out:
-            out[v.label] = v
-    return out
+        if v._fn is None and v.label:
+            if v.label in out and out[v.label] is not v:
+                twice.add(v.label)
+            out.setdefault(v.label, v)
+    return {name: v for name, v in out.items() if name not in twice}
+
+
+def _labels_two_leaves(root, name):
+    from .engine import _topo_order
+
+    return len({id(v) for v in _topo_order(root) if v._fn is None and v.label == name}) > 1
 
 
 def _check_leaf_names(values, root, env):
@@ -366,6 +375,10 @@ def _check_leaf_names(values, root, env):
     for name in values:
         if name in found:
             continue
+        if _labels_two_leaves(root, name):
+            raise ValueError(f"{name!r} is assigned more than once, so a value for it is "
+                             f"ambiguous: give values only to names assigned once "
+                             f"(leaves: {shown})")
         v = env.get(name)
         if v is not None and v._fn is not None:
             raise ValueError(f"{name!r} is computed by the expression, not a leaf: give "

@@ -291,11 +291,13 @@ def _mean_terms(terms):
 
 
 def _vmax(zs):
-    """The largest of some Values, with Value ops only: max(a, b) = a + relu(b - a)
-    (no a + b that could overflow)."""
+    """The largest of some Values, with Value ops only:
+    max(a, b) = 2 (a/2 + relu(b/2 - a/2)); halved first, so that b - a cannot overflow
+    (logits of -1e308 and 1e308). Exact: halving and doubling are exact in binary."""
     m = zs[0]
     for z in zs[1:]:
-        m = m + (z - m).relu()
+        h = m * 0.5
+        m = (h + (z * 0.5 - h).relu()) * 2.0
     return m
 
 

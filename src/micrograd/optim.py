@@ -25,6 +25,8 @@ from __future__ import annotations
 import math
 from numbers import Real
 
+from .engine import _as_float
+
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "OPTIMIZERS", "make_optimizer",
            "constant_schedule", "linear_schedule", "step_schedule", "cosine_schedule",
            "SCHEDULES"]
@@ -33,7 +35,7 @@ __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "OPTIMIZERS", "make_optimizer",
 def _check_number(x, name, low=0.0, low_open=False, high=None, high_open=False):
     if isinstance(x, bool) or not isinstance(x, Real):
         raise TypeError(f"{name} must be a number, got {type(x).__name__}: {x!r:.40}")
-    x = float(x)
+    x = _as_float(x)  # 10**400 -> inf, refused below
     if not math.isfinite(x):  # inf or nan: every hyperparameter here is a finite number
         raise ValueError(f"{name} must be a finite number, got {x}")
     if (low_open and x <= low) or (not low_open and x < low) or \

@@ -60,7 +60,7 @@ import time
 from contextlib import contextmanager
 from numbers import Real
 
-from .engine import no_grad
+from .engine import _as_float, no_grad
 from .losses import accuracy, get_loss, l2_penalty
 
 __all__ = ["fit", "evaluate", "History", "EagerEngine", "StopTraining", "get_engine"]
@@ -122,8 +122,8 @@ def get_engine(engine="auto", loss=None):
         from .trace import TracedEngine
     except ImportError as err:  # numpy is missing
         if engine == "traced":
-            raise ImportError("the traced engine needs NumPy: pip install "
-                              "'micrograd[demo]'") from err
+            raise ModuleNotFoundError("the traced engine needs NumPy: pip install "
+                                      "'micrograd[demo]'", name="numpy") from err
         return EagerEngine()
     if spec is not None and spec.sample is None:
         if engine == "traced":
@@ -320,8 +320,8 @@ def fit(model, X, y, *, loss="mse", optimizer=None, epochs=100, batch_size=None,
     epochs = _check_int(epochs, "epochs", 0)
     if batch_size is not None:
         batch_size = _check_int(batch_size, "batch_size", 1)
-    if isinstance(l2, bool) or not isinstance(l2, Real) or not 0 <= l2 < math.inf:
-        raise ValueError(f"l2 must be a finite number >= 0, got {l2!r}")
+    if isinstance(l2, bool) or not isinstance(l2, Real) or not 0 <= _as_float(l2) < math.inf:
+        raise ValueError(f"l2 must be a finite number >= 0, got {l2!r:.40}")
     loss = get_loss(loss)
     params = model.parameters()
     if optimizer is None:

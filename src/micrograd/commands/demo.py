@@ -49,8 +49,14 @@ GIF_FRAMES = 20         # frames after the first one
 QUICK_GIF_FRAMES = 5
 
 
-#: optional packages this command needs (checked by micrograd.cli before it runs)
-REQUIRES = ("numpy", "matplotlib", "tqdm", "PIL")
+def requires(args):
+    """The optional packages this run needs (micrograd.cli checks them before it runs)."""
+    need = ["numpy", "matplotlib"]  # the pictures
+    if not args.no_progress:
+        need.append("tqdm")
+    if not args.no_gif:
+        need.append("PIL")
+    return need
 
 
 def add_parser(subparsers):

@@ -64,7 +64,8 @@ MAX_LR = 100.0  # the demo uses 1.0 (sgd) or 0.01 (adam); at 100 every run here 
 MAX_PENALTY = 10.0  # --l2 and --weight-decay: 1 already pulls every weight to about 0
 MAX_NOISE = 10.0  # the data sets live in about [-2, 2]^2: noise 10 is already pure noise
 #: the eager engine builds ~2 Values (~140 bytes each) per weight and point of a step
-MAX_EAGER_WORK = 5_000_000  # points x parameters per step: ~1.4 GB of Values at most
+#: (measured: 1.86 GB peak at the cap, with the graph's floats and the interpreter)
+MAX_EAGER_WORK = 5_000_000  # points x parameters per step: ~2 GB of memory at most
 #: the traced engine keeps a few float64 arrays of the batch's length per neuron
 MAX_TRACED_WORK = 20_000_000  # points x neurons: ~160 MB per array
 
@@ -171,6 +172,20 @@ penalty = _capped(nonneg_float, MAX_PENALTY, "larger values only shrink every we
 noise_level = _capped(nonneg_float, MAX_NOISE, "the points live in about [-2, 2]")
 
 
+def requires(args):
+    """The optional packages this run needs (micrograd.cli checks them before it runs)."""
+    need = []
+    if args.engine == "traced":
+        need.append("numpy")
+    if not args.no_plots:
+        need += ["numpy", "matplotlib"]
+        if not args.no_gif:
+            need.append("PIL")
+    if args.dataset == "digits":
+        need.append("sklearn")
+    return need
+
+
 def add_parser(subparsers):
     p = subparsers.add_parser(
         "train", help="train an MLP on a toy data set and write model + pictures",
@@ -262,10 +277,16 @@ def check_args(args):
         return "--momentum applies to --optimizer sgd only"
     if args.samples is not None and args.samples < 4:
         return f"--samples must be at least 4, got {args.samples}"
+    n_points = _shape(args)[2]
+    if k > n_points:
+        return f"--classes {k} is more than the {n_points} points of the data set"
     n_params = count_parameters(args)
     if n_params > MAX_PARAMS:
-        return (f"--hidden {','.join(map(str, args.hidden))} makes an MLP of "
-                f"{n_params:,} parameters; the cap is {MAX_PARAMS:,}")
+        what = f"--hidden {','.join(map(str, args.hidden))}"
+        if args.loss == "ce":
+            what += f" with {k} classes"
+        return (f"{what} makes an MLP of {n_params:,} parameters; the cap is "
+                f"{MAX_PARAMS:,}")
     return None
 
 
@@ -297,7 +318,7 @@ def check_work(args, engine):
         if work > MAX_EAGER_WORK:
             return (f"the eager engine would build a graph of {per_step:,} points x "
                     f"{count_parameters(args):,} parameters = {work:,} weight uses per "
-                    f"step (the cap is {MAX_EAGER_WORK:,}, about 1.4 GB); use a smaller "
+                    f"step (the cap is {MAX_EAGER_WORK:,}, about 2 GB); use a smaller "
                     f"--batch-size, --samples or --hidden, or --engine traced")
     else:
         neurons = sum(args.hidden) + nout

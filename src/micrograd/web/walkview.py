@@ -85,12 +85,10 @@ class _Graph:
         if len(nodes) > limits.MAX_GRAPH_NODES:
             raise WalkViewError(f"the graph has {len(nodes)} nodes; the cap is "
                                 f"{limits.MAX_GRAPH_NODES}")
-        # editable leaves: labelled leaves (a constant such as the 1 of a + 1 has no label)
-        self.leaves = {}
-        for n in nodes:
-            v = n.value
-            if v._fn is None and v.label and v.label not in self.leaves:
-                self.leaves[v.label] = n
+        # editable leaves: the labelled leaves a value can edit (micrograd.expr.leaves)
+        # (in the graph's node order, as the page lists them)
+        editable = {id(v) for v in _expr.leaves(self.root).values()}
+        self.leaves = {n.value.label: n for n in nodes if id(n.value) in editable}
         self.layout = _viz.to_dict(self.root)
 
 
