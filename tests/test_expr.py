@@ -337,3 +337,26 @@ def test_a_name_assigned_twice_is_not_an_editable_leaf():
     view = build(text)  # the page offers no editor for it, and the numbers stand
     assert view["leaves"] == []
     assert [n["data"] for n in view["nodes"] if n["name"] == "d"] == [12.0]
+
+
+@pytest.mark.parametrize("text, values", [
+    ("a = 2; b = -3; c = 10; f = -2; e = a*b; d = e + c; L = d*f", {"a": 3.0, "f": 0.5}),
+    ("x1 = 2; x2 = 0; w1 = -3; w2 = 1; b = 6.88; o = tanh(x1*w1 + x2*w2 + b)", {"x2": 1.5}),
+    ("a = 2; b = a + 1; c = a * 3; d = b * c", {"a": -1.0}),
+])
+def test_override_agrees_with_an_independent_recomputation(text, values):
+    # the reference: walk.replay recomputes the UNEDITED graph through the op table with
+    # the named leaves changed; override must give the same number at every node
+    from micrograd.expr import leaves
+    from micrograd.walk import _Graph, replay
+
+    base = evaluate(text).root
+    g = _Graph(base)
+    ids = {n.value: n.id for n in g.nodes}
+    ref = replay(base, {ids[v]: values[name] for name, v in leaves(base).items()
+                        if name in values}, _g=g)
+    edited = evaluate(text, values, override=True).root
+    g2 = _Graph(edited)
+    got = {n.name: n.data for n in g2.nodes}
+    want = {n.name: ref[n.id] for n in g.nodes}
+    assert got == want
