@@ -422,3 +422,12 @@ def test_replay_recomputes_through_the_op_table():
     vals = replay(L)
     assert vals["n" + str(len(vals) - 1)] == L.data
     assert len(forward_steps(L)) == len(vals) - 5  # every node but the five leaves
+
+
+def test_a_given_order_is_named_in_the_printout():
+    from micrograd.expr import parse
+
+    w = walk(parse("a = 2; b = a + 1; c = a*3; d = b*c"), order="d,a,b,c")
+    text = format_walk(w, forward=False)
+    assert text.splitlines()[0] == "backward in the given visit order (d, a, b, c, 3, 1):"
+    assert "backward (correct):" in format_walk(walk(parse("a = 3; b = a*a")))

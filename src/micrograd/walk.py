@@ -176,6 +176,7 @@ class Walk:
     lost: list = field(default_factory=list)
     unvisited: list = field(default_factory=list)
     passes: int = 1
+    custom_order: bool = False  # the visit order was given by the user
 
     @property
     def ok(self):
@@ -463,7 +464,7 @@ def walk(root, order=None, mode="correct", passes=None):
                     "is lost"))
         final = frozen
     return Walk(mode, g.root, visited, fwd, steps, dict(final), expected, g.names, lost,
-                unvisited, npasses)
+                unvisited, npasses, custom_order=order is not None)
 
 
 def format_walk(w, forward=True):
@@ -472,8 +473,12 @@ def format_walk(w, forward=True):
     if forward:
         lines.append("forward:")
         lines += [f"  - {s.text}" for s in w.forward]
-    lines.append(f"backward ({w.mode}" + (f", {w.passes} passes" if w.passes > 1 else "")
-                 + "):")
+    if w.custom_order:
+        lines.append("backward in the given visit order ("
+                     + ", ".join(w.names[i] for i in w.order) + "):")
+    else:
+        lines.append(f"backward ({w.mode}" + (f", {w.passes} passes" if w.passes > 1 else "")
+                     + "):")
     for s in w.backward:
         prefix = f"  - [pass {s.pass_}] " if w.passes > 1 else "  - "
         lines.append(prefix + s.text)
