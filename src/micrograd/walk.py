@@ -269,6 +269,16 @@ def _display_names(nodes):
     return names
 
 
+def _node_id(g, token):
+    """A node id of graph ``g`` from a Value of it, a label, a display name or an id."""
+    if hasattr(token, "_prev"):  # a Value
+        hits = [n.id for n in g.nodes if n.value is token]
+        if not hits:
+            raise WalkError("that Value is not part of this graph")
+        return hits[0]
+    return _resolve(token, g.names)
+
+
 def _resolve(token, names):
     """A node id from a label, a display name or an id."""
     token = str(token).strip()
@@ -372,13 +382,7 @@ def _resolve_order(g, order):
         order = [t for t in order.replace(";", ",").split(",") if t.strip()]
     ids, seen = [], set()
     for tok in order:
-        if hasattr(tok, "_prev"):  # a Value
-            hits = [n.id for n in g.nodes if n.value is tok]
-            if not hits:
-                raise WalkError("a Value in the order is not part of this graph")
-            nid = hits[0]
-        else:
-            nid = _resolve(tok, g.names)
+        nid = _node_id(g, tok)
         if nid in seen:
             raise WalkError(f"{g.names[nid]!r} appears twice in the visit order")
         seen.add(nid)
@@ -544,13 +548,7 @@ def nudge(root, leaf, h=1e-4, central=False, tol=None):
     if not (h > 0 and math.isfinite(h)):
         raise ValueError(f"h must be a positive finite number, got {h!r}")
     g = _Graph(root)
-    if hasattr(leaf, "_prev"):
-        hits = [n.id for n in g.nodes if n.value is leaf]
-        if not hits:
-            raise WalkError("that Value is not part of this graph")
-        lid = hits[0]
-    else:
-        lid = _resolve(leaf, g.names)
+    lid = _node_id(g, leaf)
     nd = g.by_id[lid]
     if not nd.leaf:
         raise WalkError(f"{g.names[lid]!r} is not a leaf; nudge an input of the graph")
