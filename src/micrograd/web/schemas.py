@@ -11,7 +11,7 @@ import types
 import typing
 from typing import Any, Dict, List, Literal, Optional, Union
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, create_model
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, create_model
 
 from .. import viz as _viz
 from .. import walk as _walk
@@ -64,7 +64,7 @@ class OrderRequest(GraphSpec):
 
 
 class CheckRequest(Asked):
-    answer: Finite = Field(..., description="the learner's number")
+    answer: StrictFloat = Field(..., description="the learner's number (text refused)")
 
 
 class NudgeRequest(GraphSpec):

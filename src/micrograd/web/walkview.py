@@ -186,13 +186,13 @@ def _neurons(g):
         users[e.src].add(e.dst)
     groups = []
     for n in g.nodes:
-        if n.op_key not in ACTIVATIONS or g.by_id[n.inputs[0]].leaf:
+        if n.op_key not in ACTIVATIONS:
             continue
         members = {n.id}
         for m in reversed(g.nodes):  # users before inputs: one backward sweep suffices
             if m.id not in members and users[m.id] and users[m.id] <= members:
                 members.add(m.id)
-        if len(members) >= 3:
+        if len(members) >= 3:  # an activation of a bare leaf is no neuron
             groups.append({"id": f"g{len(groups)}", "output": n.id,
                            "title": f"neuron {n.name}",
                            "members": [m.id for m in g.nodes if m.id in members]})
