@@ -239,7 +239,12 @@ def _question(g, preset, ask, of):
     else:
         return None
     of_name, wrt_name = g.by_id[of_id].name, g.by_id[wrt_id].name
-    given = ", ".join(f"{name} = {fmt(n.data)}" for name, n in g.leaves.items())
+    shown = list(g.leaves.items())
+    if len(shown) > 6:  # a long list would hide the question: the asked leaf, and a pointer
+        shown = [(name, n) for name, n in shown if n.id == wrt_id]
+    given = ", ".join(f"{name} = {fmt(n.data)}" for name, n in shown)
+    if len(g.leaves) > len(shown):
+        given += (" and " if given else "") + "the other leaves as set"
     text = (f"with {given}, " if given else "") + f"what is d{of_name}/d{wrt_name}?"
     if preset is not None and preset.key == "diamond":
         text = "on the diamond, in the right order, " + text

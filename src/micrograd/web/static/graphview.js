@@ -7,7 +7,7 @@
  *   view.update(state);             // state.cells: {node id: [cell texts]} (server texts),
  *                                   // state.nodeClass / state.edgeClass: {id: "a b"}
  *   view.fit(); view.zoom(factor); view.actualSize(); view.fold(neuronId, folded?)
- *   view.focusNode(id); view.destroy()
+ *   view.show(id); view.focusNode(id); view.destroy()
  *
  * The view only places what the server laid out and writes the texts the server
  * formatted: it never computes or formats a number. It pans and zooms (wheel, drag, the
@@ -126,7 +126,7 @@ class GraphView {
     port.addEventListener("pointercancel", end);
     port.addEventListener("keydown", (ev) => {
       if (ev.target !== port && (ev.key === "Enter" || ev.key === " ")) {
-        const g = ev.target.closest("[data-node],[data-edge]");
+        const g = ev.target.closest("[data-node],[data-edge],[data-neuron]");
         if (g) { ev.preventDefault(); this._activate(g); }
         return;
       }
@@ -184,47 +184,47 @@ class GraphView {
     const edgeLayer = gvEl("g", { class: "gv-edges" }, this.scene);
     const nodeLayer = gvEl("g", { class: "gv-nodes" }, this.scene);
     this.foldLayer = gvEl("g", { class: "gv-foldlayer" }, this.scene);
-    const name = (id) => this.byId[id].name;
+    // one string per layer, parsed once: far faster than an element at a time
+    const esc = (t) => String(t).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" }[c]));
+    const name = (id) => esc(this.byId[id].name);
+    const eh = [];
     for (const e of graph.edges) {
-      const ge = gvEl("g", { class: "edge", "data-edge": e.id, "data-src": e.src, "data-dst": e.dst,
-                             tabindex: "0", role: "button",
-                             "aria-label": `edge ${name(e.src)} to ${name(e.dst)}` }, edgeLayer);
       const d = gvCurve(e.points);
-      gvEl("path", { d, class: "vis", "marker-end": "url(#gv-arrow)" }, ge);
-      gvEl("path", { d, class: "wide" }, ge);
-      this.edgeEls[e.id] = ge;
+      eh.push(`<g class="edge" data-edge="${esc(e.id)}" data-src="${esc(e.src)}" data-dst="${esc(e.dst)}" ` +
+              `tabindex="0" role="button" aria-label="edge ${name(e.src)} to ${name(e.dst)}">` +
+              `<path d="${d}" class="vis" marker-end="url(#gv-arrow)"></path><path d="${d}" class="wide"></path></g>`);
     }
+    edgeLayer.innerHTML = eh.join("");
+    const nh = [];
     for (const n of graph.nodes) {
-      const gn = gvEl("g", { class: "node " + (n.leaf ? "leaf" : "op"), "data-node": n.id,
-                             "data-name": n.name, tabindex: "0", role: "button" }, nodeLayer);
+      nh.push(`<g class="node ${n.leaf ? "leaf" : "op"}" data-node="${esc(n.id)}" data-name="${name(n.id)}" tabindex="0" role="button">`);
       if (n.op_box) {
-        const ob = n.op_box;
-        const go = gvEl("g", { class: "opnode" }, gn);
-        gvEl("ellipse", { cx: ob.x + ob.w / 2, cy: ob.y + ob.h / 2, rx: ob.w / 2, ry: ob.h / 2 }, go);
-        const t = gvEl("text", { x: ob.x + ob.w / 2, y: ob.y + ob.h / 2 + 4, "text-anchor": "middle" }, go);
-        t.textContent = n.op;
+        const ob = n.op_box, cx = ob.x + ob.w / 2, cy = ob.y + ob.h / 2;
+        nh.push(`<g class="opnode"><ellipse cx="${cx}" cy="${cy}" rx="${ob.w / 2}" ry="${ob.h / 2}"></ellipse>` +
+                `<text x="${cx}" y="${cy + 4}" text-anchor="middle">${esc(n.op)}</text>`);
         if (n.op_edge.length >= 2) {
           const [a, b] = [n.op_edge[0], n.op_edge[n.op_edge.length - 1]];
-          gvEl("path", { d: `M ${a[0]} ${a[1]} L ${b[0]} ${b[1]}`, class: "opedge",
-                         "marker-end": "url(#gv-arrow)" }, go);
+          nh.push(`<path d="M ${a[0]} ${a[1]} L ${b[0]} ${b[1]}" class="opedge" marker-end="url(#gv-arrow)"></path>`);
         }
+        nh.push("</g>");
       }
       const b = n.box;
-      const rec = gvEl("g", { class: "record", transform: `translate(${b.x},${b.y})` }, gn);
-      gvEl("rect", { width: b.w, height: b.h, rx: 3 }, rec);
-      const texts = [];
+      nh.push(`<g class="record" transform="translate(${b.x},${b.y})"><rect width="${b.w}" height="${b.h}" rx="3"></rect>`);
       let x = 0;
       n.cells.forEach((c, i) => {
         const w = n.cell_widths[i];
-        if (i > 0) gvEl("line", { x1: x, y1: 0, x2: x, y2: b.h, class: "sep" }, rec);
-        const kind = (n.label && i === 0) ? "lbl" : c.split(" ")[0];
-        const t = gvEl("text", { x: x + w / 2, y: b.h / 2 + 4, "text-anchor": "middle", class: kind }, rec);
-        t.textContent = c;
-        texts.push(t);
+        if (i > 0) nh.push(`<line x1="${x}" y1="0" x2="${x}" y2="${b.h}" class="sep"></line>`);
+        const kind = (n.label && i === 0) ? "lbl" : esc(c.split(" ")[0]);
+        nh.push(`<text x="${x + w / 2}" y="${b.h / 2 + 4}" text-anchor="middle" class="${kind}">${esc(c)}</text>`);
         x += w;
       });
-      this.textEls[n.id] = texts;
-      this.nodeEls[n.id] = gn;
+      nh.push("</g></g>");
+    }
+    nodeLayer.innerHTML = nh.join("");
+    for (const ge of edgeLayer.children) this.edgeEls[ge.dataset.edge] = ge;
+    for (const gn of nodeLayer.children) {
+      this.nodeEls[gn.dataset.node] = gn;
+      this.textEls[gn.dataset.node] = [...gn.querySelector(".record").querySelectorAll("text")];
     }
     this._drawFoldButtons();
     this._drawFolds();
@@ -337,10 +337,12 @@ class GraphView {
     const fitK = Math.min(w / g.width, h / g.height);
     const minK = GV_MIN_TEXT / GV_FONT;
     if (fitK >= minK) { this.fit(Math.min(fitK, 1.25)); return; }
+    // too big to fit: 11 px text, opening on the first leaf (the left end, where the
+    // forward pass starts), vertically centred on it
+    const first = g.nodes.reduce((a, n) => (n.box.x < a.box.x ? n : a), g.nodes[0]);
     this.k = minK;
     this.tx = 0;
-    this.ty = Math.min(0, (h - g.height * this.k) / 2);
-    if (g.height * this.k < h) this.ty = (h - g.height * this.k) / 2;
+    this.ty = h / 2 - (first.box.y + first.box.h / 2) * this.k;
     this._apply();
   }
 
@@ -417,4 +419,7 @@ class GraphView {
   }
 
   focusNode(id) { const el = this.nodeEls[id]; if (el) el.focus(); }
+
+  /** pan (if needed) so that this node is on screen */
+  show(id) { const el = this.nodeEls[id]; if (el && el.style.display !== "none") this._reveal(el); }
 }

@@ -214,7 +214,10 @@ const Walk = {
     else if (this.k < this.steps.length) this.setK(this.k + 1);
   },
   runAll() { this.setK(this.steps.length); },
-  setK(k) { this.k = k; this.orderResult = null; this.draw(); },
+  setK(k) {
+    this.k = k; this.orderResult = null; this.draw();
+    if (k > 0) this.view.show(this.steps[k - 1].s.node);  // the step's node on screen
+  },
 
   /** node id -> its record's texts after the first k steps (texts from the server) */
   cellsAt(k) {
