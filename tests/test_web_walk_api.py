@@ -200,6 +200,12 @@ def test_hints_name_the_slip(client):
     assert "one path's share" in check(6.0)["hint"] and "one path's share" in check(9.0)["hint"]
     assert "local derivative" in check(3.0)["hint"]
     assert "walk it backward" in check(100.0)["hint"]
+    reused = lambda answer: client.post("/api/walk/check", json={  # noqa: E731
+        "preset": "reused", "answer": answer}).json()["hint"]
+    wrong = recursive_backward(parse(PRESETS["reused"].source))["a"]
+    assert "recursive backward without a topological sort" in reused(wrong)
+    assert "without zero_grad" in client.post("/api/walk/check", json={
+        "preset": "lecture", "answer": 24.0}).json()["hint"]
 
 
 def test_a_teachers_question_about_any_expression(client):

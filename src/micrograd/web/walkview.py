@@ -212,7 +212,7 @@ def _lesson(g):
                 "once. A recursive backward without a topological sort visits such a node "
                 "once per path and pushes its grad on before all of its users have added "
                 "theirs, so the nodes below it get too much (or, with a wrong visit order, "
-                "too little). Turn on 'recursive backward' and run all to see it.")
+                "too little): with 'recursive backward' on, run all and compare.")
     else:
         text = ("No inner node of this graph is used more than once"
                 + (f" (only the leaf {', '.join(leaves)} is reused, and a leaf passes "
@@ -365,6 +365,14 @@ def _close(x, y):
     return abs(x - y) <= 5e-4 * max(1.0, abs(y))
 
 
+#: the teaching modes' mistakes, as a hint names them
+_MISTAKES = {"recursive": "a recursive backward without a topological sort (a node reached "
+                          "by two paths pushes its grad twice)",
+             "assign": "writing grad = instead of grad += (a reused node keeps only its "
+                       "last contribution)",
+             "no_zero_grad": "two backward passes without zero_grad"}
+
+
 def _hint(g, q, answer, truth):
     """A hint that points at the likely slip without giving the number away. Called
     after ``backward()``: every Value of the graph holds its grad."""
@@ -378,6 +386,16 @@ def _hint(g, q, answer, truth):
         users = ", ".join(dict.fromkeys(u for u, _, _ in shares))
         return (f"that is one path's share: {wrt} feeds {len(shares)} inputs (of {users}); "
                 "its grad adds every path's contribution (+=)")
+    of_v, wrt_v = g.by_id[q["of"]].value, g.by_id[q["wrt"]].value
+    sub = {n.value: n.id for n in _viz.trace(of_v)[0]}
+    for mode, what in _MISTAKES.items():
+        try:
+            got = _walk.walk(of_v, mode=mode).grads[sub[wrt_v]]
+        except WalkError:  # the recursive walk of a deep graph is over its visit cap
+            continue
+        if not _close(got, truth) and _close(answer, got):
+            return f"that is what {what} gives; the engine visits nodes in reverse " \
+                   "topological order and adds (+=) every contribution"
     if any(_close(answer, loc) and not _close(loc, s) for _, s, loc in shares):
         return ("that is a local derivative only: multiply it by the grad of the node it "
                 f"feeds (the chain rule: grad[{wrt}] += grad[user] · local)")
