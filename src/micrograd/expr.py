@@ -4,7 +4,8 @@
     >>> L = parse("a = 2; b = -3; c = 10; f = -2; e = a*b; d = e + c; L = d*f")
     >>> L.data, L.label
     (-8.0, 'L')
-    >>> o = parse("tanh(x1*w1 + x2*w2 + b)", {"x1": 2, "x2": 0, "w1": -3, "w2": 1, "b": 6.8813735870195432})
+    >>> o = parse("tanh(x1*w1 + x2*w2 + b)",
+    ...           {"x1": 2, "x2": 0, "w1": -3, "w2": 1, "b": 6.8813735870195432})
     >>> round(o.data, 4)
     0.7071
 
@@ -17,7 +18,7 @@ syntax is a whitelist:
 * ``+ - * / **``, unary ``-`` and ``+``, parentheses; ``**`` binds tightest and to the
   right, then unary minus, then ``* /``, then ``+ -`` (``-a**2`` is ``-(a**2)``);
 * the engine's functions, one argument each: tanh exp log relu sigmoid sqrt abs
-  softplus sin cos.
+  softplus sin cos, and any one-input op added with ``micrograd.engine.define_op``.
 
 Names become node labels. The root is the value of the last statement. With
 ``override=True`` the given values edit the leaves (they replace the constants assigned
@@ -34,14 +35,16 @@ import re
 from dataclasses import dataclass, field
 from numbers import Real
 
+from . import ops as _ops
+from .engine import Value, apply_op
+
 MAX_LENGTH = 100_000
 MAX_DEPTH = 100
 MAX_NODES = 5_000
 
-#: the functions of the language: name -> Value method
-FUNCTIONS = {"tanh": "tanh", "exp": "exp", "log": "log", "relu": "relu",
-             "sigmoid": "sigmoid", "sqrt": "sqrt", "abs": "abs", "softplus": "softplus",
-             "sin": "sin", "cos": "cos"}
+#: the functions of the language: name -> op, read live from the op table (an op added
+#: with micrograd.engine.define_op is a function of the language at once)
+FUNCTIONS = _ops.FUNCTIONS
 
 _NUMBER = re.compile(r"(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -164,8 +167,6 @@ _UNARY_BP = 30
 
 class _Parser:
     def __init__(self, text, values, max_depth, max_nodes, override=False):
-        from .engine import Value
-
         self.Value = Value
         self.text = text
         self.toks = tokenize(text)
@@ -286,7 +287,7 @@ class _Parser:
                 self.expect(")", nxt)
                 arg = self.const(arg, t)
                 self.count(1, t)
-                return getattr(arg, FUNCTIONS[t.text])()
+                return apply_op(FUNCTIONS[t.text], arg)
             if t.text in FUNCTIONS:
                 self.error(f"{t.text!r} is a function: write {t.text}(x)", t)
             if t.text in self.env:
@@ -328,7 +329,7 @@ class _Parser:
         if op == "-":
             self.count(3, t)  # a + b * -1
             return a - b
-        self.count(2, t)  # a * b**-1
+        self.count(1, t)  # a primitive division
         return a / b
 
 

@@ -151,7 +151,7 @@ def trace(root):
         nodes.append(Node(
             id=ids[v], label=v.label or "", data=v.data, grad=v.grad,
             op=(v._op or fn.label(v._arg)) if fn is not None else None,
-            op_key=_ops.KEY.get(fn) if fn is not None else None,
+            op_key=fn.key if fn is not None else None,
             arg=v._arg, inputs=tuple(ids[p] for p in v._prev), value=v))
         for i, (p, d) in enumerate(zip(v._prev, local_derivatives(v))):
             edges.append(Edge(f"e{len(edges)}", ids[p], ids[v], i, d))
