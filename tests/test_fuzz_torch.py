@@ -111,6 +111,11 @@ def test_a_dead_relu_passes_no_inf_back():
     assert a.grad == 0.0  # inf * 0 would be nan
 
 
+def test_relu_keeps_the_sign_of_zero_as_torch():
+    # relu(-0.0) = -0.0, so 1 / relu(-0.0) = -inf in both
+    compare([-0.0], [("relu", (0,), None), ("rdiv", (1,), None)])
+
+
 def test_division_at_the_extremes_is_torch_division():
     compare([1e-300, 1e-300], [("div", (0, 1), None)])
     compare([5e-324, 1e308], [("div", (0, 1), None)])

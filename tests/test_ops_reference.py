@@ -1,7 +1,8 @@
 """Every op of the table, value and gradient, against PyTorch float64 and finite differences.
 
-The tests are generated from the built-in ops (``micrograd.ops.BUILTIN``): each key needs one entry in ``SPEC``
-(tests/opinfo.py) (how to call it on Values, its torch twin, its domain), and then gets
+The tests are generated from the built-in ops (``micrograd.ops.BUILTIN``): each key
+needs one entry in ``SPEC`` (tests/opinfo.py: how to call it on Values, its torch twin,
+its domain), and then gets
 
 * value and gradient against torch at random points of its domain (hypothesis),
 * the gradient against central finite differences at random points,

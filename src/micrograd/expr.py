@@ -152,7 +152,7 @@ def tokenize(text):
 
 
 @dataclass
-class Program:
+class Evaluation:
     """The result of :func:`evaluate`: the ``root`` Value (the last statement), the
     ``names`` bound at the end (name -> Value), and the number of ``nodes`` built."""
 
@@ -389,7 +389,7 @@ def _check_leaf_names(values, root, env):
 
 def evaluate(text, values=None, *, override=False, max_length=MAX_LENGTH,
              max_depth=MAX_DEPTH, max_nodes=MAX_NODES):
-    """Parse ``text`` and build its graph; returns a :class:`Program`.
+    """Parse ``text`` and build its graph; returns an :class:`Evaluation`.
 
     ``values``: a dict name -> number for names the text uses without assigning.
 
@@ -412,7 +412,7 @@ def evaluate(text, values=None, *, override=False, max_length=MAX_LENGTH,
     root = p.program()
     if override and values:
         _check_leaf_names(values, root, p.env)
-    return Program(root, dict(p.env), p.nodes)
+    return Evaluation(root, dict(p.env), p.nodes)
 
 
 def parse(text, values=None, **limits):
@@ -444,5 +444,5 @@ def parse_values(spec):
     return out
 
 
-__all__ = ["parse", "evaluate", "leaves", "Program", "ExprError", "tokenize", "parse_values",
+__all__ = ["parse", "evaluate", "leaves", "Evaluation", "ExprError", "tokenize", "parse_values",
            "FUNCTIONS", "MAX_LENGTH", "MAX_DEPTH", "MAX_NODES"]

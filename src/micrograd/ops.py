@@ -178,9 +178,8 @@ def _fsqrt(x):
 
 
 def _frelu(x):
-    if x != x:
-        return x
-    return x if x > 0.0 else 0.0
+    # max(x, 0) as torch's clamp: relu(nan) = nan and relu(-0.0) = -0.0
+    return x if (x >= 0.0 or x != x) else 0.0
 
 
 def _fsign(x):

@@ -117,7 +117,7 @@ def _np_pow(x, y):
 
 
 def _np_relu(x):
-    return np.maximum(x, 0.0)  # nan stays nan, like the eager op
+    return np.where((x >= 0.0) | (x != x), x, 0.0)  # relu(nan) = nan, relu(-0.0) = -0.0
 
 
 def _np_sqrt(x):
