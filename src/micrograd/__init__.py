@@ -6,7 +6,26 @@ lecture's two imports; the other modules are imported on demand.
 
 __version__ = "0.1.0"
 
-from .engine import AnomalyError, Value, detect_anomaly, enable_grad, no_grad  # noqa: E402
+from . import engine as _engine  # noqa: E402
+from .engine import (  # noqa: E402
+    AnomalyError,
+    Value,
+    apply_op,
+    define_op,
+    detect_anomaly,
+    enable_grad,
+    no_grad,
+)
+
+
+def _draw_svg(value):
+    """Jupyter's drawing of a Value: the graph views' SVG, imported when first asked."""
+    from .viz import to_svg
+
+    return to_svg(value)
+
+
+_engine._svg_renderer = _draw_svg  # the engine imports nothing above it: it is told
 
 __all__ = ["Value", "no_grad", "enable_grad", "detect_anomaly", "AnomalyError",
-           "__version__"]
+           "define_op", "apply_op", "__version__"]
