@@ -297,3 +297,17 @@ def test_neurons_fold_what_feeds_only_them(client):
     assert {"a1", "a2", "b1", "h1"} <= groups["h1"] and not {"x1", "x2"} & groups["h1"]
     assert {"c1", "c2", "d1", "h2"} <= groups["h2"] and not groups["h1"] & groups["h2"]
     assert client.post("/api/walk", json={"expr": "x = 1; tanh(x)"}).json()["neurons"] == []
+
+
+def test_edge_notes_carry_the_op_tables_rule(client):
+    from micrograd.ops import OPS
+
+    source = "x = 0.5; y = 2; z = exp(x*y) + log(y) - sigmoid(x)/y + relu(x)**2 + sin(x)"
+    view = client.post("/api/walk", json={"expr": source}).json()
+    keys = {n["id"]: n["op_key"] for n in view["graph"]["nodes"]}
+    seen = set()
+    for e in view["graph"]["edges"]:
+        rule = OPS[keys[e["dst"]]].rule
+        assert rule and view["edge_notes"][e["id"]].endswith("\n" + rule)
+        seen.add(keys[e["dst"]])
+    assert {"exp", "mul", "log", "sigmoid", "relu", "sin"} <= seen

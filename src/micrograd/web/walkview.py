@@ -172,7 +172,8 @@ def _edge_notes(g):
         src, dst = names[e.src], names[e.dst]
         which = f" (input {e.index + 1} of {count[e.dst]})" if count[e.dst] > 1 else ""
         text = f"edge {src} → {dst}\nlocal derivative ∂{dst}/∂{src}{which} = {fmt(e.local)}"
-        rule = _RULES.get(g.by_id[e.dst].op_key or "", "")
+        # the op's own rule text, from its one entry in the op table
+        rule = g.by_id[e.dst].value._fn.rule
         out[e.id] = text + ("\n" + rule if rule else "")
     return out
 
@@ -282,20 +283,6 @@ def build(source, values=None, *, assign=False, recursive=False, no_zero_grad=Fa
                        for name, n in g.leaves.items()],
             "free": g.free, "edge_notes": _edge_notes(g), "neurons": _neurons(g),
             "lesson": _lesson(g), "question": _question(g, preset, ask, of)}
-
-
-_RULES = {
-    "add": "addition copies the upstream grad: d(x + y)/dx = d(x + y)/dy = 1",
-    "mul": "multiplication swaps: d(x*y)/dx = y, d(x*y)/dy = x",
-    "pow": "d(x**y)/dx = y*x**(y-1), d(x**y)/dy = x**y * log(x)",
-    "powc": "d(x**n)/dx = n * x**(n-1)",
-    "exp": "d exp(x)/dx = exp(x) = out", "log": "d log(x)/dx = 1/x",
-    "tanh": "d tanh(x)/dx = 1 - tanh(x)**2 = 1 - out**2",
-    "sigmoid": "d sigmoid(x)/dx = out * (1 - out)",
-    "relu": "d relu(x)/dx = 1 if x > 0 else 0", "abs": "d |x|/dx = sign(x), 0 at 0",
-    "sqrt": "d sqrt(x)/dx = 1 / (2 sqrt(x))", "softplus": "d softplus(x)/dx = sigmoid(x)",
-    "sin": "d sin(x)/dx = cos(x)", "cos": "d cos(x)/dx = -sin(x)",
-}
 
 
 def visit_order(source, order, values=None):
