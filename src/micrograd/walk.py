@@ -1,4 +1,5 @@
-"""The forward and backward pass as a list of steps, for teaching (seed 003's widget).
+"""The forward and backward pass as a list of steps, for teaching (the lecture's
+walk-it-backward widget).
 
     >>> from micrograd.engine import Value
     >>> from micrograd.walk import walk
@@ -24,13 +25,13 @@ Modes (``walk(root, mode=...)``), each giving the numbers the mistake gives in r
 * ``'correct'``: reverse topological order, ``grad[parent] += upstream * local``;
 * ``'assign'``: ``=`` instead of ``+=``: a reused input keeps only its last contribution
   (``a*a`` at 3 gives grad 3, not 6);
-* ``'recursive'``: micrograd PR 64's recursive backward without a topological sort
+* ``'recursive'``: the recursive backward without a topological sort once proposed for micrograd
   (``self._backward(); for child in self._prev: child.backward()``): a node reached by
   two paths is visited, and pushes its grad, once per path, before its grad is complete
   (``a = 1; b = a + a; c = b + b`` gives grad[a] = 8, not 4);
 * ``'no_zero_grad'``: ``passes`` (default 2) micrograd-style backward passes without
   zeroing: the root is set to 1 each time, every other grad, interior ones too, keeps
-  accumulating (``L = (a*b + c)*f`` of seed 002 gives grad[a] = 24 after two passes:
+  accumulating (the lecture's ``L = (a*b + c)*f`` gives grad[a] = 24 after two passes:
   not 6, and not even the 12 of PyTorch, where only leaves accumulate).
 
 ``walk(root, order=[...])`` walks in a visit order given by the user and reports the
@@ -471,7 +472,7 @@ def walk(root, order=None, mode="correct", passes=None):
 
 
 def format_walk(w, forward=True):
-    """The walk as the terminal bullets of seed 003 (one line per step)."""
+    """The walk as terminal bullets, the lecture's way of writing it (one line a step)."""
     lines = []
     if forward:
         lines.append("forward:")
@@ -491,7 +492,7 @@ def format_walk(w, forward=True):
 
 
 # ---------------------------------------------------------------------------------------
-# Nudge check (seed 002, section 02)
+# Nudge check (the lecture's: move a leaf by h, watch the output)
 # ---------------------------------------------------------------------------------------
 
 
@@ -531,7 +532,7 @@ def replay(root, changes=None, _g=None):
 def nudge(root, leaf, h=1e-4, central=False, tol=None):
     """Nudge one leaf by ``h`` and compare the slope of the root with the leaf's grad.
 
-    ``slope = (f(x+h) - f(x)) / h`` (seed 002's one-sided difference) or, with
+    ``slope = (f(x+h) - f(x)) / h`` (the lecture's one-sided difference) or, with
     ``central=True``, ``(f(x+h) - f(x-h)) / 2h``. ``ok`` when
     ``|slope - grad| <= tol * (1 + |grad|)``, ``tol`` defaulting to ``100*h`` one-sided
     and ``1e-6`` central. The grad is the correct reverse-mode one (the Values' own
