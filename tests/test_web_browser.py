@@ -174,7 +174,7 @@ def test_playground_state_in_the_url_reproduces_the_setup(page, browser, server)
     # and the walk part of the URL
     page.goto(f"{server}#page=walk&preset=diamond&v=a:3")
     page.wait_for_selector("#w-graph g.node")
-    assert page.get_attribute("g.node[data-name='a']", "data-data") == "3"
+    assert page.text_content("#w-graph g.node[data-name='a'] text.data") == "data 3.0000"
 
 
 def test_learning_rate_changes_without_reset(page, server):
