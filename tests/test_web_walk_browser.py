@@ -342,6 +342,19 @@ def test_a_neuron_folds_into_one_box_and_opens_again(page, server):
     assert page.locator("#w-graph g.fold").count() == 0
     assert page.is_visible("#w-graph g.node[data-name='x1w1']")
     assert page.get_attribute("#w-graph button[data-fold]", "aria-pressed") == "false"
+    # two neurons sharing their inputs: the inputs stay, their edges run dashed to the box
+    source = ("x1 = 1; x2 = 2; a1 = 0.5; a2 = -1; b1 = 0.1; c1 = 2; c2 = 0.3; d1 = -0.2; "
+              "h1 = tanh(x1*a1 + x2*a2 + b1); h2 = tanh(x1*c1 + x2*c2 + d1); y = h1 + h2")
+    open_walk(page, server, f"expr={quote(source)}")
+    page.click("#w-graph button[data-fold='g0']")
+    assert page.locator("#w-graph path.foldedge").count() == 2
+    assert page.is_visible("#w-graph g.node[data-name='x1']")
+    assert not page.is_visible("#w-graph g.node[data-name='a1']")
+    assert page.is_visible("#w-graph g.node[data-name='c1']")  # the other neuron stays open
+    port = page.locator("#w-graph .gv-port").bounding_box()
+    box = page.locator("#w-graph g.fold").bounding_box()  # brought on screen
+    assert port["x"] <= box["x"] and box["x"] + box["width"] <= port["x"] + port["width"]
+    assert "neuron h1" in page.text_content("#w-graph g.fold")
 
 
 # ---------------------------------------------------------------------------------------

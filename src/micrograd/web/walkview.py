@@ -216,7 +216,9 @@ def _lesson(g):
                 "too little): with 'recursive backward' on, run all and compare.")
     else:
         text = ("No inner node of this graph is used more than once"
-                + (f" (only the leaf {', '.join(leaves)} is reused, and a leaf passes "
+                + (f" (only the leaf {leaves[0]} is reused, and a leaf passes nothing on)"
+                   if len(leaves) == 1 else
+                   f" (only the leaves {', '.join(leaves)} are reused, and a leaf passes "
                    "nothing on)" if leaves else "")
                 + ", so a recursive backward visits every inner node after its only user "
                   "has pushed all of its grad: it happens to get every number right here. "

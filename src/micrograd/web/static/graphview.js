@@ -282,39 +282,46 @@ class GraphView {
     if (on) this.folded.add(id); else this.folded.delete(id);
     this._foldLabels();
     this._drawFolds();
+    const box = on && this.foldLayer.querySelector(`[data-neuron="${id}"]`);
+    if (box) this._reveal(box);  // the folded box on screen
   }
 
+  /* A folded neuron is one box where its output's op node and record were (the title
+   * line above, the output's cells inside); its other nodes and the edges between them
+   * are hidden, and each edge from outside into the neuron is drawn dashed to the box. */
   _drawFolds() {
     if (!this.graph) return;
-    const hidden = new Set();
+    const hidden = new Set(), into = {};
     this.foldLayer.textContent = "";
     for (const nr of this.neurons) {
       if (!this.folded.has(nr.id)) continue;
-      let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
-      for (const id of nr.members) {
-        hidden.add(id);
-        const n = this.byId[id];
-        for (const b of [n.box, n.op_box]) if (b) {
-          x0 = Math.min(x0, b.x); y0 = Math.min(y0, b.y);
-          x1 = Math.max(x1, b.x + b.w); y1 = Math.max(y1, b.y + b.h);
-        }
-      }
+      for (const id of nr.members) hidden.add(id);
       const out = this.byId[nr.output];
       const texts = (this.lastState && this.lastState.cells && this.lastState.cells[out.id]) || out.cells;
+      const title = `${nr.title} (${nr.members.length} nodes, folded)`;
+      const left = out.op_box ? Math.min(out.op_box.x, out.box.x) : out.box.x;
+      const right = out.box.x + out.box.w;
+      const w = Math.max(right - left, title.length * 7.2 + 16);
+      const x = right - w, y = out.box.y - 20, h = out.box.h + 24;
       const g = gvEl("g", { class: "fold", "data-neuron": nr.id, tabindex: "0", role: "button",
-                            "aria-label": `${nr.title}, folded: ${texts.join(", ")}; press Enter to open` },
+                            "aria-label": `${title}: ${texts.join(", ")}; press Enter to open` },
                      this.foldLayer);
-      gvEl("rect", { x: x0 - 4, y: y0 - 4, width: x1 - x0 + 8, height: y1 - y0 + 8, rx: 8 }, g);
-      const cy = (y0 + y1) / 2;
-      const t1 = gvEl("text", { x: (x0 + x1) / 2, y: cy - 4, "text-anchor": "middle", class: "lbl" }, g);
-      t1.textContent = `${nr.title} (${nr.members.length} nodes, folded)`;
-      const t2 = gvEl("text", { x: (x0 + x1) / 2, y: cy + 14, "text-anchor": "middle" }, g);
-      t2.textContent = texts.join("   ");
+      gvEl("rect", { x, y, width: w, height: h, rx: 6 }, g);
+      const t1 = gvEl("text", { x: x + w / 2, y: y + 15, "text-anchor": "middle", class: "lbl" }, g);
+      t1.textContent = title;
+      const t2 = gvEl("text", { x: x + w / 2, y: y + h - 9, "text-anchor": "middle" }, g);
+      t2.textContent = texts.join("  ");
+      for (const id of nr.members) into[id] = [x, y + h / 2];
     }
     for (const n of this.graph.nodes) this.nodeEls[n.id].style.display = hidden.has(n.id) ? "none" : "";
     for (const e of this.graph.edges) {
-      const inside = hidden.has(e.src) && hidden.has(e.dst);
-      this.edgeEls[e.id].style.display = inside ? "none" : "";
+      const cut = hidden.has(e.dst) && !hidden.has(e.src);
+      this.edgeEls[e.id].style.display = hidden.has(e.dst) ? "none" : "";
+      if (cut) {
+        const p0 = e.points[0], p1 = into[e.dst];
+        gvEl("path", { d: gvCurve([p0, p1]), class: "foldedge", "marker-end": "url(#gv-arrow)" },
+             this.foldLayer);
+      }
     }
   }
 
