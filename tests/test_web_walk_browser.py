@@ -599,10 +599,10 @@ def test_a_200_node_graph_is_laid_out_and_drawn_in_under_300_ms(page, server):
     """From the request to the painted frame: the server parses, walks and lays out the
     graph, the page draws it. The machine is shared: the figure is printed (and written to
     test-artifacts/walk-speed.txt) with the load at the time, and the budget is checked on
-    the best of five runs, the one least disturbed by other work."""
+    the best of seven runs, the one least disturbed by other work."""
     open_walk(page, server, "preset=square")
     runs = []
-    for _ in range(5):
+    for _ in range(7):
         runs.append(page.evaluate("""async ([expr, values]) => {
             const t0 = performance.now();
             const doc = await api("POST", "/api/walk", { expr, values });
@@ -617,9 +617,10 @@ def test_a_200_node_graph_is_laid_out_and_drawn_in_under_300_ms(page, server):
     load = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
     server_ms = sorted(r[0] for r in runs)
     total = sorted(r[1] for r in runs)  # request + layout + drawing + first paint
+    mid = len(runs) // 2
     line = (f"200-node graph, request to painted frame: best {total[0]:.0f} ms, median "
-            f"{total[2]:.0f} ms (server alone: best {server_ms[0]:.0f}, median "
-            f"{server_ms[2]:.0f} ms); runs {[round(t) for t in total]}; {load}")
+            f"{total[mid]:.0f} ms (server alone: best {server_ms[0]:.0f}, median "
+            f"{server_ms[mid]:.0f} ms); runs {[round(t) for t in total]}; {load}")
     print("\n" + line)
     ARTIFACTS.mkdir(exist_ok=True)
     (ARTIFACTS / "walk-speed.txt").write_text(line + "\n")

@@ -5,6 +5,8 @@
  *                                   // records' cells and their widths); neurons: optional
  *                                   // [{id, output, title, members}] that can be folded
  *   view.update(state);             // state.cells: {node id: [cell texts]} (server texts),
+ *                                   // state.pending: {node id: [indices of cells not yet
+ *                                   // computed, drawn dim]},
  *                                   // state.nodeClass / state.edgeClass: {id: "a b"}
  *   view.fit(); view.zoom(factor); view.actualSize(); view.fold(neuronId, folded?)
  *   view.show(id); view.focusNode(id); view.destroy()
@@ -153,7 +155,7 @@ class GraphView {
       const r = this.mini.getBoundingClientRect();
       const s = this.miniScale;
       const gx = (ev.clientX - r.left) / s, gy = (ev.clientY - r.top) / s;
-      const pw = this.port.clientWidth, ph = this.port.clientHeight;
+      const { w: pw, h: ph } = this._size();
       this.tx = pw / 2 - gx * this.k; this.ty = ph / 2 - gy * this.k; this._apply();
     };
     this.mini.addEventListener("pointerdown", (ev) => {
@@ -161,7 +163,7 @@ class GraphView {
     });
     this.mini.addEventListener("pointermove", (ev) => { if (this._miniDrag) miniMove(ev); });
     this.mini.addEventListener("pointerup", () => { this._miniDrag = false; });
-    this._resize = () => this._apply();
+    this._resize = () => { this._measure(); this._apply(); };
     window.addEventListener("resize", this._resize);
   }
 
@@ -175,6 +177,7 @@ class GraphView {
 
   /* ---------------------------------------------------------------- drawing */
   setGraph(graph, neurons) {
+    this._measure();  // before the drawing changes, so no layout is forced after it
     this.graph = graph;
     this.neurons = neurons || [];
     this.folded = new Set([...this.folded].filter((id) => this.neurons.some((n) => n.id === id)));
@@ -240,10 +243,11 @@ class GraphView {
     for (const n of this.graph.nodes) {
       const texts = cells[n.id];
       const els = this.textEls[n.id];
+      const pending = (state.pending && state.pending[n.id]) || [];
       if (texts) texts.forEach((t, i) => {
         if (els[i] && t !== null && t !== undefined) {
           els[i].textContent = t;
-          els[i].classList.toggle("dim", / ·$/.test(t));
+          els[i].classList.toggle("dim", pending.includes(i));
         }
       });
       const el = this.nodeEls[n.id];
@@ -326,21 +330,32 @@ class GraphView {
   }
 
   /* ---------------------------------------------------------------- zoom and pan */
+  /** the port's size, read from the layout only when it can have changed (a new graph,
+   * a resized window): reading it after drawing would force a layout of the new drawing
+   * before the browser's own */
+  _measure() {
+    this._w = this.port.clientWidth || 1;
+    this._h = this.port.clientHeight || 1;
+    this._winH = window.innerHeight;
+  }
+
   _size() {
-    return { w: this.port.clientWidth || 1, h: this.port.clientHeight || 1 };
+    if (this._w === undefined) this._measure();
+    return { w: this._w, h: this._h };
   }
 
   /** the opening view: the whole graph if its text stays >= 11 px, else 11 px text
    * from the leaves' end (the left), centred vertically */
   opening() {
     const g = this.graph;
-    const w = this.port.clientWidth || 1;
+    const { w } = this._size();
     // the port as tall as the graph needs at the opening zoom, within 220 px .. 62% of
     // the window (a phone's too)
     const k0 = Math.max(GV_MIN_TEXT / GV_FONT, Math.min(1.25, w / g.width));
-    const maxH = Math.max(220, Math.round(window.innerHeight * 0.62));
-    this.port.style.height = Math.min(maxH, Math.max(220, Math.ceil(g.height * k0 + 24))) + "px";
-    const h = this.port.clientHeight || 1;
+    const maxH = Math.max(220, Math.round(this._winH * 0.62));
+    const h = Math.min(maxH, Math.max(220, Math.ceil(g.height * k0 + 24)));
+    this.port.style.height = h + "px";  // the port has no border or padding: h is its height
+    this._h = h;
     const fitK = Math.min(w / g.width, h / g.height);
     const minK = GV_MIN_TEXT / GV_FONT;
     if (fitK >= minK) { this.fit(Math.min(fitK, 1.25)); return; }

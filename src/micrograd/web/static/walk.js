@@ -219,23 +219,29 @@ const Walk = {
     if (k > 0) this.view.show(this.steps[k - 1].s.node);  // the step's node on screen
   },
 
-  /** node id -> its record's texts after the first k steps (texts from the server) */
+  /** after the first k steps: node id -> its record's texts (the server's; "data ·" and
+   * "grad ·" where no step has written yet), and the indices of those unwritten cells */
   cellsAt(k) {
-    const cells = {};
+    const cells = {}, pending = {};
     for (const n of this.doc.graph.nodes) {
       const c = n.cells.slice();
       const d = n.label ? 1 : 0;
+      pending[n.id] = n.leaf ? [d + 1] : [d, d + 1];
       if (!n.leaf) c[d] = "data ·";
       c[d + 1] = "grad ·";
       cells[n.id] = c;
     }
-    const setGrad = (id, text) => { const n = this.byId[id]; cells[id][(n.label ? 1 : 0) + 1] = text; };
+    const write = (id, i, text) => {
+      cells[id][i] = text;
+      pending[id] = pending[id].filter((j) => j !== i);
+    };
+    const dataAt = (id) => (this.byId[id].label ? 1 : 0);
     for (const { phase, s } of this.steps.slice(0, k)) {
-      if (phase === "forward") { cells[s.node][this.byId[s.node].label ? 1 : 0] = s.cell; continue; }
-      if (s.kind === "seed") setGrad(s.node, s.cell);
-      for (const c of s.contributions) setGrad(c.parent, c.cell);
+      if (phase === "forward") { write(s.node, dataAt(s.node), s.cell); continue; }
+      if (s.kind === "seed") write(s.node, dataAt(s.node) + 1, s.cell);
+      for (const c of s.contributions) write(c.parent, dataAt(c.parent) + 1, c.cell);
     }
-    return cells;
+    return { cells, pending };
   },
 
   phase() {
@@ -268,9 +274,10 @@ const Walk = {
     $("w-lesson").hidden = !showLesson;
     $("o-lesson").textContent = doc.lesson.text;
 
-    let cells, cur = null;
-    if (this.orderResult) {
-      cells = this.cellsAt(0);
+    let cells, pending, cur = null;
+    if (this.orderResult) {  // the visit order's final grads, every cell written
+      ({ cells } = this.cellsAt(0));
+      pending = {};
       const w = this.orderResult.walk;
       for (const n of doc.graph.nodes) {
         const d = n.label ? 1 : 0;
@@ -278,7 +285,7 @@ const Walk = {
         cells[n.id][d + 1] = w.grad_cells[n.id];
       }
     } else {
-      cells = this.cellsAt(this.k);
+      ({ cells, pending } = this.cellsAt(this.k));
       cur = this.k > 0 ? this.steps[this.k - 1] : null;
     }
     $("w-step").textContent = this.orderResult ?
@@ -293,8 +300,9 @@ const Walk = {
     for (const n of doc.graph.nodes) {
       const cls = [];
       const d = n.label ? 1 : 0;
-      if (!n.leaf && cells[n.id][d] !== "data ·") cls.push("done-fwd");
-      if (cells[n.id][d + 1] !== "grad ·") cls.push("done-bwd");
+      const open = pending[n.id] || [];
+      if (!n.leaf && !open.includes(d)) cls.push("done-fwd");
+      if (!open.includes(d + 1)) cls.push("done-bwd");
       if (cur && cur.s.node === n.id) cls.push("current");
       else if (contribs.some((c) => c.parent === n.id)) cls.push("contrib");
       if (this.order.includes(n.id)) cls.push("placed");
@@ -308,7 +316,7 @@ const Walk = {
       if (cur && cur.phase === "forward" && e.dst === cur.s.node) cls.push("active");
       edgeClass[e.id] = cls.join(" ");
     }
-    this.view.update({ cells, nodeClass, edgeClass });
+    this.view.update({ cells, pending, nodeClass, edgeClass });
     this.drawEdgeInfo();
   },
 
