@@ -232,6 +232,11 @@ def test_check_refusals(client):
     assert "pick values" in refused(post({"expr": "a = 0; b = log(a)", "answer": 1}),
                                     400)["error"]
     assert "no leaf" in refused(post({"expr": "2 * 3", "answer": 1}), 400)["error"]
+    msg = refused(post({"expr": "a = 2; b = a*a; c = b + 1", "ask": "c", "of": "b",
+                        "answer": 0}), 400)["error"]
+    assert msg.startswith("c does not feed b")
+    assert "does not feed" in refused(client.post("/api/walk", json={
+        "expr": "a = 2; b = a*a; c = b + 1", "ask": "c", "of": "b"}), 400)["error"]
 
 
 # ---------------------------------------------------------------------------------------

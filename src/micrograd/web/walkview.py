@@ -242,6 +242,11 @@ def _question(g, preset, ask, of):
     else:
         return None
     of_name, wrt_name = g.by_id[of_id].name, g.by_id[wrt_id].name
+    if wrt_id != of_id and not any(n.value is g.by_id[wrt_id].value
+                                   for n in _viz.trace(g.by_id[of_id].value)[0]):
+        raise WalkViewError(f"{wrt_name} does not feed {of_name}, so d{of_name}/d{wrt_name} "
+                            f"is 0 whatever the values: ask about a node {of_name} is made "
+                            "from")
     shown = list(g.leaves.items())
     if len(shown) > 6:  # a long list would hide the question: the asked leaf, and a pointer
         shown = [(name, n) for name, n in shown if n.id == wrt_id]
