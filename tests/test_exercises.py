@@ -46,7 +46,7 @@ def test_committed_student_notebook_is_generated_from_the_teachers():
 def run_cli(*args, cwd=None):
     return subprocess.run([sys.executable, "-m", "micrograd", "notebooks", *args],
                           check=False, capture_output=True, text=True, cwd=cwd,
-                          env={"PYTHONPATH": str(ROOT / "src"), "PATH": ""}, check=False)
+                          env={"PYTHONPATH": str(ROOT / "src"), "PATH": ""})
 
 
 def test_cli_writes_the_student_version(tmp_path):
