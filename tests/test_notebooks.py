@@ -13,7 +13,7 @@ from notebook_runner import NOTEBOOKS, mimetypes, run, stdout
 LECTURE = ["01_derivative_as_a_nudge.ipynb", "02_value_and_its_graph.ipynb",
            "03_backprop_by_hand.ipynb", "04_a_neuron.ipynb",
            "05_topological_sort_and_plus_equals.ipynb", "06_training_an_mlp.ipynb",
-           "07_pytorch_side_by_side.ipynb"]
+           "07_pytorch_side_by_side.ipynb", "08_walk_widget.ipynb"]
 
 
 def numbers(pattern, text):
@@ -163,3 +163,15 @@ def test_notebook_has_a_title_and_imports_only_the_package(name):
     assert nb.cells[0].cell_type == "markdown" and nb.cells[0].source.startswith("# ")
     code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
     assert "graphviz" not in code  # every picture is drawn by micrograd
+
+
+def test_08_walk_widget(tmp_path):
+    nb = run("08_walk_widget.ipynb", tmp_path)
+    out = stdout(nb)
+    assert mimetypes(nb).count("application/vnd.jupyter.widget-view+json") == 2
+    assert "WalkWidget(sum_times, mode='correct', phase='idle')" in out
+    a = torch.tensor(3.0, dtype=torch.double, requires_grad=True)
+    (a * a).backward()
+    assert numbers(r"with \+=, grad\[a\] = (\S+)", out) == [a.grad.item()]
+    # = keeps only the last of the two equal contributions: half the right answer
+    assert numbers(r"with = instead of \+=, grad\[a\] = (\S+)", out) == [a.grad.item() / 2]
