@@ -211,3 +211,16 @@ def test_digraph_is_drawn_when_created():
     L.backward()
     assert g.note == NOTE  # the old drawing still shows the zeros it was drawn with
     assert draw_dot(L).note is None
+
+
+def test_readme_draw_dot_example_runs(tmp_path, monkeypatch):
+    import re
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    code = next(b for b in re.findall(r"```py\n(.*?)```", readme, flags=re.DOTALL)
+                if "draw_dot" in b)
+    L, _ = lecture_graph()
+    monkeypatch.chdir(tmp_path)
+    exec(compile(code, "README.md", "exec"), {"L": L})  # our own README, not user input
+    png_size((tmp_path / "graph.png").read_bytes())
