@@ -46,12 +46,12 @@ def execute(nb, cwd, timeout=120, extra_path=None):
         os.environ["JUPYTER_PATH"] = tmp
         os.environ["JUPYTER_PLATFORM_DIRS"] = "1"
         try:
-            ksm = KernelSpecManager(kernel_dirs=[str(Path(tmp) / "kernels")])
+            spec = KernelSpecManager().get_kernel_spec(KERNEL_NAME)  # found via JUPYTER_PATH
+            if spec.argv[0] != sys.executable:  # pragma: no cover - a shadowing kernelspec
+                raise RuntimeError(f"kernel {KERNEL_NAME!r} runs {spec.argv[0]}, "
+                                   f"not {sys.executable}")
             client = NotebookClient(nb, timeout=timeout, kernel_name=KERNEL_NAME,
                                     resources={"metadata": {"path": str(cwd)}})
-            client.kernel_manager_class.kernel_spec_manager = ksm
-            client.km = client.create_kernel_manager()
-            client.km.kernel_spec_manager = ksm
             client.execute(env=env, cwd=str(cwd))
         finally:
             for k, v in old.items():

@@ -4,11 +4,12 @@ independently, parsed from what the notebook printed."""
 
 import math
 import re
+import sys
 
 import nbformat
 import pytest
 import torch
-from notebook_runner import NOTEBOOKS, mimetypes, run, stdout
+from notebook_runner import NOTEBOOKS, ROOT, execute, mimetypes, run, stdout
 
 LECTURE = ["01_derivative_as_a_nudge.ipynb", "02_value_and_its_graph.ipynb",
            "03_backprop_by_hand.ipynb", "04_a_neuron.ipynb",
@@ -55,6 +56,14 @@ def test_every_notebook_is_tested_and_committed_without_outputs():
 
 def fprime(x):
     return 6 * x - 4  # d/dx (3x^2 - 4x + 5), worked out by hand
+
+
+def test_kernel_is_this_interpreter_and_this_checkout(tmp_path):
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
+        "import sys, micrograd; print(sys.executable); print(micrograd.__file__)")])
+    exe, path = stdout(execute(nb, tmp_path)).split()
+    assert exe == sys.executable
+    assert path == str(ROOT / "src" / "micrograd" / "__init__.py")
 
 
 def test_01_derivative_as_a_nudge(tmp_path):
