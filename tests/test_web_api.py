@@ -8,7 +8,6 @@ import json
 import math
 import socket
 import warnings
-from types import SimpleNamespace
 
 import pytest
 from hypothesis import given, settings
@@ -464,6 +463,12 @@ def test_boundary_is_the_model_on_the_grid():
 # ---------------------------------------------------------------------------------------
 
 
+def _serve_args(*argv):
+    from micrograd.cli import build_parser
+
+    return build_parser().parse_args(["serve", *argv])
+
+
 def test_serve_help_and_bad_port(capsys):
     from micrograd.cli import main
     from micrograd.commands import serve
@@ -471,8 +476,7 @@ def test_serve_help_and_bad_port(capsys):
     with pytest.raises(SystemExit) as e:
         main(["serve", "--help"])
     assert e.value.code == 0 and "--port" in capsys.readouterr().out
-    assert serve.run(SimpleNamespace(host="127.0.0.1", port=70000, open=False,
-                                     log_level="warning")) == 2
+    assert serve.run(_serve_args("--port", "70000")) == 2
     assert "--port" in capsys.readouterr().err
 
 
@@ -483,6 +487,5 @@ def test_serve_reports_a_busy_port(capsys):
         s.bind(("127.0.0.1", 0))
         s.listen(1)
         port = s.getsockname()[1]
-        rc = serve.run(SimpleNamespace(host="127.0.0.1", port=port, open=False,
-                                       log_level="warning"))
+        rc = serve.run(_serve_args("--port", str(port)))
     assert rc == 1 and "cannot bind" in capsys.readouterr().err

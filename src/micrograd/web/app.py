@@ -28,7 +28,7 @@ import threading
 from dataclasses import asdict
 from pathlib import Path
 
-from fastapi import FastAPI, Request
+from fastapi import FastAPI
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
@@ -36,7 +36,8 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from .. import __version__
 from . import limits, schemas
-from .playground import Playground, PlayConfig, PlaygroundError
+from .guard import Guard, clip, cut_message
+from .playground import PlayConfig, Playground, PlaygroundError
 from .sessions import SessionStore
 from .walkview import FUNCTIONS, PRESETS, WalkViewError, build, nudge, visit_order
 
@@ -55,19 +56,25 @@ def _validation_message(err):
     parts = []
     for e in err.errors()[:5]:
         if e.get("type") == "json_invalid":
-            parts.append(f"the body is not valid JSON ({e.get('ctx', {}).get('error', '')})")
+            why = str(e.get("ctx", {}).get("error", ""))[:200]
+            parts.append(f"the body is not valid JSON ({why})")
             continue
-        loc = ".".join(str(x) for x in e.get("loc", ()) if x != "body")
-        parts.append(f"{loc or 'body'}: {e.get('msg', 'invalid')}")
+        # a key of the client's body may be any length: quote a short piece of it
+        loc = ".".join(str(x) if len(str(x)) <= 40 else clip(x, 40)
+                       for x in e.get("loc", ()) if x != "body")
+        parts.append(f"{loc or 'body'}: {str(e.get('msg', 'invalid'))[:200]}")
     return "; ".join(parts) or "invalid request"
 
 
 def create_app(*, max_sessions=limits.MAX_SESSIONS,
-               idle_seconds=limits.SESSION_IDLE_SECONDS):
-    """The FastAPI app; ``max_sessions`` / ``idle_seconds`` bound the playground sessions."""
+               idle_seconds=limits.SESSION_IDLE_SECONDS, allowed_hosts=()):
+    """The FastAPI app; ``max_sessions`` / ``idle_seconds`` bound the playground sessions;
+    ``allowed_hosts``: names besides the server's address and ``localhost`` that a
+    request's Host may give (see ``micrograd.web.guard``)."""
     app = FastAPI(title="micrograd serve", version=__version__,
                   description="Walk a graph; train a network live. Every number is "
                               "computed by micrograd.")
+    app.add_middleware(Guard, allowed_hosts=allowed_hosts)
     engine_lock = threading.Lock()
     sessions = SessionStore(max_sessions=max_sessions, idle_seconds=idle_seconds)
     app.state.sessions = sessions
@@ -76,37 +83,27 @@ def create_app(*, max_sessions=limits.MAX_SESSIONS,
 
     @app.exception_handler(ApiError)
     async def _api_error(request, exc):
-        return JSONResponse({"error": exc.message}, status_code=exc.status)
+        return JSONResponse({"error": cut_message(exc.message)}, status_code=exc.status)
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request, exc):
-        return JSONResponse({"error": _validation_message(exc)}, status_code=422)
+        return JSONResponse({"error": cut_message(_validation_message(exc))},
+                            status_code=422)
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request, exc):
         msg = exc.detail if isinstance(exc.detail, str) else "request refused"
         if exc.status_code == 404 and msg == "Not Found":
-            msg = f"no such route: {request.method} {request.url.path}"
+            msg = f"no such route: {request.method} {clip(request.url.path)}"
         if exc.status_code == 405:
-            msg = f"method {request.method} is not allowed on {request.url.path}"
-        return JSONResponse({"error": msg}, status_code=exc.status_code)
+            msg = f"method {request.method} is not allowed on {clip(request.url.path)}"
+        return JSONResponse({"error": cut_message(msg)}, status_code=exc.status_code)
 
     @app.exception_handler(Exception)
     async def _unexpected(request, exc):  # a bug: say so plainly, log the traceback
         log.exception("unexpected error on %s %s", request.method, request.url.path)
         return JSONResponse({"error": f"internal error ({type(exc).__name__}); "
                                       "this is a bug in micrograd serve"}, status_code=500)
-
-    @app.middleware("http")
-    async def _cap_body(request: Request, call_next):
-        size = request.headers.get("content-length")
-        if size is not None:
-            if not size.isdigit():
-                return JSONResponse({"error": "invalid Content-Length"}, status_code=400)
-            if int(size) > limits.MAX_BODY_BYTES:
-                return JSONResponse({"error": f"request body of {size} bytes; the cap is "
-                                              f"{limits.MAX_BODY_BYTES}"}, status_code=413)
-        return await call_next(request)
 
     # -- the page -------------------------------------------------------------------------
 
@@ -131,6 +128,11 @@ def create_app(*, max_sessions=limits.MAX_SESSIONS,
     # -- the walk -------------------------------------------------------------------------
 
     def _source(spec):
+        for name in spec.values:  # refused by length before any message quotes it
+            if len(name) > limits.MAX_NAME_CHARS:
+                raise ApiError(422, f"values: a leaf name of {len(name)} characters "
+                                    f"({clip(name, 20)}); names are at most "
+                                    f"{limits.MAX_NAME_CHARS}")
         if (spec.preset is None) == (spec.expr is None):
             raise ApiError(422, "give either 'preset' or 'expr' (exactly one)")
         if spec.preset is not None:
@@ -172,7 +174,7 @@ def create_app(*, max_sessions=limits.MAX_SESSIONS,
         try:
             return sessions.get(sid)
         except KeyError:
-            raise ApiError(404, f"no playground session {sid!r} (it may have expired: "
+            raise ApiError(404, f"no playground session {clip(sid)} (it may have expired: "
                                 "sessions idle for "
                                 f"{limits.SESSION_IDLE_SECONDS} s or beyond the "
                                 f"{sessions.max_sessions} most recent are dropped); "

@@ -8,6 +8,7 @@ MAX_EXPR_CHARS = 1000
 MAX_GRAPH_NODES = 150
 
 MAX_ORDER_LEN = 300
+MAX_NAME_CHARS = 100       # a leaf name given in 'values'
 
 #: the playground: data, network, work per request, history
 MAX_SAMPLES = 2000         # points in a data set (train + test)

@@ -1,0 +1,420 @@
+"""``micrograd serve`` under hostile requests: caps on what is read, the Host and Origin
+checks, time limits, fair scheduling between tabs, the memory bound, one wire form for
+numbers that are not finite.
+
+The network tests run a real ``micrograd serve --port 0`` (uvicorn) in a subprocess and
+talk to it over raw sockets on 127.0.0.1 only.
+"""
+
+import gzip
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import threading
+import time
+import warnings
+from pathlib import Path
+
+import pytest
+
+with warnings.catch_warnings():  # starlette warns about httpx vs httpx2 at import time
+    warnings.simplefilter("ignore")
+    from fastapi.testclient import TestClient
+
+from micrograd.web import create_app, limits
+from micrograd.web.guard import MAX_ERROR_CHARS, split_host
+
+ROOT = Path(__file__).resolve().parents[1]
+TIMEOUT = 1.0  # the --request-timeout / --keep-alive of the test server (seconds)
+
+
+def refused(r, status):
+    assert r.status_code == status, (r.status_code, r.text)
+    msg = r.json()["error"]
+    assert isinstance(msg, str) and msg.strip()
+    return msg
+
+
+# ---------------------------------------------------------------------------------------
+# a real server on loopback
+# ---------------------------------------------------------------------------------------
+
+
+def start_server(*extra):
+    """``micrograd serve --port 0`` with this checkout's code; returns (proc, port)."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "src") + os.pathsep
+               + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.Popen([sys.executable, "-m", "micrograd", "serve", "--port", "0",
+                             *extra], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=env, cwd=ROOT)
+    first = []
+    reader = threading.Thread(target=lambda: first.append(proc.stdout.readline()))
+    reader.start()
+    reader.join(30)
+    m = re.search(r"http://127\.0\.0\.1:(\d+)/", first[0] if first else "")
+    if not m:
+        proc.kill()
+        raise RuntimeError(f"the server did not start: {first} {proc.stderr.read()}")
+    return proc, int(m.group(1))
+
+
+def stop_server(proc):
+    proc.terminate()
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+    proc.stdout.close()
+    proc.stderr.close()
+
+
+@pytest.fixture(scope="module")
+def live():
+    proc, port = start_server("--request-timeout", str(TIMEOUT), "--keep-alive",
+                              str(TIMEOUT))
+    yield port
+    stop_server(proc)
+
+
+def connect(port):
+    s = socket.create_connection(("127.0.0.1", port), timeout=10)
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    return s
+
+
+def read_response(sock, limit=1 << 20):
+    """Read until the server closes or one whole response (by Content-Length) is in."""
+    data = b""
+    while len(data) < limit:
+        head, sep, body = data.partition(b"\r\n\r\n")
+        if sep:
+            m = re.search(rb"content-length: *(\d+)", head, re.IGNORECASE)
+            if m and len(body) >= int(m.group(1)):
+                break
+        try:
+            chunk = sock.recv(65536)
+        except (TimeoutError, ConnectionResetError):
+            break
+        if not chunk:
+            break
+        data += chunk
+    return data
+
+
+def status_and_json(raw):
+    head, _, body = raw.partition(b"\r\n\r\n")
+    status = int(head.split(b" ", 2)[1]) if head else None
+    m = re.search(rb"content-length: *(\d+)", head, re.IGNORECASE)
+    if m:  # the first response only (a second may follow on the same connection)
+        body = body[:int(m.group(1))]
+    try:
+        return status, json.loads(body)
+    except ValueError:
+        return status, None
+
+
+def request(port, method, path, body=b"", headers=()):
+    """One request on a fresh connection; (status, parsed JSON body)."""
+    with connect(port) as s:
+        hdrs = {"host": f"127.0.0.1:{port}", "content-length": str(len(body)),
+                "connection": "close", **dict(headers)}
+        head = f"{method} {path} HTTP/1.1\r\n" + "".join(
+            f"{k}: {v}\r\n" for k, v in hdrs.items()) + "\r\n"
+        s.sendall(head.encode() + body)
+        return status_and_json(read_response(s))
+
+
+def closed_within(sock, seconds):
+    """Wait for the server to end the connection: (closed?, what it sent, seconds)."""
+    t0 = time.monotonic()
+    sock.settimeout(seconds)
+    data = b""
+    try:
+        while True:
+            chunk = sock.recv(4096)
+            if not chunk:
+                return True, data, time.monotonic() - t0
+            data += chunk
+    except TimeoutError:
+        return False, data, time.monotonic() - t0
+    except ConnectionResetError:
+        return True, data, time.monotonic() - t0
+
+
+# ---------------------------------------------------------------------------------------
+# the body cap counts what is read
+# ---------------------------------------------------------------------------------------
+
+
+def send_chunked(port, body_iter, path="/api/walk"):
+    """POST a chunked body from ``body_iter`` while reading the answer in parallel (the
+    server may answer and hang up before the body ends). Returns (status, json, sent)."""
+    s = connect(port)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(read_response(s)))
+    sent = 0
+    try:
+        s.sendall((f"POST {path} HTTP/1.1\r\nhost: 127.0.0.1:{port}\r\n"
+                   "content-type: application/json\r\ntransfer-encoding: chunked\r\n"
+                   "\r\n").encode())
+        reader.start()
+        for piece in body_iter:
+            s.sendall(b"%x\r\n%s\r\n" % (len(piece), piece))
+            sent += len(piece)
+        s.sendall(b"0\r\n\r\n")
+    except (BrokenPipeError, ConnectionResetError):
+        pass
+    reader.join(20)
+    s.close()
+    return (*status_and_json(got[0] if got else b""), sent)
+
+
+def test_a_chunked_body_over_the_cap_is_413_and_not_read_to_the_end(live):
+    """16 MB of valid JSON (whitespace after a real walk request), sent chunked: the
+    declared size is absent, so only counting what arrives can refuse it."""
+    total = 16 * 1024 * 1024
+    piece = b" " * 65536
+
+    def body():
+        yield b'{"preset": "square"}'
+        for _ in range(total // len(piece)):
+            yield piece
+
+    status, answer, sent = send_chunked(live, body())
+    assert status == 413, (status, answer)
+    assert "cap" in answer["error"] and str(limits.MAX_BODY_BYTES) in answer["error"]
+    assert sent < total  # the server hung up long before the end
+
+
+def test_a_small_chunked_body_is_read_whole(live):
+    status, answer, _ = send_chunked(live, [b'{"preset"', b': "squ', b'are"}'])
+    assert status == 200 and answer["root"]
+
+
+def test_a_declared_size_over_the_cap_is_413_before_reading(live):
+    status, answer = request(live, "POST", "/api/walk", b"",
+                             {"content-length": str(limits.MAX_BODY_BYTES + 1),
+                              "content-type": "application/json"})
+    assert status == 413 and "cap" in answer["error"]
+
+
+def test_a_lying_content_length_reads_only_what_it_declares(live):
+    """A body longer than its Content-Length: only the declared bytes are the body; the
+    rest is not a request (400 from the HTTP parser), never a 200 on the whole text."""
+    real = b'{"preset": "square"}' + b" " * 200_000
+    with connect(live) as s:
+        s.sendall((f"POST /api/walk HTTP/1.1\r\nhost: 127.0.0.1:{live}\r\n"
+                   "content-type: application/json\r\ncontent-length: 10\r\n\r\n").encode()
+                  + real[:2000])
+        raw = read_response(s)
+    status, answer = status_and_json(raw)
+    assert answer is not None, raw
+    assert status == 422 and "not valid JSON" in answer["error"]  # {"preset" alone
+
+
+def test_a_compressed_body_is_refused(live):
+    body = gzip.compress(b'{"preset": "square"}' + b" " * 1_000_000)  # ~1 KB on the wire
+    status, answer = request(live, "POST", "/api/walk", body,
+                             {"content-encoding": "gzip",
+                              "content-type": "application/json"})
+    assert status == 415 and "compressed" in answer["error"]
+
+
+def test_the_cap_holds_without_the_network():
+    """The same counting in the app itself (any ASGI server): a body streamed without a
+    length is cut at the cap."""
+    c = TestClient(create_app())
+
+    def gen():
+        yield b'{"preset": "square"}'
+        for _ in range(40):
+            yield b" " * 4096
+
+    r = c.post("/api/walk", content=gen(), headers={"content-type": "application/json"})
+    refused(r, 413)
+
+
+def test_a_huge_key_is_never_echoed():
+    """A key just under the cap comes back as a short quoted piece, not in full."""
+    c = TestClient(create_app())
+    key = "k" * (limits.MAX_BODY_BYTES - 100)
+    for route, body in (("/api/walk", {"preset": "square", key: 1}),
+                        ("/api/walk", {"preset": "square", "values": {key: 1.0}}),
+                        ("/api/play", {key: 1}),
+                        ("/api/walk/nudge", {"preset": "square", "leaf": key})):
+        r = c.post(route, json=body)
+        assert 400 <= r.status_code < 500
+        msg = r.json()["error"]
+        assert len(msg) <= MAX_ERROR_CHARS + 60, (route, len(msg))
+        assert "k" * 100 not in msg, route
+    msg = refused(c.get("/api/play/" + "s" * 5000), 404)
+    assert "s" * 100 not in msg and "5000 characters" in msg
+    msg = refused(c.get("/" + "p" * 5000), 404)
+    assert "p" * 100 not in msg
+
+
+# ---------------------------------------------------------------------------------------
+# Host and Origin
+# ---------------------------------------------------------------------------------------
+
+
+def test_split_host():
+    assert split_host("LocalHost:8000") == ("localhost", 8000)
+    assert split_host("[::1]:80") == ("::1", 80)
+    assert split_host("[::1]") == ("::1", None)
+    assert split_host("example") == ("example", None)
+    for bad in ("", "a:b", "::1", "[::1", "[::1]x", "a:123456"):
+        assert split_host(bad) is None, bad
+
+
+def test_a_foreign_host_is_refused_on_the_real_server(live):
+    """DNS rebinding: evil.example resolves to 127.0.0.1, the browser sends its name."""
+    for host in ("evil.example", f"evil.example:{live}", f"127.0.0.1:{live + 1}",
+                 "127.0.0.1", f"localhost.evil.example:{live}"):
+        status, answer = request(live, "GET", "/api/meta", headers={"host": host})
+        assert status == 400, host
+        assert "DNS rebinding" in answer["error"] and f"127.0.0.1:{live}" in answer["error"]
+    for host in (f"127.0.0.1:{live}", f"localhost:{live}", f"LOCALHOST:{live}"):
+        status, answer = request(live, "GET", "/api/meta", headers={"host": host})
+        assert status == 200 and answer["version"], host
+
+
+def test_a_foreign_host_is_refused_before_any_work():
+    c = TestClient(create_app())  # the test client's server is ('testserver', 80)
+    n = len(c.app.state.sessions)
+    msg = refused(c.post("/api/play", json={"samples": 40, "hidden": [2]},
+                         headers={"host": "evil.example"}), 400)
+    assert "DNS rebinding" in msg and len(c.app.state.sessions) == n
+    assert c.get("/api/meta", headers={"host": "localhost"}).status_code == 200
+    refused(c.get("/api/meta", headers={"host": "localhost:8000"}), 400)
+    assert TestClient(create_app(allowed_hosts=["mybox.local"])).get(
+        "/api/meta", headers={"host": "mybox.local"}).status_code == 200
+
+
+def test_cross_origin_writes_are_refused():
+    c = TestClient(create_app())
+    n = len(c.app.state.sessions)
+    msg = refused(c.post("/api/play", json={"samples": 40, "hidden": [2]},
+                         headers={"origin": "http://evil.example"}), 403)
+    assert "another site" in msg and len(c.app.state.sessions) == n
+    refused(c.post("/api/play", json={}, headers={"origin": "null"}), 403)
+    refused(c.post("/api/play", json={}, headers={"origin": "http://testserver:81"}), 403)
+    sid = c.post("/api/play", json={"samples": 40, "hidden": [2]},
+                 headers={"origin": "http://testserver"}).json()["sid"]
+    refused(c.delete(f"/api/play/{sid}", headers={"origin": "http://evil.example"}), 403)
+    assert c.get(f"/api/play/{sid}").status_code == 200
+    # a form post (a "simple" cross-site request, no preflight) is not JSON: refused too
+    refused(c.post("/api/play", content=b'{"samples": 40}',
+                   headers={"content-type": "text/plain"}), 422)
+
+
+# ---------------------------------------------------------------------------------------
+# time limits
+# ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("what", ["nothing", "half the headers", "half the body"])
+def test_a_half_sent_request_is_closed_after_the_timeout(live, what):
+    sends = {"nothing": b"",
+             "half the headers": f"GET /api/meta HTTP/1.1\r\nhost: 127.0.0.1:{live}\r\n"
+                                 .encode(),
+             "half the body": (f"POST /api/walk HTTP/1.1\r\nhost: 127.0.0.1:{live}\r\n"
+                               "content-type: application/json\r\ncontent-length: 40\r\n"
+                               "\r\n{\"preset\"").encode()}
+    with connect(live) as s:
+        s.sendall(sends[what])
+        closed, data, took = closed_within(s, TIMEOUT + 5)
+    assert closed and took < TIMEOUT + 2, (what, took)
+    if what != "nothing":
+        assert data.startswith(b"HTTP/1.1 408"), data[:80]
+        assert "did not arrive complete" in status_and_json(data)[1]["error"]
+
+
+def test_a_half_sent_second_request_is_closed_too(live):
+    """On a kept-alive connection the clock restarts with the next request's first byte
+    (uvicorn's keep-alive timer stops at that byte)."""
+    with connect(live) as s:
+        s.sendall(f"GET /api/meta HTTP/1.1\r\nhost: 127.0.0.1:{live}\r\n\r\n".encode())
+        assert status_and_json(read_response(s))[0] == 200
+        s.sendall(f"GET /api/meta HTTP/1.1\r\nhost: 127.0.0.1:{live}\r\n".encode())
+        closed, data, took = closed_within(s, TIMEOUT + 5)
+    assert closed and took < TIMEOUT + 2 and data.startswith(b"HTTP/1.1 408"), (took, data)
+
+
+def test_a_slow_trickle_does_not_extend_the_deadline(live):
+    """One byte every 0.2 s keeps the connection busy but not alive: the clock runs from
+    the request's first byte, not from the last byte."""
+    with connect(live) as s:
+        line = f"GET /api/meta HTTP/1.1\r\nhost: 127.0.0.1:{live}\r\nx-pad: ".encode()
+        s.sendall(line)
+        t0 = time.monotonic()
+        closed = False
+        while time.monotonic() - t0 < TIMEOUT + 3:
+            try:
+                s.sendall(b"a")
+            except (BrokenPipeError, ConnectionResetError):
+                closed = True
+                break
+            s.settimeout(0.2)
+            try:
+                if s.recv(4096) == b"":
+                    closed = True
+                    break
+            except TimeoutError:
+                pass
+            except ConnectionResetError:
+                closed = True
+                break
+        took = time.monotonic() - t0
+    assert closed and took < TIMEOUT + 2, took
+
+
+def test_an_idle_kept_alive_connection_is_closed(live):
+    with connect(live) as s:
+        s.sendall(f"GET /api/meta HTTP/1.1\r\nhost: 127.0.0.1:{live}\r\n\r\n".encode())
+        status, _ = status_and_json(read_response(s))
+        assert status == 200
+        closed, data, took = closed_within(s, TIMEOUT + 5)
+    assert closed and data == b"" and took < TIMEOUT + 2
+
+
+def test_a_slow_answer_is_not_cut_by_the_request_timeout():
+    """The clock stops when the request is complete: the answer takes as long as it takes.
+    Eight large sessions are created at once on a server with a 0.3 s request timeout;
+    the engine builds them one after the other (about 0.1 s each here), so the last
+    answers come well after 0.3 s, and all are answers, not 408s."""
+    proc, port = start_server("--request-timeout", "0.3")
+    body = json.dumps({"samples": 2000, "hidden": [32, 32], "train_ratio": 0.9,
+                       "dataset": "spiral"}).encode()
+    results = []
+
+    def create():
+        results.append(request(port, "POST", "/api/play", body,
+                               {"content-type": "application/json"}))
+
+    try:
+        t0 = time.monotonic()
+        threads = [threading.Thread(target=create) for _ in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+        took = time.monotonic() - t0
+    finally:
+        stop_server(proc)
+    assert [status for status, _ in results] == [200] * 8, results
+    assert took > 0.3  # else this test would not test the timeout at all
+
+
+def test_serve_refuses_bad_time_limits(capsys):
+    from micrograd.cli import build_parser
+    from micrograd.commands import serve
+
+    for argv in (["--request-timeout", "0"], ["--keep-alive", "-1"],
+                 ["--request-timeout", "nan"], ["--max-connections", "0"]):
+        assert serve.run(build_parser().parse_args(["serve", *argv])) == 2
+        assert argv[0] in capsys.readouterr().err
