@@ -8,6 +8,7 @@ talk to it over raw sockets on 127.0.0.1 only.
 
 import gzip
 import json
+import math
 import os
 import re
 import socket
@@ -418,3 +419,62 @@ def test_serve_refuses_bad_time_limits(capsys):
                  ["--request-timeout", "nan"], ["--max-connections", "0"]):
         assert serve.run(build_parser().parse_args(["serve", *argv])) == 2
         assert argv[0] in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------------------------
+# numbers that are not finite: one wire form, and the page is told
+# ---------------------------------------------------------------------------------------
+
+WIRE = ("NaN", "Infinity", "-Infinity")
+
+
+def _numbers_are_on_the_wire_form(obj, path=""):
+    """Every number is a JSON number or one of the three strings; null only where a
+    field is absent by design (``points`` of a step answer, ``diverged_at``)."""
+    if obj is None:
+        assert path.rsplit(".", 1)[-1] in ("points", "diverged_at"), path
+    elif isinstance(obj, dict):
+        for k, v in obj.items():
+            _numbers_are_on_the_wire_form(v, f"{path}.{k}")
+    elif isinstance(obj, list):
+        for i, v in enumerate(obj):
+            _numbers_are_on_the_wire_form(v, f"{path}[{i}]")
+
+
+@pytest.mark.parametrize("loss", ["hinge", "bce"])
+def test_a_diverged_session_says_so_in_one_wire_form(loss):
+    """A linear network at lr 10 blows up to inf, then nan. Before: the boundary came as
+    0.0 (hinge) or null (bce) while the metrics said "NaN"."""
+    from micrograd.web.playground import Playground, PlayConfig
+
+    cfg = {"samples": 100, "loss": loss, "activation": "linear", "lr": 10.0,
+           "hidden": [8, 8]}
+    c = TestClient(create_app())
+    s = c.post("/api/play", json=cfg).json()
+    assert s["diverged"] is False and s["diverged_at"] is None
+    ref = Playground(PlayConfig(**cfg))  # the same session, stepped here, as a reference
+    first_bad = None
+    for k in range(1, 61):
+        st = c.post(f"/api/play/{s['sid']}/step", json={"steps": 1}).json()
+        ref.train(1)
+        loss = ref.metrics["train_loss"]
+        finite = isinstance(loss, float) and all(math.isfinite(p.data) for p in ref.params)
+        if first_bad is None and not finite:
+            first_bad = k
+        assert st["diverged"] == (first_bad is not None), k
+    assert first_bad is not None and st["diverged_at"] == first_bad
+    _numbers_are_on_the_wire_form(st)
+    _numbers_are_on_the_wire_form(c.get(f"/api/play/{s['sid']}").json())
+    assert st["metrics"]["train_loss"] == "NaN"
+    vals = st["boundary"]["values"]
+    scores = [ref.model(x).data for x in ref.grid[:50]]
+    for v, score in zip(vals, scores):
+        if math.isnan(score):
+            assert v == "NaN"
+        else:
+            assert isinstance(v, float) and -1.0 <= v <= 1.0
+    assert "NaN" in vals
+    # a reset starts again: finite, and no longer diverged
+    r = c.post(f"/api/play/{s['sid']}/reset", json={}).json()
+    assert r["diverged"] is False and all(isinstance(v, float)
+                                          for v in r["boundary"]["values"])
