@@ -26,7 +26,7 @@ from micrograd.web.walkview import PRESETS
 
 @pytest.fixture(scope="module")
 def client():
-    return TestClient(create_app())
+    return TestClient(create_app(evict_after=0))  # many sessions: the oldest make room
 
 
 def refused(r, status):
@@ -356,7 +356,7 @@ def test_play_session_route_refusals(client):
 
 
 def test_sessions_are_capped_least_recently_used_first():
-    c = TestClient(create_app(max_sessions=2))
+    c = TestClient(create_app(max_sessions=2, evict_after=0))
     a, b = (c.post("/api/play", json=small()).json()["sid"] for _ in range(2))
     c.get(f"/api/play/{a}")                      # a is now the most recently used
     third = c.post("/api/play", json=small()).json()["sid"]
@@ -367,7 +367,8 @@ def test_sessions_are_capped_least_recently_used_first():
 
 def test_session_store_idle_expiry_and_cap():
     now = [0.0]
-    store = SessionStore(max_sessions=3, idle_seconds=10, clock=lambda: now[0])
+    store = SessionStore(max_sessions=3, idle_seconds=10, evict_after=0,
+                         clock=lambda: now[0])
     ids = [store.create(i) for i in range(3)]
     now[0] = 5.0
     assert store.get(ids[0]) == 0
@@ -424,7 +425,7 @@ _FUZZ = []
 
 def _fuzz_client():
     if not _FUZZ:
-        _FUZZ.append(TestClient(create_app(max_sessions=4)))
+        _FUZZ.append(TestClient(create_app(max_sessions=4, evict_after=0)))
     return _FUZZ[0]
 
 

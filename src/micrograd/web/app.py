@@ -17,14 +17,15 @@ Routes (JSON in and out; every error is ``{"error": message}`` with a 4xx status
     POST   /api/play/{sid}/reset  new weights, same data
     DELETE /api/play/{sid}        drop a session
 
-The engine's modes (``no_grad``) are process-wide, so all engine work runs under one lock;
-on a 2-core machine with the GIL this costs nothing and keeps concurrent tabs correct.
+All engine work runs on one engine thread in bounded turns (``web/schedule.py``): the walk
+ahead of training, the playground sessions in rotation, so no tab starves another. The
+guard in front of the routes (``web/guard.py``) refuses foreign hosts and origins and
+bodies over the cap before any of this.
 """
 
 from __future__ import annotations
 
 import logging
-import threading
 from dataclasses import asdict
 from pathlib import Path
 
@@ -38,7 +39,8 @@ from .. import __version__
 from . import limits, schemas
 from .guard import Guard, clip, cut_message
 from .playground import PlayConfig, Playground, PlaygroundError
-from .sessions import SessionStore
+from .schedule import WALK, EngineScheduler
+from .sessions import SessionStore, StoreFull
 from .walkview import FUNCTIONS, PRESETS, WalkViewError, build, nudge, visit_order
 
 STATIC = Path(__file__).parent / "static"
@@ -67,17 +69,21 @@ def _validation_message(err):
 
 
 def create_app(*, max_sessions=limits.MAX_SESSIONS,
-               idle_seconds=limits.SESSION_IDLE_SECONDS, allowed_hosts=()):
-    """The FastAPI app; ``max_sessions`` / ``idle_seconds`` bound the playground sessions;
+               idle_seconds=limits.SESSION_IDLE_SECONDS,
+               evict_after=limits.SESSION_EVICTABLE_SECONDS, allowed_hosts=()):
+    """The FastAPI app; ``max_sessions`` / ``idle_seconds`` bound the playground sessions
+    (a full store gives a resting session's place to a new one after ``evict_after`` s);
     ``allowed_hosts``: names besides the server's address and ``localhost`` that a
     request's Host may give (see ``micrograd.web.guard``)."""
     app = FastAPI(title="micrograd serve", version=__version__,
                   description="Walk a graph; train a network live. Every number is "
                               "computed by micrograd.")
     app.add_middleware(Guard, allowed_hosts=allowed_hosts)
-    engine_lock = threading.Lock()
-    sessions = SessionStore(max_sessions=max_sessions, idle_seconds=idle_seconds)
+    engine = EngineScheduler()
+    sessions = SessionStore(max_sessions=max_sessions, idle_seconds=idle_seconds,
+                            evict_after=evict_after)
     app.state.sessions = sessions
+    app.state.engine = engine
 
     # -- errors: always JSON with a message ---------------------------------------------
 
@@ -142,33 +148,36 @@ def create_app(*, max_sessions=limits.MAX_SESSIONS,
             return PRESETS[spec.preset].source, PRESETS[spec.preset].title
         return spec.expr, ""
 
-    def _walk_call(fn, *args, **kwargs):
+    async def _walk_call(fn, *args, **kwargs):
         try:
-            with engine_lock:
-                return fn(*args, **kwargs)
+            return await engine.call(WALK, fn, *args, **kwargs)
         except WalkViewError as err:
             raise ApiError(400, str(err)) from None
 
     @app.post("/api/walk", response_model=schemas.WalkResponse,
               responses={400: {"model": schemas.ErrorResponse}})
-    def walk(req: schemas.WalkRequest):
+    async def walk(req: schemas.WalkRequest):
         source, title = _source(req)
-        return _walk_call(build, source, req.values, assign=req.assign,
-                          recursive=req.recursive, no_zero_grad=req.no_zero_grad, title=title)
+        return await _walk_call(build, source, req.values, assign=req.assign,
+                                recursive=req.recursive, no_zero_grad=req.no_zero_grad,
+                                title=title)
 
     @app.post("/api/walk/order", response_model=schemas.OrderResponse,
               responses={400: {"model": schemas.ErrorResponse}})
-    def walk_order(req: schemas.OrderRequest):
+    async def walk_order(req: schemas.OrderRequest):
         source, _ = _source(req)
-        return _walk_call(visit_order, source, req.order, req.values)
+        return await _walk_call(visit_order, source, req.order, req.values)
 
     @app.post("/api/walk/nudge", response_model=schemas.NudgeResponse,
               responses={400: {"model": schemas.ErrorResponse}})
-    def walk_nudge(req: schemas.NudgeRequest):
+    async def walk_nudge(req: schemas.NudgeRequest):
         source, _ = _source(req)
-        return _walk_call(nudge, source, req.leaf, req.h, req.values)
+        return await _walk_call(nudge, source, req.leaf, req.h, req.values)
 
     # -- the playground -------------------------------------------------------------------
+    # Each turn on the engine is bounded (see web/schedule.py): a request for n steps
+    # takes n one-step turns, then one turn to record the metrics and draw the state;
+    # other tabs' turns come in between.
 
     def _session(sid):
         try:
@@ -176,52 +185,70 @@ def create_app(*, max_sessions=limits.MAX_SESSIONS,
         except KeyError:
             raise ApiError(404, f"no playground session {clip(sid)} (it may have expired: "
                                 "sessions idle for "
-                                f"{limits.SESSION_IDLE_SECONDS} s or beyond the "
-                                f"{sessions.max_sessions} most recent are dropped); "
-                                "create a new one with POST /api/play") from None
+                                f"{limits.SESSION_IDLE_SECONDS} s are dropped, and one "
+                                f"resting for {sessions.evict_after:g} s may give its "
+                                "place to a new one); create a new one with "
+                                "POST /api/play") from None
 
     def _state(sid, pg, **kw):
         return {"sid": sid, **pg.state(**kw)}
 
-    @app.post("/api/play", response_model=schemas.PlayState,
-              responses={400: {"model": schemas.ErrorResponse}})
-    def play_create(cfg: schemas.PlayConfigIn):
-        try:
-            with engine_lock:
-                pg = Playground(PlayConfig(**cfg.model_dump()))
-                sid = sessions.create(pg)
-                return _state(sid, pg, points=True)
-        except PlaygroundError as err:
-            raise ApiError(400, str(err)) from None
+    def _busy(err):
+        return JSONResponse({"error": str(err)}, status_code=503,
+                            headers={"Retry-After": "5"})
 
-    @app.get("/api/play/{sid}", response_model=schemas.PlayState)
-    def play_get(sid: str):
-        pg = _session(sid)
-        with engine_lock:
+    @app.post("/api/play", response_model=schemas.PlayState,
+              responses={400: {"model": schemas.ErrorResponse},
+                         503: {"model": schemas.ErrorResponse}})
+    async def play_create(cfg: schemas.PlayConfigIn):
+        def build_session():
+            pg = Playground(PlayConfig(**cfg.model_dump()))
+            sid = sessions.create(pg)
             return _state(sid, pg, points=True)
 
-    @app.post("/api/play/{sid}/step", response_model=schemas.PlayState)
-    def play_step(sid: str, req: schemas.StepRequest):
+        try:
+            sessions.room()  # refuse before building anything
+            return await engine.call(object(), build_session)  # a lane of its own
+        except PlaygroundError as err:
+            raise ApiError(400, str(err)) from None
+        except StoreFull as err:
+            return _busy(err)
+
+    @app.get("/api/play/{sid}", response_model=schemas.PlayState)
+    async def play_get(sid: str):
         pg = _session(sid)
-        with engine_lock:
+        return await engine.call(sid, _state, sid, pg, points=True)
+
+    @app.post("/api/play/{sid}/step", response_model=schemas.PlayState)
+    async def play_step(sid: str, req: schemas.StepRequest):
+        pg = _session(sid)
+
+        def stepping():  # one turn a step, then one to record and draw
             if req.lr is not None:
                 pg.set_lr(req.lr)
-            pg.train(req.steps)
+            for _ in range(req.steps):
+                pg.train(1, record=False)
+                yield
+            pg.train(0)  # no step: record the metrics after the steps above
             return _state(sid, pg, history="last")
 
+        return await engine.run(sid, stepping())
+
     @app.patch("/api/play/{sid}", response_model=schemas.LrResponse)
-    def play_set_lr(sid: str, req: schemas.LrRequest):
+    async def play_set_lr(sid: str, req: schemas.LrRequest):
         pg = _session(sid)
-        with engine_lock:
-            pg.set_lr(req.lr)
+        await engine.call(sid, pg.set_lr, req.lr)
         return {"sid": sid, "lr": pg.opt.lr}
 
     @app.post("/api/play/{sid}/reset", response_model=schemas.PlayState)
-    def play_reset(sid: str, req: schemas.ResetRequest):
+    async def play_reset(sid: str, req: schemas.ResetRequest):
         pg = _session(sid)
-        with engine_lock:
+
+        def reset():
             pg.reset(req.init_seed)
             return _state(sid, pg, points=True)
+
+        return await engine.call(sid, reset)
 
     @app.delete("/api/play/{sid}", response_model=schemas.Deleted)
     def play_delete(sid: str):

@@ -178,8 +178,9 @@ class Playground:
             loss = loss + self._l2()
         return loss
 
-    def train(self, steps):
-        """``steps`` optimizer steps, each on one batch; records the metrics after them."""
+    def train(self, steps, *, record=True):
+        """``steps`` optimizer steps, each on one batch; then records the metrics (unless
+        ``record`` is false: the server records once after a request's steps)."""
         for _ in range(steps):
             idx = self._batch()
             xs = [self.X_train[i] for i in idx]
@@ -192,7 +193,8 @@ class Playground:
             self.opt.step()
             self.step_count += 1
             self.seen += len(xs)
-        self._record()
+        if record:
+            self._record()
 
     # -- what the page draws -----------------------------------------------------------
 
