@@ -718,3 +718,21 @@ def test_the_memory_bound_holds_under_a_hostile_run():
         stop_server(proc)
     assert len(built) >= limits.MAX_SESSIONS, (len(built), busy)  # the store was filled
     assert peak <= limits.MEMORY_BOUND_MB, (rss, peak, len(built))
+
+
+def test_serve_runs_blas_on_one_thread_unless_told_otherwise():
+    """NumPy's BLAS threads only contend in the server (12x slower steps measured on a
+    busy 2-core machine): serve asks for one, before NumPy loads, unless the user chose."""
+    code = ("import os, sys; from micrograd.commands import serve; "
+            "serve._one_blas_thread(); import numpy; "
+            "print(os.environ.get('OPENBLAS_NUM_THREADS'), 'numpy' in sys.modules)")
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_NUM_THREADS",
+                                                           "OMP_NUM_THREADS")}
+    env["PYTHONPATH"] = str(ROOT / "src") + os.pathsep + env.get("PYTHONPATH", "")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                         text=True, check=True).stdout.split()
+    assert out == ["1", "True"]
+    out = subprocess.run([sys.executable, "-c", code], env={**env,
+                         "OPENBLAS_NUM_THREADS": "2"}, capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out == ["2", "True"]
