@@ -736,3 +736,36 @@ def test_serve_runs_blas_on_one_thread_unless_told_otherwise():
                          "OPENBLAS_NUM_THREADS": "2"}, capture_output=True, text=True,
                          check=True).stdout.split()
     assert out == ["2", "True"]
+
+
+def test_a_flood_of_creations_builds_no_more_sessions_than_places(monkeypatch):
+    """Ten tabs ask for a session at once on a server with two places: two are built,
+    eight are refused, and none of the eight is built first and then thrown away (each
+    creation checks for room again when its turn comes)."""
+    import micrograd.web.app as app_mod
+    from micrograd.web.playground import Playground
+
+    built = []
+
+    class Counted(Playground):
+        def __init__(self, cfg):
+            built.append(cfg)
+            super().__init__(cfg)
+
+    monkeypatch.setattr(app_mod, "Playground", Counted)
+    c = TestClient(app_mod.create_app(max_sessions=2))
+    statuses = []
+    gate = threading.Barrier(10)
+
+    def create():
+        gate.wait(10)
+        statuses.append(c.post("/api/play", json={"samples": 400, "hidden": [8, 8]})
+                        .status_code)
+
+    threads = [threading.Thread(target=create) for _ in range(10)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert sorted(statuses) == [200] * 2 + [503] * 8
+    assert len(built) == 2

@@ -26,6 +26,7 @@ bodies over the cap before any of this.
 from __future__ import annotations
 
 import logging
+from contextlib import asynccontextmanager
 from dataclasses import asdict
 from pathlib import Path
 
@@ -75,11 +76,17 @@ def create_app(*, max_sessions=limits.MAX_SESSIONS,
     (a full store gives a resting session's place to a new one after ``evict_after`` s);
     ``allowed_hosts``: names besides the server's address and ``localhost`` that a
     request's Host may give (see ``micrograd.web.guard``)."""
-    app = FastAPI(title="micrograd serve", version=__version__,
+    engine = EngineScheduler()
+
+    @asynccontextmanager
+    async def lifespan(app):
+        yield
+        engine.close()  # the server stops: so does the engine thread
+
+    app = FastAPI(title="micrograd serve", version=__version__, lifespan=lifespan,
                   description="Walk a graph; train a network live. Every number is "
                               "computed by micrograd.")
     app.add_middleware(Guard, allowed_hosts=allowed_hosts)
-    engine = EngineScheduler()
     sessions = SessionStore(max_sessions=max_sessions, idle_seconds=idle_seconds,
                             evict_after=evict_after)
     app.state.sessions = sessions
@@ -202,6 +209,7 @@ def create_app(*, max_sessions=limits.MAX_SESSIONS,
                          503: {"model": schemas.ErrorResponse}})
     async def play_create(cfg: schemas.PlayConfigIn):
         def build_session():
+            sessions.room()  # again: the store may have filled while this one waited
             pg = Playground(PlayConfig(**cfg.model_dump()))
             sid = sessions.create(pg)
             return _state(sid, pg, points=True)
