@@ -769,3 +769,41 @@ def test_a_flood_of_creations_builds_no_more_sessions_than_places(monkeypatch):
         t.join(60)
     assert sorted(statuses) == [200] * 2 + [503] * 8
     assert len(built) == 2
+
+
+def test_the_page_says_the_training_diverged(live):
+    """The real page in headless Chromium: a linear network at lr 10 blows up; the page
+    stops and says so (the server's ``diverged_at``), and its boundary draws the nan
+    cells grey instead of a colour read from "NaN"."""
+    from playwright.sync_api import sync_playwright
+
+    url = (f"http://127.0.0.1:{live}/#page=play&ds=circle&noise=0&n=100&ratio=0.5&seed=1"
+           "&hidden=8,8&act=linear&loss=hinge&opt=sgd&lr=10&batch=0&l2=0&iseed=0")
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium",
+                                    args=["--no-sandbox", "--disable-gpu"])
+        try:
+            page = browser.new_page()
+            errors = []
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.goto(url)
+            page.wait_for_selector("body[data-ready='1']")
+            page.wait_for_function("Play.state !== null && Play.state !== undefined")
+            page.click("#p-play")
+            page.wait_for_function("Play.state && Play.state.diverged", timeout=60_000)
+            page.wait_for_function("!Play.playing")
+            banner = page.inner_text("#banner")
+            at = page.evaluate("Play.state.diverged_at")
+            grey = page.evaluate("""() => {
+                const cv = document.querySelector('#p-boundary');
+                const d = cv.getContext('2d').getImageData(cv.width / 2, cv.height / 2,
+                                                           1, 1).data;
+                return [d[0], d[1], d[2]];
+            }""")
+            sid = page.evaluate("Play.sid")
+        finally:
+            browser.close()
+    assert f"training diverged at step {at}" in banner and "lower the learning rate" in banner
+    assert errors == []
+    assert grey[0] == grey[1] == grey[2], grey  # nan: grey, not blue or orange
+    request(live, "DELETE", f"/api/play/{sid}")
