@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..files import atomic_path
 from .layout import FONT_SIZE, layout
 from .render_common import bezier_segments
 from .svg import DATA_COLOR, EDGE_COLOR, GRAD_COLOR
@@ -61,7 +62,8 @@ def render_png(lay, path, dpi=100, scale=1.5):
             color = DATA_COLOR if i == data_i else GRAD_COLOR if i == data_i + 1 else "#111111"
             ax.text(x + cw / 2, b.cy, cell, color=color, **text_kw)
             x += cw
-    fig.savefig(path, dpi=dpi, facecolor="white")
+    with atomic_path(path, example="graph.png") as tmp:
+        fig.savefig(tmp, dpi=dpi, facecolor="white", format="png")
 
 
 def to_png(root, path, rankdir="LR", show_grad=True, dpi=100, scale=1.5):
