@@ -2,6 +2,7 @@
 
 import math
 import os
+import random
 import signal
 
 import pytest
@@ -156,23 +157,117 @@ def test_keyboard_interrupt_keeps_the_model_as_trained(disk, capsys):
     assert "interrupted after epoch 4" in capsys.readouterr().err
 
 
-def test_real_sigint_finishes_the_step_then_stops(disk):
+@pytest.fixture
+def python_sigint():
+    """Python's own SIGINT handler for the test, whatever this process inherited: a test
+    run in a background job starts with SIGINT ignored, and fit rightly leaves an
+    ignored SIGINT alone."""
+    before = signal.getsignal(signal.SIGINT)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, before)
+
+
+def press_ctrl_c():
+    os.kill(os.getpid(), signal.SIGINT)
+
+
+def test_real_sigint_finishes_the_step_then_stops(disk, python_sigint):
     Xtr, _, ytr, _ = disk
     model = MLP(2, [4, 1], seed=0)
-    before = signal.getsignal(signal.SIGINT)
 
-    def press_ctrl_c(epoch, logs, m):
+    def ctrl_c_after_epoch_2(epoch, logs, m):
         if epoch == 2:
-            os.kill(os.getpid(), signal.SIGINT)
+            press_ctrl_c()
 
-    hist = fit(model, Xtr, ytr, epochs=50, batch_size=5, callbacks=[press_ctrl_c],
+    hist = fit(model, Xtr, ytr, epochs=50, batch_size=5, callbacks=[ctrl_c_after_epoch_2],
                progress=False)
     assert hist.stopped == "interrupted"
-    assert before is signal.default_int_handler  # so fit installed its soft handler
     # Ctrl-C came after epoch 2 (2 x 9 steps of 5 points): the next step finishes, then
     # training stops in the middle of epoch 3
     assert hist.steps == 19 and hist.epochs == 3
-    assert signal.getsignal(signal.SIGINT) is before  # handler restored
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # restored
+
+
+def test_ignored_sigint_is_left_alone(disk):
+    before = signal.getsignal(signal.SIGINT)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a background job
+    try:
+        model = MLP(2, [4, 1], seed=0)
+        hist = fit(model, *disk[::2], epochs=3, progress=False,
+                   callbacks=[lambda e, logs, m: press_ctrl_c()])
+        assert hist.stopped == "completed" and hist.epochs == 3
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, before)
+
+
+class PressingEngine(EagerEngine):
+    """Presses Ctrl-C twice, 'by hand', in the middle of the gradient computation of
+    step ``at``: a double tap."""
+
+    def __init__(self, at):
+        self.at, self.calls = at, 0
+
+    def loss_and_grad(self, model, X, y, loss, l2=0.0):
+        self.calls += 1
+        if self.calls == self.at:
+            press_ctrl_c()
+            press_ctrl_c()  # raises KeyboardInterrupt here, inside the step
+            raise AssertionError("the second press should have interrupted the step")
+        return super().loss_and_grad(model, X, y, loss, l2)
+
+
+def test_second_press_abandons_the_step_and_keeps_history_even(disk, python_sigint):
+    Xtr, Xte, ytr, yte = disk
+    ref = MLP(2, [4, 1], seed=0)  # exactly the steps that completed: 9 + 4 of 5 points
+    fit(ref, Xtr, ytr, epochs=1, batch_size=5, seed=3, engine="eager", progress=False)
+    ref_opt = SGD(ref.parameters(), lr=0.1)
+    model = MLP(2, [4, 1], seed=0)
+    hist = fit(model, Xtr, ytr, epochs=50, batch_size=5, X_test=Xte, y_test=yte, seed=3,
+               engine=PressingEngine(at=9 + 5), progress=False)
+    assert hist.stopped == "interrupted" and hist.steps == 9 + 4
+    assert hist.epochs == 2  # the partial epoch is recorded ...
+    for key in History.KEYS:  # ... in every list, its evaluation cut short (nan)
+        assert len(getattr(hist, key)) == 2, key
+    assert math.isnan(hist.test_loss[-1]) and math.isnan(hist.test_acc[-1])
+    assert not math.isnan(hist.test_loss[0])
+    # the model holds the weights of the 13 completed steps, with no trace of the 14th
+    rng_order = list(range(len(Xtr)))
+    rng = random.Random(3)
+    rng.shuffle(rng_order)  # epoch 1's order was used by ref; epoch 2's comes next
+    rng.shuffle(rng_order)
+    for start in range(0, 20, 5):
+        idx = rng_order[start:start + 5]
+        ref_opt.zero_grad()
+        EagerEngine().loss_and_grad(ref, [Xtr[i] for i in idx], [ytr[i] for i in idx],
+                                    get_loss("mse"), 0.0)
+        ref_opt.step()
+    assert weights(model) == weights(ref)
+    assert all(p.grad == 0.0 for p in model.parameters())  # no half-made gradient left
+
+
+class PressingSGD(SGD):
+    """Plain SGD that presses Ctrl-C twice in the middle of its third update, after the
+    first parameter has moved."""
+
+    def step(self):
+        for i, p in enumerate(self.params):
+            if self.steps == 2 and i == 1:
+                press_ctrl_c()
+                press_ctrl_c()
+            p.data -= self.lr * p.grad
+        self.steps += 1
+
+
+def test_presses_never_cut_an_optimizer_step_short(disk, python_sigint):
+    Xtr, _, ytr, _ = disk
+    model, ref = MLP(2, [4, 1], seed=0), MLP(2, [4, 1], seed=0)
+    hist = fit(model, Xtr, ytr, epochs=10, optimizer=PressingSGD(model.parameters(), lr=0.1),
+               progress=False)
+    fit(ref, Xtr, ytr, epochs=3, optimizer=SGD(ref.parameters(), lr=0.1), progress=False)
+    assert hist.stopped == "interrupted" and hist.steps == 3 and hist.epochs == 3
+    assert weights(model) == weights(ref)  # the third step applied whole
 
 
 def test_custom_engine_is_used(disk):
