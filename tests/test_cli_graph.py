@@ -255,3 +255,39 @@ def test_output_is_written_atomically_with_the_usual_mode(tmp_path):
     finally:
         os.umask(old)
     assert sorted(os.listdir(tmp_path)) == ["g.dot", "g.json", "g.png", "g.svg"]
+
+
+# ---- PNG: proportionate to the graph, or refused when it cannot be read ---------------
+
+
+def test_png_size_follows_the_layout(tmp_path):
+    from PIL import Image
+
+    from micrograd.expr import parse
+    from micrograd.viz.layout import layout
+    from micrograd.viz.png import png_scale
+
+    text = "x = 1; y = " + " + ".join(f"x*{k}" for k in range(1, 41))  # 11,925 px wide
+    out = tmp_path / "g.png"
+    assert main(["graph", text, "-o", str(out)]) == 0
+    lay = layout(parse(text))
+    scale = png_scale(lay)
+    assert 0.5 <= scale < 1.5  # shrunk to the 12,000 px side, text still over 6 px
+    assert scale == pytest.approx(12000 / lay.width)
+    with Image.open(out) as im:
+        w, h = im.size
+    assert w == pytest.approx(lay.width * scale, rel=0.005) and w <= 12000
+    assert h == pytest.approx(lay.height * scale, rel=0.005)
+
+
+def test_png_too_large_to_read_is_refused_before_any_output(tmp_path, capsys):
+    # the 2,500-term expression: once a 12000 x 22 smear after a minute
+    text = "x = 1; y = " + " + ".join(["x"] * 2500)
+    out = tmp_path / "big.png"
+    assert main(["graph", text, "-o", str(out), "--steps"]) == 2
+    cap = capsys.readouterr()
+    assert "too large for a legible PNG" in cap.err and "(.svg)" in cap.err
+    assert "2,500 boxes" in cap.err and "0.2 px high" in cap.err
+    assert cap.out == "" and not out.exists() and os.listdir(tmp_path) == []
+    svg = tmp_path / "big.svg"  # the SVG of the same graph is written
+    assert main(["graph", text, "-o", str(svg)]) == 0 and svg.stat().st_size > 0

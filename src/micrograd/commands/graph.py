@@ -133,6 +133,15 @@ def run(args):
     root = prog.root
     if not args.no_grad:
         root.backward()
+    if fmt_out == "png":  # a PNG too large to read is refused before any other output
+        from ..viz.layout import layout
+        from ..viz.png import GraphTooLargeError, png_scale, render_png
+
+        lay = layout(root, rankdir=args.rankdir, show_grad=not args.no_grad)
+        try:
+            png_scale(lay)
+        except GraphTooLargeError as err:
+            return _fail(str(err))
     try:
         if args.steps or args.order or args.mode != "correct" or args.passes is not None:
             w = walk(root, order=args.order, mode=args.mode, passes=args.passes)
@@ -149,7 +158,7 @@ def run(args):
         show = not args.no_grad
         try:
             if fmt_out == "png":
-                viz.to_png(root, args.output, rankdir=args.rankdir, show_grad=show)
+                render_png(lay, args.output)
             else:
                 render = {"svg": viz.to_svg, "dot": viz.to_dot, "json": viz.to_json}[fmt_out]
                 text = render(root, rankdir=args.rankdir, show_grad=show)
