@@ -424,3 +424,52 @@ def test_finite_training_has_no_divergence(disk):
     hist = fit(model, Xtr, ytr, epochs=3, progress=False, stop_on_nan=True)
     assert hist.diverged_at is None and hist.stopped == "completed"
     assert hist.to_dict(json_safe=True)["train_loss"] == hist.train_loss
+
+
+# ---- silent mistakes are refused ------------------------------------------------------
+
+
+def test_an_optimizer_of_another_model_is_refused(disk):
+    Xtr, _, ytr, _ = disk
+    model, other = MLP(2, [4, 1], seed=0), MLP(2, [4, 1], seed=1)
+    before = weights(model)
+    with pytest.raises(ValueError, match="holds 17 of its 17 parameters from outside"):
+        fit(model, Xtr, ytr, optimizer=SGD(other.parameters(), lr=0.1), epochs=2,
+            progress=False)
+    assert weights(model) == before
+    # a subset of the model's own parameters (the rest frozen) is fine
+    last = model.layers[-1].parameters()
+    fit(model, Xtr, ytr, optimizer=SGD(last, lr=0.1), epochs=2, progress=False)
+    assert weights(model)[:-len(last)] == before[:-len(last)]
+    assert weights(model)[-len(last):] != before[-len(last):]
+
+
+@pytest.mark.parametrize("engine", ["eager", "traced"])
+def test_cross_entropy_on_one_output_is_refused_in_every_engine(disk, engine):
+    Xtr, _, ytr, _ = disk
+    labels = [int(v > 0) for v in ytr]
+    model = MLP(2, [4, 1], seed=0)
+    for call in (lambda: fit(model, Xtr, labels, loss="ce", engine=engine, epochs=1,
+                             progress=False),
+                 lambda: evaluate(model, Xtr, labels, "ce", engine=engine)):
+        with pytest.raises(ValueError, match="'ce' needs one output .* per class, at least "
+                                             "2, but the model has 1 output"):
+            call()
+    two = MLP(2, [4, 2], seed=0)  # two logits: trains, both engines give the same loss
+    loss, acc = evaluate(two, Xtr, labels, "ce", engine=engine)
+    ref = torch.nn.functional.cross_entropy(
+        torch.tensor([[v.data for v in two(x)] for x in Xtr], dtype=torch.float64),
+        torch.tensor(labels))
+    assert loss == pytest.approx(ref.item(), rel=1e-12) and 0.0 <= acc <= 1.0
+
+
+@pytest.mark.parametrize("engine", ["eager", "traced"])
+def test_regression_targets_get_no_made_up_accuracy(engine):
+    X = [[0.1 * k, 0.2] for k in range(8)]
+    y = [5.0 if k % 2 else 7.0 for k in range(8)]
+    model = MLP(2, [4, 1], output_activation="linear", seed=0)
+    hist = fit(model, X, y, loss="mse", engine=engine, epochs=3, progress=False,
+               optimizer=SGD(model.parameters(), lr=0.01))
+    assert all(math.isnan(a) for a in hist.train_acc)
+    assert all(math.isfinite(v) for v in hist.train_loss)
+    assert hist.train_loss[-1] < hist.train_loss[0]

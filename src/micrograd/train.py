@@ -142,7 +142,24 @@ def get_engine(engine="auto", loss=None):
 def evaluate(model, X, y, loss="mse", l2=0.0, engine=None):
     """``(loss, accuracy)`` of ``model`` on ``(X, y)``, without gradients."""
     engine = get_engine(engine, loss)
-    return engine.evaluate(model, list(X), list(y), get_loss(loss), l2)
+    X, spec = list(X), get_loss(loss)
+    if X:
+        _check_outputs(model, X[0], spec)
+    return engine.evaluate(model, X, list(y), spec, l2)
+
+
+def _check_outputs(model, x, spec):
+    """A loss over K class logits (``ce``) needs a model with K >= 2 outputs: refused
+    here, the same for every engine (traced, a one-output model gave a loss of 0)."""
+    if spec.outputs != "classes":
+        return
+    with no_grad():
+        out = model(x)
+    n = len(out) if isinstance(out, (list, tuple)) else 1
+    if n < 2:
+        raise ValueError(f"the loss {spec.name!r} needs one output (logit) per class, at "
+                         f"least 2, but the model has {n} output; give the last layer K "
+                         f"outputs, or use 'bce' (one logit, labels 0/1) for two classes")
 
 
 # ---------------------------------------------------------------------------------------
@@ -432,6 +449,13 @@ def fit(model, X, y, *, loss="mse", optimizer=None, epochs=100, batch_size=None,
     elif not isinstance(optimizer, Optimizer):
         raise TypeError(f"optimizer must be a micrograd.optim optimizer, got "
                         f"{type(optimizer).__name__}")
+    own = {id(p) for p in params}
+    foreign = sum(id(p) not in own for p in optimizer.params)
+    if foreign:
+        raise ValueError(f"the optimizer holds {foreign} of its {len(optimizer.params)} "
+                         f"parameters from outside this model (built on another model's "
+                         f"parameters?): build it on model.parameters()")
+    _check_outputs(model, X[0], loss)
     callbacks = [callbacks] if callable(callbacks) else list(callbacks)
     engine = get_engine(engine, loss)
     rng = _random.Random(seed)
