@@ -42,6 +42,8 @@ def test_gradcheck_passes_errors_inside_its_tolerance():
     # mutant: a tolerance ten times tighter (rtol 1e-4) fails these correct-enough ones
     assert gradcheck(off_by(2.0, 0.0005), [0.7])  # 0.05% < rtol 0.1%
     assert gradcheck(off_by(0.004, 0.001), [0.3])  # 4e-6 < 1e-5 + 4e-6
+    assert gradcheck_report(off_by(2.0, 0.0005), [0.7]).ok  # the report's own defaults
+    assert gradcheck_report(off_by(0.004, 0.001), [0.3]).ok
 
 
 # ---- the walk: a never-visited node's lost amount includes the local derivative --------

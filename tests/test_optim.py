@@ -279,6 +279,14 @@ def test_a_bad_grad_leaves_every_parameter_and_state_as_it_was(make):
     after = ([p.data for p in ps], {k: list(v) if isinstance(v, list) else v
                                     for k, v in vars(opt).items()})
     assert after == before  # nothing moved, no moment changed, no step counted
+    ps[3].grad, kept = 0.5, ps[3].data
+    ps[3].data = [kept]  # found only while computing, after three parameters' updates
+    with pytest.raises(TypeError, match="data must be a number, got list"):
+        opt.step()
+    ps[3].data = kept
+    after = ([p.data for p in ps], {k: list(v) if isinstance(v, list) else v
+                                    for k, v in vars(opt).items()})
+    assert after == before
 
 
 @pytest.mark.parametrize("name", ["sgd", "adam"])

@@ -203,19 +203,21 @@ def test_ignored_sigint_is_left_alone(disk):
 
 
 class PressingEngine(EagerEngine):
-    """Presses Ctrl-C twice, 'by hand', in the middle of the gradient computation of
-    step ``at``: a double tap."""
+    """Presses Ctrl-C twice, 'by hand', in the middle of step ``at``, once its gradients
+    are computed: a double tap."""
 
     def __init__(self, at):
         self.at, self.calls = at, 0
 
     def loss_and_grad(self, model, X, y, loss, l2=0.0):
         self.calls += 1
+        out = super().loss_and_grad(model, X, y, loss, l2)
         if self.calls == self.at:
+            assert any(p.grad != 0.0 for p in model.parameters())
             press_ctrl_c()
             press_ctrl_c()  # raises KeyboardInterrupt here, inside the step
             raise AssertionError("the second press should have interrupted the step")
-        return super().loss_and_grad(model, X, y, loss, l2)
+        return out
 
 
 def test_second_press_abandons_the_step_and_keeps_history_even(disk, python_sigint):
@@ -245,6 +247,34 @@ def test_second_press_abandons_the_step_and_keeps_history_even(disk, python_sigi
         ref_opt.step()
     assert weights(model) == weights(ref)
     assert all(p.grad == 0.0 for p in model.parameters())  # no half-made gradient left
+
+
+def test_second_press_in_the_first_step_records_no_epoch(disk, python_sigint):
+    Xtr, Xte, ytr, yte = disk
+    model = MLP(2, [4, 1], seed=0)
+    before = weights(model)
+    hist = fit(model, Xtr, ytr, epochs=5, batch_size=5, X_test=Xte, y_test=yte,
+               engine=PressingEngine(at=1), progress=False)
+    assert hist.stopped == "interrupted" and hist.steps == 0 and hist.epochs == 0
+    assert all(getattr(hist, k) == [] for k in History.KEYS)
+    assert weights(model) == before
+
+
+def test_history_is_evened_out_after_an_interrupt_anywhere():
+    # a program's own SIGINT handler may raise in the middle of recording an epoch:
+    # fit then drops the partly recorded epoch
+    hist = History()
+    hist._record(0.5, 0.9, 0.1, (0.6, 0.8), 1.0)
+    hist.train_loss.append(0.4)  # epoch 2 cut after its first number
+    hist.train_acc.append(0.95)
+    hist._even_out()
+    assert all(len(getattr(hist, k)) == 1 for k in History.KEYS) and hist.epochs == 1
+    no_test = History()
+    no_test._record(0.5, 0.9, 0.1, None, 1.0)
+    no_test._record(0.4, 0.9, 0.1, None, 2.0)
+    no_test.time.pop()
+    no_test._even_out()
+    assert no_test.epochs == 1 and no_test.test_loss == [] and no_test.lr == [0.1]
 
 
 class PressingSGD(SGD):
@@ -436,6 +466,11 @@ def test_an_optimizer_of_another_model_is_refused(disk):
     with pytest.raises(ValueError, match="holds 17 of its 17 parameters from outside"):
         fit(model, Xtr, ytr, optimizer=SGD(other.parameters(), lr=0.1), epochs=2,
             progress=False)
+    assert weights(model) == before
+    extra = Value(1.0)  # the model's parameters and one more: refused as well
+    with pytest.raises(ValueError, match="holds 1 of its 18 parameters from outside"):
+        fit(model, Xtr, ytr, optimizer=SGD(model.parameters() + [extra], lr=0.1),
+            epochs=1, progress=False)
     assert weights(model) == before
     # a subset of the model's own parameters (the rest frozen) is fine
     last = model.layers[-1].parameters()
