@@ -277,6 +277,42 @@ def test_history_is_evened_out_after_an_interrupt_anywhere():
     assert no_test.epochs == 1 and no_test.test_loss == [] and no_test.lr == [0.1]
 
 
+def test_an_interrupt_inside_the_bookkeeping_leaves_even_history(disk):
+    # under a program's own SIGINT handler (fit's guard stays out of the way) a
+    # KeyboardInterrupt may land anywhere: here, between the appends of epoch 3's record
+    # (a trace function raises it on that line, as a signal handler would)
+    import inspect
+    import sys
+
+    lines, start = inspect.getsourcelines(History._record)
+    cut = start + next(i for i, line in enumerate(lines) if "self.train_acc.append" in line)
+    seen = []
+
+    def local(frame, event, arg):
+        if event == "line" and frame.f_lineno == cut:
+            seen.append(cut)
+            if len(seen) == 3:
+                raise KeyboardInterrupt
+        return local
+
+    def tracer(frame, event, arg):
+        return local if frame.f_code is History._record.__code__ else None
+
+    Xtr, Xte, ytr, yte = disk
+    model = MLP(2, [4, 1], seed=0)
+    before = signal.getsignal(signal.SIGINT)
+    signal.signal(signal.SIGINT, lambda signum, frame: None)  # the program's own
+    sys.settrace(tracer)
+    try:
+        hist = fit(model, Xtr, ytr, epochs=10, X_test=Xte, y_test=yte, progress=False)
+    finally:
+        sys.settrace(None)
+        signal.signal(signal.SIGINT, before)
+    assert hist.stopped == "interrupted" and hist.steps == 3
+    for key in History.KEYS:  # epoch 3's half record dropped: two epochs everywhere
+        assert len(getattr(hist, key)) == 2, key
+
+
 class PressingSGD(SGD):
     """Plain SGD that presses Ctrl-C twice in the middle of its third update, after the
     first parameter has moved."""

@@ -38,9 +38,15 @@ limits (refused with exit code 2 before any work): --samples <= 100,000;
 --epochs <= 1,000,000; --lr <= 100; --l2, --weight-decay, --noise <= 10; per step,
 eager: points x parameters <= 5,000,000; traced: points x neurons <= 20,000,000.
 
+Ctrl-C stops after the current step (a second press abandons the step in progress) and
+still writes history.json, model.json and the pictures; presses while history.json and
+model.json are written wait until both are complete; a press while the pictures are
+drawn skips the rest. Every file is written whole (a temporary file, then renamed).
+
 exit codes: 0 done; 2 refused options; 1 cannot write the output, or training diverged
 (the loss became nan/inf: history.json is written, the model is not; try a smaller --lr);
-130 interrupted (Ctrl-C; what was trained so far is written).
+130 interrupted (Ctrl-C; what was trained so far is written); 141 the reader of the
+output went away (a closed pipe).
 """
 
 CTRL_C = True  # runs under micrograd.train.CtrlC (see micrograd.cli)
