@@ -261,11 +261,23 @@ def test_save_writes_through_a_symlink_to_its_target(tmp_path):
     assert dangling.is_symlink() and (target.parent / "later.json").is_file()
 
 
+def a_char_device(tmp_path):
+    """A character device node to write to: as root, a node of our own with /dev/full's
+    numbers, so that a broken check replaces that node and never the machine's
+    /dev/full (as root, an unchecked save once did); otherwise /dev/full itself, which
+    a user who is not root cannot replace."""
+    if os.geteuid() == 0:
+        node = tmp_path / "full"
+        os.mknod(node, 0o666 | stat.S_IFCHR, os.makedev(1, 7))
+        return node
+    return "/dev/full"
+
+
 @pytest.mark.parametrize("kind", ["device", "fifo", "folder via a link"])
 def test_save_refuses_non_regular_targets(tmp_path, kind):
     model = MLP(2, [2, 1], seed=0)
     if kind == "device":
-        path, what = "/dev/full", "a character device"
+        path, what = a_char_device(tmp_path), "a character device"
         before = os.stat(path)
     elif kind == "fifo":
         path, what = tmp_path / "pipe", "a named pipe"
