@@ -84,7 +84,20 @@ def test_modes(text, mode, expect, capsys):
 def test_nudge(capsys):
     assert main(["graph", "x = 3; y = 3*x**2 - 4*x + 5", "--nudge", "x"]) == 0
     out = capsys.readouterr().out
-    assert "slope" in out and "grad[x] = 14" in out and "(ok)" in out
+    assert "slope" in out and "grad[x] = 14" in out and "(agree)" in out
+
+
+@pytest.mark.parametrize("args, verdict", [
+    # the case: exp(10x) at 0, h = 0.1: slope 17.18 against a grad of 10
+    (["--h", "0.1"], "disagree: more than the 2.2 allowed at this h; the curvature"),
+    (["--h", "0.1", "--central"], "disagree"),  # 11.75 against 10
+    (["--h", "0.1", "--tol", "1"], "(agree)"),  # the user's own, looser tolerance
+    (["--h", "1e-4", "--central", "--tol", "1e-6"], "(agree)"),
+])
+def test_nudge_judges_with_a_tolerance_that_shrinks_with_h(args, verdict, capsys):
+    assert main(["graph", "x = 0; y = exp(10*x)", "--nudge", "x", *args]) == 0
+    out = capsys.readouterr().out
+    assert "grad[x] = 10" in out and verdict in out
 
 
 @pytest.mark.parametrize("args, message", [
@@ -189,3 +202,101 @@ def test_passes_at_the_cap_runs(capsys):
         [sys.executable, "-m", "micrograd", "graph", "--help"], capture_output=True,
         text=True, env=dict(os.environ, PYTHONPATH=os.path.abspath(SRC)),
         timeout=60).stdout.split())
+
+
+# ---- output that cannot be written: a closed pipe, a full disk, a device --------------
+
+#: a walk long enough to fill any pipe buffer: 3,000 lines
+LONG = "x = 1; y = " + " + ".join(f"x*{k}" for k in range(1, 1000))
+
+
+def graph_process(args, **kw):
+    env = dict(os.environ, PYTHONPATH=os.path.abspath(SRC))
+    return subprocess.Popen([sys.executable, "-m", "micrograd", "graph", *args], env=env,
+                            stderr=subprocess.PIPE, text=True, **kw)
+
+
+def test_a_closed_pipe_exits_quietly():
+    # `micrograd graph ... --steps | head -1`: the reader leaves after one line
+    proc = graph_process([LONG, "--steps"], stdout=subprocess.PIPE)
+    first = proc.stdout.readline()
+    proc.stdout.close()
+    with proc.stderr:
+        err = proc.stderr.read()
+    assert proc.wait(timeout=60) == 141  # 128 + SIGPIPE, like any Unix tool
+    assert first.startswith("forward") and err == ""
+
+
+def test_a_full_disk_is_one_line_and_exit_1():
+    with open("/dev/full", "w") as full:
+        proc = graph_process([LONG, "--steps"], stdout=full)
+        with proc.stderr:
+            err = proc.stderr.read()
+        assert proc.wait(timeout=60) == 1
+    assert err == ("micrograd graph: error: cannot write the output: No space left on "
+                   "device\n")
+
+
+def test_output_through_a_link_to_a_device_is_refused(tmp_path, capsys):
+    import stat
+
+    # as root, a device node of our own (a broken check must never replace /dev/full)
+    device = "/dev/full"
+    if os.geteuid() == 0:
+        device = str(tmp_path / "full")
+        os.mknod(device, 0o666 | stat.S_IFCHR, os.makedev(1, 7))
+    link = tmp_path / "g.svg"
+    link.symlink_to(device)
+    assert main(["graph", "a = 2; b = a*a", "-o", str(link)]) == 1
+    err = capsys.readouterr().err
+    assert f"cannot write {str(link)!r}: it is a character device, not a regular" in err
+    assert link.is_symlink() and os.readlink(link) == device
+    assert stat.S_ISCHR(os.stat(device).st_mode)
+
+
+def test_output_is_written_atomically_with_the_usual_mode(tmp_path):
+    old = os.umask(0o022)
+    try:
+        for suffix in (".svg", ".png", ".json", ".dot"):
+            out = tmp_path / f"g{suffix}"
+            assert main(["graph", "a = 2; b = a*a", "-o", str(out)]) == 0
+            assert os.stat(out).st_mode & 0o777 == 0o644
+    finally:
+        os.umask(old)
+    assert sorted(os.listdir(tmp_path)) == ["g.dot", "g.json", "g.png", "g.svg"]
+
+
+# ---- PNG: proportionate to the graph, or refused when it cannot be read ---------------
+
+
+def test_png_size_follows_the_layout(tmp_path):
+    from PIL import Image
+
+    from micrograd.expr import parse
+    from micrograd.viz.layout import layout
+    from micrograd.viz.png import png_scale
+
+    text = "x = 1; y = " + " + ".join(f"x*{k}" for k in range(1, 41))  # 11,925 px wide
+    out = tmp_path / "g.png"
+    assert main(["graph", text, "-o", str(out)]) == 0
+    lay = layout(parse(text))
+    scale = png_scale(lay)
+    assert 0.5 <= scale < 1.5  # shrunk to the 12,000 px side, text still over 6 px
+    assert scale == pytest.approx(12000 / lay.width)
+    with Image.open(out) as im:
+        w, h = im.size
+    assert w == pytest.approx(lay.width * scale, rel=0.005) and w <= 12000
+    assert h == pytest.approx(lay.height * scale, rel=0.005)
+
+
+def test_png_too_large_to_read_is_refused_before_any_output(tmp_path, capsys):
+    # the 2,500-term expression: once a 12000 x 22 smear after a minute
+    text = "x = 1; y = " + " + ".join(["x"] * 2500)
+    out = tmp_path / "big.png"
+    assert main(["graph", text, "-o", str(out), "--steps"]) == 2
+    cap = capsys.readouterr()
+    assert "too large for a legible PNG" in cap.err and "(.svg)" in cap.err
+    assert "2,500 boxes" in cap.err and "0.2 px high" in cap.err
+    assert cap.out == "" and not out.exists() and os.listdir(tmp_path) == []
+    svg = tmp_path / "big.svg"  # the SVG of the same graph is written
+    assert main(["graph", text, "-o", str(svg)]) == 0 and svg.stat().st_size > 0

@@ -361,3 +361,14 @@ def test_override_agrees_with_an_independent_recomputation(text, values):
     got = {n.name: n.data for n in g2.nodes}
     want = {n.name: ref[n.id] for n in g.nodes}
     assert got == want
+
+
+@pytest.mark.parametrize("big", [10**400, -10**400], ids=["plus", "minus"])
+def test_a_huge_int_value_is_inf_like_value(big):
+    from micrograd.engine import Value
+
+    want = Value(big).data
+    assert math.isinf(want) and (want > 0) == (big > 0)
+    assert parse("x", {"x": big}).data == want
+    assert parse("x * 2", {"x": big}).data == want
+    assert parse("x = 1; y = x + 0", {"x": big}, override=True).data == want

@@ -3,9 +3,11 @@
 import json
 import os
 import random
+import stat
 
 import pytest
 
+from micrograd import io
 from micrograd.io import FORMAT, VERSION, ModelFileError, load, load_into, save, to_dict
 from micrograd.nn import MLP
 
@@ -221,3 +223,126 @@ def test_save_onto_a_folder_or_unwritable_place_names_the_users_path(tmp_path):
         save(model, "/proc/x.json")  # the folder exists, nothing can be created in it
     assert "/proc/x.json" in str(info.value) and ".micrograd-" not in str(info.value)
     assert os.listdir(tmp_path) == []
+
+
+# ---- how save writes: atomically, with the usual permissions, regular files only ----
+
+
+def test_save_respects_the_umask_and_keeps_an_existing_files_mode(tmp_path):
+    model = MLP(2, [2, 1], seed=0)
+    old = os.umask(0o027)
+    try:
+        save(model, tmp_path / "new.json")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(os.stat(tmp_path / "new.json").st_mode) == 0o640  # 0666 - umask
+    kept = tmp_path / "kept.json"
+    kept.write_text("old")
+    os.chmod(kept, 0o604)
+    save(model, kept)
+    assert stat.S_IMODE(os.stat(kept).st_mode) == 0o604
+    assert load(kept).config() == model.config()
+
+
+def test_save_writes_through_a_symlink_to_its_target(tmp_path):
+    model = MLP(2, [2, 1], seed=0)
+    target = tmp_path / "real" / "model.json"
+    target.parent.mkdir()
+    target.write_text("old")
+    link = tmp_path / "link.json"
+    link.symlink_to(target)
+    save(model, link)
+    assert link.is_symlink() and os.readlink(link) == str(target)
+    assert weights(load(target)) == weights(model)
+    assert sorted(os.listdir(target.parent)) == ["model.json"]  # no temporary file left
+    dangling = tmp_path / "dangling.json"  # a link to a file not there yet: created
+    dangling.symlink_to(tmp_path / "real" / "later.json")
+    save(model, dangling)
+    assert dangling.is_symlink() and (target.parent / "later.json").is_file()
+
+
+def a_char_device(tmp_path):
+    """A character device node to write to: as root, a node of our own with /dev/full's
+    numbers, so that a broken check replaces that node and never the machine's
+    /dev/full (as root, an unchecked save once did); otherwise /dev/full itself, which
+    a user who is not root cannot replace."""
+    if os.geteuid() == 0:
+        node = tmp_path / "full"
+        os.mknod(node, 0o666 | stat.S_IFCHR, os.makedev(1, 7))
+        return node
+    return "/dev/full"
+
+
+@pytest.mark.parametrize("kind", ["device", "fifo", "folder via a link"])
+def test_save_refuses_non_regular_targets(tmp_path, kind):
+    model = MLP(2, [2, 1], seed=0)
+    if kind == "device":
+        path, what = a_char_device(tmp_path), "a character device"
+        before = os.stat(path)
+    elif kind == "fifo":
+        path, what = tmp_path / "pipe", "a named pipe"
+        os.mkfifo(path)
+        before = os.stat(path)
+    else:
+        (tmp_path / "d").mkdir()
+        path, what = tmp_path / "link", "a folder"
+        path.symlink_to(tmp_path / "d")
+        before = os.stat(path)
+    with pytest.raises(OSError, match=what) as info:
+        save(model, path)
+    assert info.value.filename == os.fspath(path)
+    after = os.stat(path)  # still the same node, not replaced by a regular file
+    assert (after.st_ino, after.st_mode) == (before.st_ino, before.st_mode)
+
+
+def test_interrupted_save_leaves_the_old_file_and_no_temporary(tmp_path, monkeypatch):
+    model = MLP(2, [2, 1], seed=0)
+    path = tmp_path / "model.json"
+    save(model, path)
+    before = path.read_bytes()
+    other = MLP(2, [2, 1], seed=1)
+
+    def ctrl_c(src, dst):  # Ctrl-C lands between the write and the rename
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "replace", ctrl_c)
+    with pytest.raises(KeyboardInterrupt):
+        save(other, path)
+    assert path.read_bytes() == before
+    assert os.listdir(tmp_path) == ["model.json"]
+
+
+# ---- caps on loading -------------------------------------------------------------------
+
+
+def test_load_caps_the_file_size_and_leaves_the_model_alone(saved):
+    model, path = saved
+    size = os.path.getsize(path)
+    before = weights(model)
+    assert weights(load(path, max_bytes=size)) == before  # exactly at the cap: loads
+    with pytest.raises(ModelFileError, match=f"larger than the cap of {size - 1:,} bytes"):
+        load_into(model, path, max_bytes=size - 1)
+    assert weights(model) == before
+    big = path.parent / "big.json"
+    big.write_bytes(b" " * (io.MAX_FILE_BYTES + 1))  # default cap: refused unparsed
+    with pytest.raises(ModelFileError, match="larger than the cap"):
+        load(big)
+
+
+def test_load_caps_the_parameter_count_before_building(tmp_path):
+    # the issue's file: tiny weights, millions of parameters
+    doc = {"format": FORMAT, "version": VERSION,
+           "config": {"nin": 1_000, "nouts": [2_500]},
+           "layers": [[{"w": [0] * 1_000, "b": 0}] * 2_500], "meta": {}}
+    path = tmp_path / "huge.json"
+    path.write_text(json.dumps(doc, separators=(",", ":")))
+    assert os.path.getsize(path) < 6 * 2**20
+    with pytest.raises(ModelFileError, match="2,502,500 parameters, over the cap of "
+                                             "1,000,000"):
+        load(path)
+    small = MLP(2, [5, 3, 1], seed=0)
+    save(small, tmp_path / "small.json")
+    n = len(small.parameters())
+    assert len(load(tmp_path / "small.json", max_parameters=n).parameters()) == n
+    with pytest.raises(ModelFileError, match=f"over the cap of {n - 1}"):
+        load_into(small, tmp_path / "small.json", max_parameters=n - 1)

@@ -212,6 +212,22 @@ def test_accuracy_binary_both_label_conventions():
     assert accuracy([0.7, 0.4], [1, 0], threshold=0.5) == 1.0
 
 
+def test_accuracy_only_for_class_labels():
+    # mse on regression targets 5 and 7: every score is > 0 and every label > 0, which
+    # once read as 100% accuracy
+    scores = [Value(5.1), Value(6.8)]
+    assert math.isnan(accuracy(scores, [5.0, 7.0]))
+    assert math.isnan(accuracy(scores, [1, 2]))  # not a {0,1} or {-1,+1} pair
+    assert math.isnan(accuracy(scores, [-1, 0]))  # mixes the two conventions
+    assert accuracy(scores, [1.0, -1.0]) == 0.5  # class labels as floats are fine
+    logits = [[Value(0.1), Value(2.0)], [Value(3.0), Value(0.0)]]
+    assert accuracy(logits, [1, 0]) == 1.0
+    assert math.isnan(accuracy(logits, [1, 2]))  # class 2 of 2 outputs
+    assert math.isnan(accuracy(logits, [0.5, 0]))
+    with pytest.raises(ValueError, match="mixed"):
+        accuracy([Value(1.0), [Value(1.0), Value(2.0)]], [1, 0])
+
+
 def test_accuracy_multiclass_matches_torch_argmax(rng):
     logits = [[rng.gauss(0, 1) for _ in range(5)] for _ in range(50)]
     labels = [rng.randrange(5) for _ in range(50)]

@@ -75,7 +75,7 @@ def test_01_derivative_as_a_nudge(tmp_path):
     assert numbers(r"dy/dx = (-?[\d.]+)", out) == [fprime(3.0)]
     # d = a*b + c: slopes b, a, 1
     assert numbers(r"nudge (?:a|b|c): d goes .*slope (-?[\d.]+)", out) == [-3.0, 2.0, 1.0]
-    assert out.count("(ok)") == 3
+    assert out.count("(agree)") == 3
 
 
 def test_02_value_and_its_graph(tmp_path):

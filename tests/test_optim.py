@@ -246,3 +246,71 @@ def test_huge_integer_hyperparameters_are_refused_as_not_finite():
         SGD([Value(1.0)], lr=10**400)
     with pytest.raises(ValueError, match="finite"):
         fit(MLP(2, [1], seed=0), [[0.0, 1.0]], [1.0], l2=10**400, progress=False)
+
+
+# ---- a step applies whole or not at all; grads are read as numbers ---------------------
+
+
+def test_eps_must_be_positive():
+    params = [Value(1.0)]
+    for eps in (0, 0.0, -1e-8):
+        for cls in (Adam, AdamW):
+            with pytest.raises(ValueError, match=r"eps must be in \(0.0, inf\)"):
+                cls(params, eps=eps)
+    assert Adam(params, eps=1e-300).eps == 1e-300
+
+
+@pytest.mark.parametrize("make", [
+    lambda ps: SGD(ps, lr=0.1, momentum=0.9),
+    lambda ps: Adam(ps, lr=0.1),
+    lambda ps: AdamW(ps, lr=0.1, amsgrad=True),
+])
+def test_a_bad_grad_leaves_every_parameter_and_state_as_it_was(make):
+    ps = [Value(float(k)) for k in range(5)]
+    opt = make(ps)
+    for p in ps:
+        p.grad = 0.5
+    opt.step()  # some state to keep
+    before = ([p.data for p in ps], {k: list(v) if isinstance(v, list) else v
+                                     for k, v in vars(opt).items()})
+    ps[3].grad = "0.1"  # the fourth parameter's grad is not a number
+    with pytest.raises(TypeError, match="parameter 3 has a grad of type str"):
+        opt.step()
+    after = ([p.data for p in ps], {k: list(v) if isinstance(v, list) else v
+                                    for k, v in vars(opt).items()})
+    assert after == before  # nothing moved, no moment changed, no step counted
+    ps[3].grad, kept = 0.5, ps[3].data
+    ps[3].data = [kept]  # found only while computing, after three parameters' updates
+    with pytest.raises(TypeError, match="data must be a number, got list"):
+        opt.step()
+    ps[3].data = kept
+    after = ([p.data for p in ps], {k: list(v) if isinstance(v, list) else v
+                                    for k, v in vars(opt).items()})
+    assert after == before
+
+
+@pytest.mark.parametrize("name", ["sgd", "adam"])
+def test_create_graph_grads_are_read_as_numbers(name):
+    # backward(create_graph=True) leaves Value grads; torch.optim reads the numbers
+    start = [0.3, -1.2]
+    ours = [Value(x) for x in start]
+    theirs = torch.tensor(start, dtype=torch.float64, requires_grad=True)
+    loss = ours[0] * ours[0] * ours[1] + ours[1].tanh()
+    loss.backward(create_graph=True)
+    assert all(isinstance(p.grad, Value) for p in ours)
+    t_loss = theirs[0] * theirs[0] * theirs[1] + theirs[1].tanh()
+    t_loss.backward()  # the same numbers (create_graph there warns of a reference cycle)
+    opt = make_optimizer(name, ours, lr=0.1)
+    t_opt = {"sgd": torch.optim.SGD, "adam": torch.optim.Adam}[name]([theirs], lr=0.1)
+    opt.step()
+    t_opt.step()
+    assert all(type(p.data) is float for p in ours)
+    assert [p.data for p in ours] == pytest.approx(theirs.detach().tolist(), abs=1e-15)
+
+
+def test_adam_with_tiny_eps_and_zero_grad_does_not_divide_by_zero():
+    ps = [Value(1.0), Value(2.0)]
+    opt = Adam(ps, lr=0.1, eps=1e-12)
+    ps[0].grad, ps[1].grad = 0.0, 1.0
+    opt.step()
+    assert ps[0].data == 1.0 and ps[1].data == pytest.approx(1.9)

@@ -2,12 +2,14 @@
 
 import math
 import os
+import random
 import signal
 
 import pytest
 import torch
 
 from micrograd.data import make_disk, make_moons, train_test_split
+from micrograd.engine import Value
 from micrograd.losses import get_loss
 from micrograd.nn import MLP
 from micrograd.optim import SGD, Adam, linear_schedule
@@ -155,23 +157,183 @@ def test_keyboard_interrupt_keeps_the_model_as_trained(disk, capsys):
     assert "interrupted after epoch 4" in capsys.readouterr().err
 
 
-def test_real_sigint_finishes_the_step_then_stops(disk):
+@pytest.fixture
+def python_sigint():
+    """Python's own SIGINT handler for the test, whatever this process inherited: a test
+    run in a background job starts with SIGINT ignored, and fit rightly leaves an
+    ignored SIGINT alone."""
+    before = signal.getsignal(signal.SIGINT)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, before)
+
+
+def press_ctrl_c():
+    os.kill(os.getpid(), signal.SIGINT)
+
+
+def test_real_sigint_finishes_the_step_then_stops(disk, python_sigint):
     Xtr, _, ytr, _ = disk
     model = MLP(2, [4, 1], seed=0)
-    before = signal.getsignal(signal.SIGINT)
 
-    def press_ctrl_c(epoch, logs, m):
+    def ctrl_c_after_epoch_2(epoch, logs, m):
         if epoch == 2:
-            os.kill(os.getpid(), signal.SIGINT)
+            press_ctrl_c()
 
-    hist = fit(model, Xtr, ytr, epochs=50, batch_size=5, callbacks=[press_ctrl_c],
+    hist = fit(model, Xtr, ytr, epochs=50, batch_size=5, callbacks=[ctrl_c_after_epoch_2],
                progress=False)
     assert hist.stopped == "interrupted"
-    assert before is signal.default_int_handler  # so fit installed its soft handler
     # Ctrl-C came after epoch 2 (2 x 9 steps of 5 points): the next step finishes, then
     # training stops in the middle of epoch 3
     assert hist.steps == 19 and hist.epochs == 3
-    assert signal.getsignal(signal.SIGINT) is before  # handler restored
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # restored
+
+
+def test_ignored_sigint_is_left_alone(disk):
+    before = signal.getsignal(signal.SIGINT)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a background job
+    try:
+        model = MLP(2, [4, 1], seed=0)
+        hist = fit(model, *disk[::2], epochs=3, progress=False,
+                   callbacks=[lambda e, logs, m: press_ctrl_c()])
+        assert hist.stopped == "completed" and hist.epochs == 3
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, before)
+
+
+class PressingEngine(EagerEngine):
+    """Presses Ctrl-C twice, 'by hand', in the middle of step ``at``, once its gradients
+    are computed: a double tap."""
+
+    def __init__(self, at):
+        self.at, self.calls = at, 0
+
+    def loss_and_grad(self, model, X, y, loss, l2=0.0):
+        self.calls += 1
+        out = super().loss_and_grad(model, X, y, loss, l2)
+        if self.calls == self.at:
+            assert any(p.grad != 0.0 for p in model.parameters())
+            press_ctrl_c()
+            press_ctrl_c()  # raises KeyboardInterrupt here, inside the step
+            raise AssertionError("the second press should have interrupted the step")
+        return out
+
+
+def test_second_press_abandons_the_step_and_keeps_history_even(disk, python_sigint):
+    Xtr, Xte, ytr, yte = disk
+    ref = MLP(2, [4, 1], seed=0)  # exactly the steps that completed: 9 + 4 of 5 points
+    fit(ref, Xtr, ytr, epochs=1, batch_size=5, seed=3, engine="eager", progress=False)
+    ref_opt = SGD(ref.parameters(), lr=0.1)
+    model = MLP(2, [4, 1], seed=0)
+    hist = fit(model, Xtr, ytr, epochs=50, batch_size=5, X_test=Xte, y_test=yte, seed=3,
+               engine=PressingEngine(at=9 + 5), progress=False)
+    assert hist.stopped == "interrupted" and hist.steps == 9 + 4
+    assert hist.epochs == 2  # the partial epoch is recorded ...
+    for key in History.KEYS:  # ... in every list, its evaluation cut short (nan)
+        assert len(getattr(hist, key)) == 2, key
+    assert math.isnan(hist.test_loss[-1]) and math.isnan(hist.test_acc[-1])
+    assert not math.isnan(hist.test_loss[0])
+    # the model holds the weights of the 13 completed steps, with no trace of the 14th
+    rng_order = list(range(len(Xtr)))
+    rng = random.Random(3)
+    rng.shuffle(rng_order)  # epoch 1's order was used by ref; epoch 2's comes next
+    rng.shuffle(rng_order)
+    for start in range(0, 20, 5):
+        idx = rng_order[start:start + 5]
+        ref_opt.zero_grad()
+        EagerEngine().loss_and_grad(ref, [Xtr[i] for i in idx], [ytr[i] for i in idx],
+                                    get_loss("mse"), 0.0)
+        ref_opt.step()
+    assert weights(model) == weights(ref)
+    assert all(p.grad == 0.0 for p in model.parameters())  # no half-made gradient left
+
+
+def test_second_press_in_the_first_step_records_no_epoch(disk, python_sigint):
+    Xtr, Xte, ytr, yte = disk
+    model = MLP(2, [4, 1], seed=0)
+    before = weights(model)
+    hist = fit(model, Xtr, ytr, epochs=5, batch_size=5, X_test=Xte, y_test=yte,
+               engine=PressingEngine(at=1), progress=False)
+    assert hist.stopped == "interrupted" and hist.steps == 0 and hist.epochs == 0
+    assert all(getattr(hist, k) == [] for k in History.KEYS)
+    assert weights(model) == before
+
+
+def test_history_is_evened_out_after_an_interrupt_anywhere():
+    # a program's own SIGINT handler may raise in the middle of recording an epoch:
+    # fit then drops the partly recorded epoch
+    hist = History()
+    hist._record(0.5, 0.9, 0.1, (0.6, 0.8), 1.0)
+    hist.train_loss.append(0.4)  # epoch 2 cut after its first number
+    hist.train_acc.append(0.95)
+    hist._even_out()
+    assert all(len(getattr(hist, k)) == 1 for k in History.KEYS) and hist.epochs == 1
+    no_test = History()
+    no_test._record(0.5, 0.9, 0.1, None, 1.0)
+    no_test._record(0.4, 0.9, 0.1, None, 2.0)
+    no_test.time.pop()
+    no_test._even_out()
+    assert no_test.epochs == 1 and no_test.test_loss == [] and no_test.lr == [0.1]
+
+
+def test_an_interrupt_inside_the_bookkeeping_leaves_even_history(disk):
+    # under a program's own SIGINT handler (fit's guard stays out of the way) a
+    # KeyboardInterrupt may land anywhere: here, between the appends of epoch 3's record
+    # (a trace function raises it on that line, as a signal handler would)
+    import inspect
+    import sys
+
+    lines, start = inspect.getsourcelines(History._record)
+    cut = start + next(i for i, line in enumerate(lines) if "self.train_acc.append" in line)
+    seen = []
+
+    def local(frame, event, arg):
+        if event == "line" and frame.f_lineno == cut:
+            seen.append(cut)
+            if len(seen) == 3:
+                raise KeyboardInterrupt
+        return local
+
+    def tracer(frame, event, arg):
+        return local if frame.f_code is History._record.__code__ else None
+
+    Xtr, Xte, ytr, yte = disk
+    model = MLP(2, [4, 1], seed=0)
+    before = signal.getsignal(signal.SIGINT)
+    signal.signal(signal.SIGINT, lambda signum, frame: None)  # the program's own
+    sys.settrace(tracer)
+    try:
+        hist = fit(model, Xtr, ytr, epochs=10, X_test=Xte, y_test=yte, progress=False)
+    finally:
+        sys.settrace(None)
+        signal.signal(signal.SIGINT, before)
+    assert hist.stopped == "interrupted" and hist.steps == 3
+    for key in History.KEYS:  # epoch 3's half record dropped: two epochs everywhere
+        assert len(getattr(hist, key)) == 2, key
+
+
+class PressingSGD(SGD):
+    """Plain SGD that presses Ctrl-C twice in the middle of its third update, after the
+    first parameter has moved."""
+
+    def step(self):
+        for i, p in enumerate(self.params):
+            if self.steps == 2 and i == 1:
+                press_ctrl_c()
+                press_ctrl_c()
+            p.data -= self.lr * p.grad
+        self.steps += 1
+
+
+def test_presses_never_cut_an_optimizer_step_short(disk, python_sigint):
+    Xtr, _, ytr, _ = disk
+    model, ref = MLP(2, [4, 1], seed=0), MLP(2, [4, 1], seed=0)
+    hist = fit(model, Xtr, ytr, epochs=10, optimizer=PressingSGD(model.parameters(), lr=0.1),
+               progress=False)
+    fit(ref, Xtr, ytr, epochs=3, optimizer=SGD(ref.parameters(), lr=0.1), progress=False)
+    assert hist.stopped == "interrupted" and hist.steps == 3 and hist.epochs == 3
+    assert weights(model) == weights(ref)  # the third step applied whole
 
 
 def test_custom_engine_is_used(disk):
@@ -328,3 +490,57 @@ def test_finite_training_has_no_divergence(disk):
     hist = fit(model, Xtr, ytr, epochs=3, progress=False, stop_on_nan=True)
     assert hist.diverged_at is None and hist.stopped == "completed"
     assert hist.to_dict(json_safe=True)["train_loss"] == hist.train_loss
+
+
+# ---- silent mistakes are refused ------------------------------------------------------
+
+
+def test_an_optimizer_of_another_model_is_refused(disk):
+    Xtr, _, ytr, _ = disk
+    model, other = MLP(2, [4, 1], seed=0), MLP(2, [4, 1], seed=1)
+    before = weights(model)
+    with pytest.raises(ValueError, match="holds 17 of its 17 parameters from outside"):
+        fit(model, Xtr, ytr, optimizer=SGD(other.parameters(), lr=0.1), epochs=2,
+            progress=False)
+    assert weights(model) == before
+    extra = Value(1.0)  # the model's parameters and one more: refused as well
+    with pytest.raises(ValueError, match="holds 1 of its 18 parameters from outside"):
+        fit(model, Xtr, ytr, optimizer=SGD(model.parameters() + [extra], lr=0.1),
+            epochs=1, progress=False)
+    assert weights(model) == before
+    # a subset of the model's own parameters (the rest frozen) is fine
+    last = model.layers[-1].parameters()
+    fit(model, Xtr, ytr, optimizer=SGD(last, lr=0.1), epochs=2, progress=False)
+    assert weights(model)[:-len(last)] == before[:-len(last)]
+    assert weights(model)[-len(last):] != before[-len(last):]
+
+
+@pytest.mark.parametrize("engine", ["eager", "traced"])
+def test_cross_entropy_on_one_output_is_refused_in_every_engine(disk, engine):
+    Xtr, _, ytr, _ = disk
+    labels = [int(v > 0) for v in ytr]
+    model = MLP(2, [4, 1], seed=0)
+    for call in (lambda: fit(model, Xtr, labels, loss="ce", engine=engine, epochs=1,
+                             progress=False),
+                 lambda: evaluate(model, Xtr, labels, "ce", engine=engine)):
+        with pytest.raises(ValueError, match="'ce' needs one output .* per class, at least "
+                                             "2, but the model has 1 output"):
+            call()
+    two = MLP(2, [4, 2], seed=0)  # two logits: trains, both engines give the same loss
+    loss, acc = evaluate(two, Xtr, labels, "ce", engine=engine)
+    ref = torch.nn.functional.cross_entropy(
+        torch.tensor([[v.data for v in two(x)] for x in Xtr], dtype=torch.float64),
+        torch.tensor(labels))
+    assert loss == pytest.approx(ref.item(), rel=1e-12) and 0.0 <= acc <= 1.0
+
+
+@pytest.mark.parametrize("engine", ["eager", "traced"])
+def test_regression_targets_get_no_made_up_accuracy(engine):
+    X = [[0.1 * k, 0.2] for k in range(8)]
+    y = [5.0 if k % 2 else 7.0 for k in range(8)]
+    model = MLP(2, [4, 1], output_activation="linear", seed=0)
+    hist = fit(model, X, y, loss="mse", engine=engine, epochs=3, progress=False,
+               optimizer=SGD(model.parameters(), lr=0.01))
+    assert all(math.isnan(a) for a in hist.train_acc)
+    assert all(math.isfinite(v) for v in hist.train_loss)
+    assert hist.train_loss[-1] < hist.train_loss[0]

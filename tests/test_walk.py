@@ -14,7 +14,8 @@ import torch
 
 from micrograd.engine import Value
 from micrograd.expr import parse
-from micrograd.walk import MODES, WalkError, format_walk, forward_steps, nudge, replay, walk
+from micrograd.walk import (MODES, NUDGE_TOL, WalkError, format_walk, forward_steps, nudge,
+                            replay, walk)
 
 SEED002 = "a = 2; b = -3; c = 10; f = -2; e = a*b; d = e + c; L = d*f"
 DIAMOND = "a = 2; b = a + 1; c = a*3; d = b*c"
@@ -410,11 +411,45 @@ def test_nudge_parabola_seed002_section02():
 def test_nudge_reports_a_kink_mismatch_and_refuses_interior_nodes():
     r = nudge(parse("x = 0; y = relu(x)"), "x")
     assert r.grad == 0.0 and r.slope == pytest.approx(1.0) and not r.ok
-    assert "MISMATCH" in r.text
+    assert "(disagree: more than the 0.0002 allowed at this h)" in r.text
     with pytest.raises(WalkError, match="not a leaf"):
         nudge(parse(SEED002), "e")
     with pytest.raises(ValueError, match="positive"):
         nudge(parse(SEED002), "a", h=0)
+
+
+def seed002_exp(x, h):
+    """The one-sided slope of exp(10 x), written out by hand."""
+    return (math.exp(10 * (x + h)) - math.exp(10 * x)) / h
+
+
+def test_nudge_tolerance_shrinks_with_h_one_sided_and_central():
+    f = parse("x = 0; y = exp(10*x)")
+    r = nudge(f, "x", h=0.1)  # the issue's case: slope 17.18 against a grad of 10
+    assert r.slope == pytest.approx(seed002_exp(0.0, 0.1), rel=1e-12)
+    assert round(r.slope, 2) == 17.18 and r.grad == 10.0 and not r.ok
+    assert "disagree" in r.text and "curvature alone accounts for about 5.43" in r.text
+    # the allowance is NUDGE_TOL * h * (1 + |grad|) (+ rounding): it shrinks with h
+    assert "more than the 2.2 allowed" in r.text
+    assert "more than the 0.0022 allowed" in nudge(f, "x", h=1e-4).text
+    # a parabola's one-sided error is exactly 3h (f'' = 6): agrees at every small h;
+    # central: exact up to rounding
+    p = parse("x = 3.0; y = 3*x**2 - 4*x + 5")
+    for h in (1e-2, 1e-4, 1e-6):
+        r = nudge(p, "x", h=h)
+        assert r.ok and r.abs_err == pytest.approx(3 * h, rel=1e-3)
+        assert nudge(p, "x", h=h, central=True).ok
+    # with tol=0 only rounding is allowed: the parabola's 3h is then too much
+    assert not nudge(p, "x", h=1e-4, tol=0.0).ok
+    assert NUDGE_TOL == 2.0
+
+
+def test_nudge_never_agrees_with_an_infinite_or_lost_difference():
+    r = nudge(parse("x = 709; y = exp(x)"), "x", h=1.0)  # exp(710) = inf
+    assert r.slope == math.inf and math.isfinite(r.grad) and not r.ok
+    assert "not a finite number" in r.text
+    r = nudge(parse("x = 1e20; y = 2*x"), "x")  # 1e20 + 1e-4 == 1e20
+    assert r.slope == 0.0 and not r.ok and "below the precision of x" in r.text
 
 
 def test_replay_recomputes_through_the_op_table():

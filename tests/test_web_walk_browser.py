@@ -226,7 +226,7 @@ def test_walk_teaching_mode_and_nudge(page, server):
     out = page.inner_text("#w-nudge-out")
     slope = float(re.search(r"/ 2h = (\S+),", out).group(1))
     assert slope == pytest.approx(engine(PRESETS["neuron"].source)["w1"].grad, abs=1e-4)
-    assert out.endswith("(ok)")
+    assert out.endswith("(agree)")
 
 
 # ---------------------------------------------------------------------------------------

@@ -4,7 +4,13 @@ Each command lives in its own module of ``micrograd.commands`` and provides
 ``add_parser(subparsers)``, which registers the command and sets ``func`` to a function
 ``run(args) -> int``, and optionally ``REQUIRES`` (or a function ``requires(args)``):
 the optional packages it needs (a missing one is named with the pip extra that installs
-it, before any work). Command
+it, before any work), and ``CTRL_C = True`` for a command that trains: it then runs
+under a ``micrograd.train.CtrlC`` SIGINT handler, so that no Ctrl-C, however many and
+whenever, ends in a traceback (``micrograd`` itself keeps ignoring presses once the
+command has returned and the process exits). Exit codes common to all commands: 130
+after Ctrl-C; 1 when the output cannot be written (one line names why, e.g. a full
+disk); 141 when the reader of the output went away (``micrograd graph ... | head -1``).
+Command
 modules import their heavy dependencies (NumPy, matplotlib, ...) inside ``run``, so
 ``micrograd --help`` stays fast and works on the core install.
 """
@@ -14,6 +20,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import signal
 import sys
 
 from . import __version__
@@ -91,8 +98,28 @@ def main(argv=None):
     missing = _missing(requires)
     if missing:
         return _needs(args.command, missing)
+    guard = previous = None
+    if getattr(module, "CTRL_C", False):  # a command that trains: see micrograd.train.CtrlC
+        from .train import install_ctrl_c
+
+        guard, previous = install_ctrl_c(mode="raise")
     try:
-        return args.func(args) or 0
+        return _run(args)
+    finally:
+        if previous is not None:
+            if argv is None:  # the real process, about to exit: a late press must not
+                # kill it in the middle of its exit (SIG_IGN survives the interpreter's
+                # own clean-up, which resets a Python-level handler to the default)
+                signal.signal(signal.SIGINT, signal.SIG_IGN)
+            else:  # called from Python (the tests): leave the handler as it was
+                signal.signal(signal.SIGINT, previous)
+
+
+def _run(args):
+    """Run the command; turn the interruptions and write errors into exit codes."""
+    try:
+        code = args.func(args) or 0
+        sys.stdout.flush()  # a full disk or a closed pipe shows here, not at exit
     except ModuleNotFoundError as err:  # an optional package needed on a rarer path
         top = (err.name or "").split(".")[0]
         if top not in EXTRAS:
@@ -101,6 +128,31 @@ def main(argv=None):
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # `micrograd graph ... --steps | head -1`: the reader left
+        _drop_stdout()
+        return 141  # 128 + SIGPIPE, the status of a Unix tool killed by a closed pipe
+    except OSError as err:  # stdout on a full disk, or a file a command did not expect
+        if err.filename is None:
+            _drop_stdout()
+            print(f"micrograd {args.command}: error: cannot write the output: "
+                  f"{err.strerror or err}", file=sys.stderr)
+        else:
+            from .files import error_line
+
+            print(f"micrograd {args.command}: error: {error_line(err)}", file=sys.stderr)
+        return 1
+    return code
+
+
+def _drop_stdout():
+    """Point stdout at /dev/null, so that the interpreter's own flush at exit does not
+    fail again (and print a traceback) on what is still buffered."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # no real stdout (captured, closed)
+        pass
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -343,7 +343,10 @@ def _check_values(values):
         if isinstance(v, bool) or not isinstance(v, Real):
             raise TypeError(f"the value of {k!r} must be a real number, got "
                             f"{type(v).__name__}")
-        out[k] = float(v) if not isinstance(v, float) else v
+        try:
+            out[k] = float(v) if not isinstance(v, float) else v
+        except OverflowError:  # an int beyond float range is +-inf, as in Value(10**400)
+            out[k] = float("inf") if v > 0 else float("-inf")
     return out
 
 

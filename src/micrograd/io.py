@@ -28,22 +28,34 @@ model from the file; ``load_into`` copies the weights into an existing model of 
 architecture. Both check the whole file before touching any model: a missing file
 raises ``FileNotFoundError``; a file that is not JSON, truncated, of another format or
 version, of another architecture, with a wrong number of weights or a weight that is not
-a finite number, or JSON nested absurdly deep, raises ``ModelFileError`` (a
+a finite number, JSON nested absurdly deep, or a file over the caps (``MAX_FILE_BYTES``
+of JSON, ``MAX_PARAMETERS`` weights and biases) raises ``ModelFileError`` (a
 ``ValueError``) that says what is wrong, and the model is left as it was.
+
+``save`` writes atomically through ``micrograd.files``: never a half-written file, the
+usual permissions, through symlinks, and never onto a folder or a device node.
 """
 
 from __future__ import annotations
 
-import errno
 import json
 import math
 import os
-import tempfile
+from itertools import pairwise
 
-__all__ = ["save", "load", "load_into", "to_dict", "ModelFileError", "FORMAT", "VERSION"]
+from .files import write_text
+
+__all__ = ["save", "load", "load_into", "to_dict", "ModelFileError", "FORMAT", "VERSION",
+           "MAX_FILE_BYTES", "MAX_PARAMETERS"]
 
 FORMAT = "micrograd-mlp"
 VERSION = 1
+
+# caps on what ``load`` reads, checked before the weights are parsed into Values (a
+# Value of the engine costs about 200 bytes: an uncapped 5 MB file of tiny weights
+# became 2.5 million parameters and 543 MB); both can be raised per call
+MAX_FILE_BYTES = 32 * 2**20  # a saved 1,000,000-parameter MLP is about 22 MB of JSON
+MAX_PARAMETERS = 1_000_000  # about 200 MB of Values; ``micrograd train`` caps at 100,000
 _CONFIG_KEYS = ("nin", "nouts", "activation", "output_activation", "bias_init")
 
 
@@ -102,38 +114,17 @@ def save(model, path, meta=None):
     """Write ``model``'s architecture and weights to ``path`` as JSON.
 
     ``meta`` is any JSON-serialisable dict stored alongside (data set, accuracy, ...).
-    The file is written to a temporary name and renamed, so an interrupted save never
-    leaves a half-written model behind. A weight that is not finite raises ValueError
-    before anything is written; a missing folder, a folder given as the path, or a
-    place that cannot be written raises an ``OSError`` (``FileNotFoundError``,
-    ``IsADirectoryError``, ``PermissionError``...) whose ``filename`` is ``path``.
+    The file is written atomically (``micrograd.files``): to a temporary name in the same
+    folder, then renamed, so an interrupted save never leaves a half-written model
+    behind. A new file gets the usual permissions (0666 minus the umask), an existing
+    one keeps its own, and a symlink is written through to its target. A weight that is
+    not finite raises ValueError before anything is written; a missing folder, a folder
+    or a device node (``/dev/full``) given as the path, or a place that cannot be
+    written raises an ``OSError`` (``FileNotFoundError``, ``IsADirectoryError``,
+    ``PermissionError``...) whose ``filename`` is ``path``.
     """
     text = _dumps(to_dict(model, meta))
-    path = os.fspath(path)
-    folder = os.path.dirname(os.path.abspath(path))
-    # check the place first, so that errors name the user's path, not the temporary file
-    if not os.path.isdir(folder):
-        raise FileNotFoundError(errno.ENOENT, f"cannot save the model: the folder "
-                                f"{folder!r} does not exist", path)
-    if os.path.isdir(path):
-        raise IsADirectoryError(errno.EISDIR, "cannot save the model: the path is a "
-                                "folder; give a file name such as model.json", path)
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=".micrograd-", suffix=".json.tmp", dir=folder)
-    except OSError as err:
-        raise OSError(err.errno, f"cannot save the model: cannot write in {folder!r} "
-                      f"({err.strerror or err})", path) from err
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException as err:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        if isinstance(err, OSError):
-            raise OSError(err.errno, f"cannot save the model ({err.strerror or err})",
-                          path) from err
-        raise
+    write_text(path, text, example="model.json")
 
 
 # ---------------------------------------------------------------------------------------
@@ -145,15 +136,19 @@ def _reject_constant(name):
     raise ValueError(f"{name} is not a JSON number (weights must be finite numbers)")
 
 
-def _read(path):
+def _read(path, max_bytes=MAX_FILE_BYTES):
     path = os.fspath(path)
     if not os.path.exists(path):
         raise FileNotFoundError(f"no model file at {path!r}")
     try:
         with open(path, "rb") as f:
-            raw = f.read()
+            raw = f.read(max_bytes + 1)  # never more than the cap, whatever the file
     except OSError as err:
         raise ModelFileError(f"{path}: cannot read the file ({err.strerror or err})") from err
+    if len(raw) > max_bytes:
+        raise ModelFileError(f"{path}: the file is larger than the cap of {max_bytes:,} "
+                             f"bytes for a model file (pass max_bytes= to load a bigger "
+                             f"one)")
     if not raw.strip():
         raise ModelFileError(f"{path}: the file is empty, not a saved model")
     try:
@@ -187,7 +182,7 @@ def _finite_float(v):
     return v if math.isfinite(v) else None
 
 
-def _check_doc(path, doc):
+def _check_doc(path, doc, max_parameters=MAX_PARAMETERS):
     """Validate a parsed file; return (config, flat list of float weights)."""
     def bad(msg):
         return ModelFileError(f"{path}: {msg}")
@@ -219,6 +214,11 @@ def _check_doc(path, doc):
             or not all(isinstance(n, int) and not isinstance(n, bool) and n >= 1
                        for n in nouts)):
         raise bad(f"config nouts must be a list of positive ints, got {nouts!r}")
+    sizes = [nin] + nouts
+    count = sum((a + 1) * b for a, b in pairwise(sizes))
+    if count > max_parameters:
+        raise bad(f"the config describes an MLP of {count:,} parameters, over the cap of "
+                  f"{max_parameters:,} (pass max_parameters= to load a bigger one)")
     layers = doc.get("layers")
     if not isinstance(layers, list):
         raise bad("missing 'layers' (the weights)")
@@ -226,7 +226,6 @@ def _check_doc(path, doc):
         raise bad(f"the config has {len(nouts)} layers but the file holds weights for "
                   f"{len(layers)}")
     flat = []
-    sizes = [nin] + nouts
     for li, layer in enumerate(layers):
         if not isinstance(layer, list) or len(layer) != nouts[li]:
             got = len(layer) if isinstance(layer, list) else type(layer).__name__
@@ -258,13 +257,15 @@ def _build(path, config):
                              f"{err}") from err
 
 
-def load(path, with_meta=False):
+def load(path, with_meta=False, max_bytes=MAX_FILE_BYTES, max_parameters=MAX_PARAMETERS):
     """A new ``MLP`` with the architecture and weights stored at ``path``.
 
-    With ``with_meta=True`` returns ``(model, meta)``.
+    With ``with_meta=True`` returns ``(model, meta)``. A file over ``max_bytes`` or
+    describing more than ``max_parameters`` weights and biases is refused
+    (``ModelFileError``) before any model is built.
     """
-    path, doc = _read(path)
-    config, flat = _check_doc(path, doc)
+    path, doc = _read(path, max_bytes)
+    config, flat = _check_doc(path, doc, max_parameters)
     model = _build(path, config)
     for p, v in zip(model.parameters(), flat):
         p.data = v
@@ -272,12 +273,13 @@ def load(path, with_meta=False):
     return (model, doc.get("meta", {})) if with_meta else model
 
 
-def load_into(model, path):
+def load_into(model, path, max_bytes=MAX_FILE_BYTES, max_parameters=MAX_PARAMETERS):
     """Copy the weights stored at ``path`` into ``model`` (same architecture) and return
-    the file's ``meta``. On any error the model is left unchanged."""
+    the file's ``meta``. On any error (the caps of ``load`` included) the model is left
+    unchanged."""
     mine = _config_of(model)
-    path, doc = _read(path)
-    config, flat = _check_doc(path, doc)
+    path, doc = _read(path, max_bytes)
+    config, flat = _check_doc(path, doc, max_parameters)
     full = _build(path, config).config()
     diffs = [f"{k}: file {full.get(k)!r}, model {mine.get(k)!r}"
              for k in _CONFIG_KEYS if full.get(k) != mine.get(k)]

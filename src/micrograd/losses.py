@@ -252,12 +252,24 @@ def accuracy(scores, labels, threshold=0.0):
     and is positive when its label is > 0, so labels may be {-1, +1} or {0, 1}.
     Multi-class (a list of scores per sample): the prediction is the argmax, compared
     with the class index.
+
+    Accuracy means something for class labels only: with any other label (regression
+    targets such as 5 and 7, or a class index out of range) the result is ``nan``,
+    never a made-up percentage.
     """
     scores, labels = list(scores), list(labels)
     if len(scores) != len(labels):
         raise ValueError(f"accuracy: {len(scores)} predictions but {len(labels)} labels")
     if not scores:
         raise ValueError("accuracy: no predictions")
+    binary = [_is_num(s) for s in scores]
+    if any(binary) and not all(binary):
+        raise ValueError("accuracy: mixed single scores and lists of class scores")
+    if binary[0]:
+        if not all(y in (-1, 1) for y in labels) and not all(y in (0, 1) for y in labels):
+            return float("nan")  # not class labels: accuracy is not defined
+    elif not all(_is_class(y, len(s)) for s, y in zip(scores, labels)):
+        return float("nan")
     correct = 0
     for s, y in zip(scores, labels):
         if _is_num(s):
@@ -266,6 +278,13 @@ def accuracy(scores, labels, threshold=0.0):
             row = [_data(v) for v in s]
             correct += max(range(len(row)), key=row.__getitem__) == y
     return correct / len(scores)
+
+
+def _is_class(y, k):
+    """A class index 0..k-1 (an int, a NumPy integer, or an integral float)."""
+    if isinstance(y, bool) or not isinstance(y, Real):
+        return False
+    return float(y).is_integer() and 0 <= y < k
 
 
 # ---------------------------------------------------------------------------------------

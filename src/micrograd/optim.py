@@ -16,6 +16,12 @@ An optimizer holds the list of parameters (``Value`` leaves) and per-parameter s
 builds no graph. The update rules follow ``torch.optim`` line for line (same
 defaults, same order of operations), and the tests check them step for step against it.
 
+A step applies whole or not at all: it reads every grad, computes every new value and
+state, and only then writes them, so an error (a grad that is not a number) leaves
+every parameter and every state as it was. A grad that is a ``Value`` (left by
+``backward(create_graph=True)``) is read as its number, as ``torch.optim`` reads a
+gradient that has a graph; ``p.data`` always stays a float.
+
 A schedule is a plain function ``k -> lr`` of the step number; the training loop sets
 ``opt.lr = schedule(k)`` before step ``k``.
 """
@@ -25,7 +31,7 @@ from __future__ import annotations
 import math
 from numbers import Real
 
-from .engine import _as_float
+from .engine import Value, _as_float
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "OPTIMIZERS", "make_optimizer",
            "constant_schedule", "linear_schedule", "step_schedule", "cosine_schedule",
@@ -44,6 +50,16 @@ def _check_number(x, name, low=0.0, low_open=False, high=None, high_open=False):
         hi = ("" if high is None else (f"{high})" if high_open else f"{high}]"))
         raise ValueError(f"{name} must be in {lo}{low}, {hi or 'inf)'}, got {x}")
     return x
+
+
+def _data_float(p):
+    """``p.data`` as a float (a parameter's data is a float; anything else is refused)."""
+    x = p.data
+    if type(x) is float:
+        return x
+    if isinstance(x, bool) or not isinstance(x, Real):
+        raise TypeError(f"a parameter's data must be a number, got {type(x).__name__}")
+    return _as_float(x)
 
 
 class Optimizer:
@@ -75,6 +91,28 @@ class Optimizer:
         """Set every parameter's grad to 0 (grads accumulate across backward calls)."""
         for p in self.params:
             p.grad = 0.0
+
+    def _grads(self):
+        """Every parameter's grad as a float, read before anything is written; a Value
+        grad (from ``backward(create_graph=True)``) gives its number; anything else is
+        refused with a TypeError naming the parameter and the type."""
+        out = []
+        for i, p in enumerate(self.params):
+            g = p.grad
+            if type(g) is not float:
+                if isinstance(g, Value):  # a Value: its number
+                    g = g.data
+                if isinstance(g, bool) or not isinstance(g, Real):
+                    raise TypeError(f"parameter {i} has a grad of type {type(g).__name__} "
+                                    f"({g!r:.40}); an optimizer needs a number")
+                g = _as_float(g)
+            out.append(g)
+        return out
+
+    def _write(self, values):
+        """Assign the new ``p.data`` of every parameter (after all were computed)."""
+        for p, v in zip(self.params, values):
+            p.data = v
 
     def step(self):  # pragma: no cover - abstract
         raise NotImplementedError
@@ -114,17 +152,21 @@ class SGD(Optimizer):
 
     def step(self):
         lr, mom, damp, wd = self.lr, self.momentum, self.dampening, self.weight_decay
-        buf = self.buf
-        for i, p in enumerate(self.params):
-            g = p.grad
+        grads = self._grads()
+        buf = list(self.buf)
+        new = []
+        for i, (p, g) in enumerate(zip(self.params, grads)):
+            x = _data_float(p)
             if wd != 0.0:
-                g = g + wd * p.data
+                g = g + wd * x
             if mom != 0.0:
                 b = buf[i]
                 b = g if b is None else mom * b + (1.0 - damp) * g
                 buf[i] = b
                 g = g + mom * b if self.nesterov else b
-            p.data -= lr * g
+            new.append(x - lr * g)
+        self._write(new)  # all computed: now write, so a step never half-applies
+        self.buf = buf
         self.steps += 1
 
     def _options(self):
@@ -153,7 +195,8 @@ class Adam(Optimizer):
             raise TypeError(f"betas must be a pair (b1, b2), got {betas!r}")
         self.betas = (_check_number(betas[0], "beta1", 0.0, False, 1.0, True),
                       _check_number(betas[1], "beta2", 0.0, False, 1.0, True))
-        self.eps = _check_number(eps, "eps")
+        # eps > 0: with eps = 0 a zero gradient divides 0 by 0
+        self.eps = _check_number(eps, "eps", 0.0, low_open=True)
         self.weight_decay = _check_number(weight_decay, "weight_decay")
         self.amsgrad = bool(amsgrad)
         n = len(self.params)
@@ -162,21 +205,22 @@ class Adam(Optimizer):
         self.vmax = [0.0] * n
 
     def step(self):
-        self.steps += 1
-        t = self.steps
+        t = self.steps + 1
         lr, eps, wd = self.lr, self.eps, self.weight_decay
         b1, b2 = self.betas
         bc1 = 1.0 - b1 ** t
         bc2_sqrt = math.sqrt(1.0 - b2 ** t)
         step_size = lr / bc1
-        m, v, vmax = self.m, self.v, self.vmax
-        for i, p in enumerate(self.params):
-            g = p.grad
+        grads = self._grads()
+        m, v, vmax = list(self.m), list(self.v), list(self.vmax)
+        new = []
+        for i, (p, g) in enumerate(zip(self.params, grads)):
+            x = _data_float(p)
             if wd != 0.0:
                 if self._decoupled:
-                    p.data *= 1.0 - lr * wd
+                    x *= 1.0 - lr * wd
                 else:
-                    g = g + wd * p.data
+                    g = g + wd * x
             m[i] = b1 * m[i] + (1.0 - b1) * g
             v[i] = b2 * v[i] + (1.0 - b2) * g * g
             if self.amsgrad:
@@ -184,7 +228,10 @@ class Adam(Optimizer):
                 denom = math.sqrt(vmax[i]) / bc2_sqrt + eps
             else:
                 denom = math.sqrt(v[i]) / bc2_sqrt + eps
-            p.data -= step_size * m[i] / denom
+            new.append(x - step_size * m[i] / denom)
+        self._write(new)  # all computed: now write, so a step never half-applies
+        self.m, self.v, self.vmax = m, v, vmax
+        self.steps = t
 
     def _options(self):
         return {"lr": self.lr, "betas": self.betas, "eps": self.eps,

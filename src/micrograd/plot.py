@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import os
 
+from .files import atomic_path
+
 __all__ = ["plot_decision_boundary", "plot_learning_curves", "animate_boundary",
            "plot_comparison", "snapshot", "predict_scores", "auto_figsize"]
 
@@ -226,7 +228,8 @@ def _finish(fig, path):
     if path is None:
         return fig
     path = os.fspath(path)
-    fig.savefig(path, dpi=fig.dpi)
+    with atomic_path(path, example="picture.png") as tmp:  # never a half-written picture
+        fig.savefig(tmp, dpi=fig.dpi)
     return path
 
 
@@ -330,7 +333,7 @@ def animate_boundary(model, frames, X, y, path, X_test=None, y_test=None, fps=8,
     fig.subplots_adjust(left=0.1, right=0.96, bottom=0.08, top=0.9)
     writer = PillowWriter(fps=fps)
     path = os.fspath(path)
-    with writer.saving(fig, path, dpi):
+    with atomic_path(path, example="boundary.gif") as tmp, writer.saving(fig, tmp, dpi):
         background = None
         for epoch, weights in frames:
             if background is None:  # first frame: everything

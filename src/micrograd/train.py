@@ -25,9 +25,13 @@ include the L2 penalty (the objective being minimised).
 Callbacks run after every epoch as ``callback(epoch, logs, model)`` (``logs`` is the dict
 of that epoch's numbers); a callback that returns ``True`` stops training.
 
-Ctrl-C stops cleanly after the current step (a second Ctrl-C interrupts at once);
-either way the model keeps the weights of the last completed step and ``fit`` returns
-the history with ``stopped == "interrupted"``.
+Ctrl-C stops cleanly after the current step. A second Ctrl-C interrupts at once, but
+only inside a step's loss-and-gradient computation or the test-set evaluation (the
+step is abandoned, the evaluation's numbers are recorded as nan), never in the middle of
+an optimizer step or of the history's bookkeeping (see ``CtrlC``). Either way the model
+keeps the weights of the last completed step, the history has one entry per epoch in
+every list (the last epoch may be partial: the average over its completed steps), and
+``fit`` returns it with ``stopped == "interrupted"``.
 
 Divergence: ``History.diverged_at`` is the first epoch whose training loss is not a
 finite number (nan or inf; None while it stays finite). By default training goes on
@@ -52,6 +56,7 @@ from __future__ import annotations
 
 import gc
 import math
+import os
 import random as _random
 import signal
 import sys
@@ -63,7 +68,8 @@ from numbers import Real
 from .engine import _as_float, no_grad
 from .losses import accuracy, get_loss, l2_penalty
 
-__all__ = ["fit", "evaluate", "History", "EagerEngine", "StopTraining", "get_engine"]
+__all__ = ["fit", "evaluate", "History", "EagerEngine", "StopTraining", "get_engine",
+           "ctrl_c_guard", "install_ctrl_c", "CtrlC"]
 
 
 class StopTraining(Exception):
@@ -136,7 +142,24 @@ def get_engine(engine="auto", loss=None):
 def evaluate(model, X, y, loss="mse", l2=0.0, engine=None):
     """``(loss, accuracy)`` of ``model`` on ``(X, y)``, without gradients."""
     engine = get_engine(engine, loss)
-    return engine.evaluate(model, list(X), list(y), get_loss(loss), l2)
+    X, spec = list(X), get_loss(loss)
+    if X:
+        _check_outputs(model, X[0], spec)
+    return engine.evaluate(model, X, list(y), spec, l2)
+
+
+def _check_outputs(model, x, spec):
+    """A loss over K class logits (``ce``) needs a model with K >= 2 outputs: refused
+    here, the same for every engine (traced, a one-output model gave a loss of 0)."""
+    if spec.outputs != "classes":
+        return
+    with no_grad():
+        out = model(x)
+    n = len(out) if isinstance(out, (list, tuple)) else 1
+    if n < 2:
+        raise ValueError(f"the loss {spec.name!r} needs one output (logit) per class, at "
+                         f"least 2, but the model has {n} output; give the last layer K "
+                         f"outputs, or use 'bce' (one logit, labels 0/1) for two classes")
 
 
 # ---------------------------------------------------------------------------------------
@@ -189,6 +212,25 @@ class History:
                  diverged_at=self.diverged_at)
         return d
 
+    def _record(self, train_loss, train_acc, lr, test, seconds):
+        """Append one epoch's numbers (``test``: ``(loss, acc)`` or None)."""
+        self.train_loss.append(train_loss)
+        self.train_acc.append(train_acc)
+        self.lr.append(lr)
+        if test is not None:
+            self.test_loss.append(test[0])
+            self.test_acc.append(test[1])
+        self.time.append(seconds)
+
+    def _even_out(self):
+        """Drop a partly recorded last epoch, so every list has one entry per epoch."""
+        full = [getattr(self, k) for k in self.KEYS if k not in ("test_loss", "test_acc")]
+        n = min(len(seq) for seq in full)
+        if self.test_loss or self.test_acc:
+            n = min(n, len(self.test_loss), len(self.test_acc))
+        for k in self.KEYS:
+            del getattr(self, k)[n:]
+
     def __repr__(self):
         last = self.last()
         nums = " ".join(f"{k}={v:.4g}" for k, v in last.items() if k != "epoch")
@@ -200,27 +242,105 @@ class History:
 # ---------------------------------------------------------------------------------------
 
 
-@contextmanager
-def _soft_interrupt():
-    """While active, the first Ctrl-C only sets a flag (checked between steps); the
-    second raises KeyboardInterrupt as usual. Only in the main thread, and only when
-    nobody else has installed a SIGINT handler."""
-    flag = {"hit": False}
-    if (threading.current_thread() is not threading.main_thread()
-            or signal.getsignal(signal.SIGINT) is not signal.default_int_handler):
-        yield flag
-        return
+class CtrlC:
+    """What Ctrl-C (SIGINT) does while ``fit`` trains and a command saves its results.
 
-    def handler(signum, frame):
-        if flag["hit"]:
+    Installed as the SIGINT handler by ``ctrl_c_guard()`` (and by the command line for
+    the commands that train). Its ``mode`` says what a press does:
+
+    * ``"train"``: the first press sets ``hit`` (the loop stops after the current
+      step); a later press interrupts at once, but only inside a step's loss and
+      gradient computation or a test-set evaluation (``window``), never in the middle
+      of an optimizer step or of the history's bookkeeping;
+    * ``"defer"``: a press is noted (``deferred``) and acted on later: for writes that
+      must not be cut short (history.json, model.json);
+    * ``"abort"`` and ``"raise"``: a press raises ``KeyboardInterrupt`` at once (optional
+      work such as pictures, each written atomically; work before training);
+    * ``"ignore"``: a press is only counted (a command that has finished and exits).
+
+    ``presses`` counts every press. An inactive guard (another handler was installed,
+    SIGINT is ignored, or not the main thread) never sees a press.
+    """
+
+    MODES = ("train", "defer", "abort", "raise", "ignore")
+
+    def __init__(self, active=True, mode="train"):
+        if mode not in self.MODES:
+            raise ValueError(f"mode must be one of {', '.join(self.MODES)}, got {mode!r}")
+        self.active = active
+        self.mode = mode
+        self.presses = 0
+        self.hit = False
+        self.window = False
+        self.deferred = False
+
+    def __call__(self, signum, frame):
+        self.presses += 1
+        mode = self.mode
+        if mode in ("abort", "raise"):
             raise KeyboardInterrupt
-        flag["hit"] = True
+        if mode == "ignore":
+            return
+        if mode == "defer":
+            if not self.deferred:
+                _note("Ctrl-C: finishing the files being written first")
+            self.deferred = True
+            return
+        if self.hit and self.window:
+            raise KeyboardInterrupt
+        self.hit = True
 
-    signal.signal(signal.SIGINT, handler)
+
+def _note(text):
+    """A line on stderr from a signal handler: os.write, since the handler may run in
+    the middle of a print to sys.stderr (a reentrant write raises)."""
     try:
-        yield flag
+        os.write(2, (text + "\n").encode())
+    except OSError:  # pragma: no cover - no stderr
+        pass
+
+
+def install_ctrl_c(mode="train"):
+    """Install a ``CtrlC`` handler (in ``mode``) if Python's default SIGINT handler is in
+    place and this is the main thread; return ``(guard, previous handler)``. Otherwise
+    (a program's own handler, an inherited ignored SIGINT in a background job, another
+    thread, or a ``CtrlC`` already installed) install nothing and return the guard in
+    place, or an inactive one, with ``None``."""
+    try:
+        current = signal.getsignal(signal.SIGINT)
+    except ValueError:  # pragma: no cover - no signals here
+        current = None
+    if isinstance(current, CtrlC):
+        return current, None
+    if (threading.current_thread() is not threading.main_thread()
+            or current is not signal.default_int_handler):
+        return CtrlC(active=False, mode=mode), None
+    guard = CtrlC(mode=mode)
+    signal.signal(signal.SIGINT, guard)
+    return guard, current
+
+
+@contextmanager
+def ctrl_c_guard():
+    """A ``CtrlC`` handler for the block (see ``install_ctrl_c``); the previous handler
+    is restored after it. Nested guards share the outer one; an outer guard in
+    ``"raise"`` mode trains in ``"train"`` mode inside the block, and is back in
+    ``"raise"`` after it unless the block chose another mode."""
+    guard, previous = install_ctrl_c()
+    if previous is None:
+        outer = guard.mode
+        if outer == "raise":
+            guard.mode = "train"
+        try:
+            yield guard
+        finally:
+            if outer == "raise" and guard.mode == "train":  # a block that moved on to
+                guard.mode = outer  # "defer" (saving its results) keeps that mode
+        return
+    try:
+        yield guard
     finally:
-        signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.signal(signal.SIGINT, previous)
 
 
 @contextmanager
@@ -329,6 +449,13 @@ def fit(model, X, y, *, loss="mse", optimizer=None, epochs=100, batch_size=None,
     elif not isinstance(optimizer, Optimizer):
         raise TypeError(f"optimizer must be a micrograd.optim optimizer, got "
                         f"{type(optimizer).__name__}")
+    own = {id(p) for p in params}
+    foreign = sum(id(p) not in own for p in optimizer.params)
+    if foreign:
+        raise ValueError(f"the optimizer holds {foreign} of its {len(optimizer.params)} "
+                         f"parameters from outside this model (built on another model's "
+                         f"parameters?): build it on model.parameters()")
+    _check_outputs(model, X[0], loss)
     callbacks = [callbacks] if callable(callbacks) else list(callbacks)
     engine = get_engine(engine, loss)
     rng = _random.Random(seed)
@@ -342,34 +469,52 @@ def fit(model, X, y, *, loss="mse", optimizer=None, epochs=100, batch_size=None,
     t0 = time.perf_counter()
     hist.stopped = "completed"
     try:
-        with _soft_interrupt() as sigint, _gc_paused(pause_gc):
+        with ctrl_c_guard() as sigint, _gc_paused(pause_gc):
             for epoch in range(1, epochs + 1):
                 if bs < n:
                     rng.shuffle(order)
                 tot_loss = tot_acc = 0.0
+                done = 0  # samples of the steps completed in this epoch
+                cut = False  # a second Ctrl-C abandoned a step or the evaluation
                 for start in range(0, n, bs):
                     idx = order[start:start + bs]
                     Xb = [X[i] for i in idx] if bs < n else X
                     yb = [y[i] for i in idx] if bs < n else y
                     if schedule is not None:
                         optimizer.lr = schedule(hist.steps)
-                    optimizer.zero_grad()
-                    lb, ab = engine.loss_and_grad(model, Xb, yb, loss, l2)
-                    optimizer.step()
+                    try:  # the only place a second Ctrl-C may land in a step
+                        sigint.window = True
+                        optimizer.zero_grad()
+                        lb, ab = engine.loss_and_grad(model, Xb, yb, loss, l2)
+                        sigint.window = False
+                    except KeyboardInterrupt:
+                        sigint.window = False
+                        optimizer.zero_grad()  # the abandoned step's partial gradients
+                        cut = True
+                        break
+                    optimizer.step()  # never cut short: a step applies whole or not at all
                     hist.steps += 1
                     tot_loss += lb * len(idx)
                     tot_acc += ab * len(idx)
-                    if sigint["hit"]:
+                    done += len(idx)
+                    if sigint.hit:
                         break
-                done = min(n, start + bs)
-                hist.train_loss.append(tot_loss / done)
-                hist.train_acc.append(tot_acc / done)
-                hist.lr.append(optimizer.lr)
-                if X_test is not None:
-                    tl, ta = engine.evaluate(model, X_test, y_test, loss, l2)
-                    hist.test_loss.append(tl)
-                    hist.test_acc.append(ta)
-                hist.time.append(time.perf_counter() - t0)
+                if not done:  # interrupted before the epoch's first step ended
+                    raise KeyboardInterrupt
+                test = None
+                if X_test is not None and cut:
+                    test = (math.nan, math.nan)  # no evaluation after a second Ctrl-C
+                elif X_test is not None:
+                    try:
+                        sigint.window = True
+                        test = engine.evaluate(model, X_test, y_test, loss, l2)
+                        sigint.window = False
+                    except KeyboardInterrupt:
+                        sigint.window = False
+                        cut = True
+                        test = (math.nan, math.nan)  # the evaluation was cut short
+                hist._record(tot_loss / done, tot_acc / done, optimizer.lr, test,
+                             time.perf_counter() - t0)
                 logs = hist.last()
                 if bar is not None:
                     bar.update(1)
@@ -385,7 +530,7 @@ def fit(model, X, y, *, loss="mse", optimizer=None, epochs=100, batch_size=None,
                         _say(bar, f"training diverged: the loss became "
                                   f"{logs['train_loss']} at epoch {epoch}; stopping")
                         break
-                if sigint["hit"]:
+                if sigint.hit or cut:
                     raise KeyboardInterrupt
                 stop = False
                 for cb in callbacks:
@@ -398,6 +543,7 @@ def fit(model, X, y, *, loss="mse", optimizer=None, epochs=100, batch_size=None,
                     break
     except KeyboardInterrupt:
         hist.stopped = "interrupted"
+        hist._even_out()  # an interrupt from a handler of the caller's may land anywhere
         _say(bar, f"interrupted after epoch {hist.epochs} (step {hist.steps}): stopping; "
                   f"the model keeps its weights as trained so far")
     finally:

@@ -529,14 +529,33 @@ def replay(root, changes=None, _g=None):
     return vals
 
 
+#: the default tolerance of the nudge check, per unit of h (one-sided) or h^2 (central).
+#: A one-sided difference is off by about (h/2) f2 (f2: the second derivative at x), a
+#: central one by (h^2/6) f3 (the third); the factor 2 lets a correct grad agree while
+#: |f2| <= 4 (1 + |grad|) one-sided, |f3| <= 12 (1 + |grad|) central, and says
+#: "disagree" for a slope of 17.18 against a grad of 10 at h = 0.1 (exp(10 x) at 0). A
+#: function that curves faster than that (exp(10 x) at any h) needs a larger ``tol``.
+NUDGE_TOL = 2.0
+#: rounding: each of f(x+h) and f(x) may be off by a few ulps per op of the graph
+_ROUNDING = 64 * 2.0 ** -52
+
+
 def nudge(root, leaf, h=1e-4, central=False, tol=None):
     """Nudge one leaf by ``h`` and compare the slope of the root with the leaf's grad.
 
     ``slope = (f(x+h) - f(x)) / h`` (the lecture's one-sided difference) or, with
-    ``central=True``, ``(f(x+h) - f(x-h)) / 2h``. ``ok`` when
-    ``|slope - grad| <= tol * (1 + |grad|)``, ``tol`` defaulting to ``100*h`` one-sided
-    and ``1e-6`` central. The grad is the correct reverse-mode one (the Values' own
-    ``grad`` fields are neither used nor changed). ``leaf``: a Value, a label or an id.
+    ``central=True``, ``(f(x+h) - f(x-h)) / 2h``. The slope of a correct grad is off by
+    the difference's truncation error, O(h) one-sided and O(h^2) central, plus the
+    rounding of f, O(eps |f| / h). So the check is ``ok`` (the text says "agree") when
+
+        |slope - grad| <= tol * (1 + |grad|) + 64 eps (|f(x+h)| + |f(x)|) / h
+
+    (``2h`` and ``f(x-h)`` central) with ``tol`` defaulting to ``NUDGE_TOL * h``
+    one-sided and ``NUDGE_TOL * h**2`` central; a slope that is not a finite number
+    never agrees, nor one where ``x + h == x``. When they disagree and the curvature
+    measured with the same h accounts for the difference, the text says so. The grad is
+    the correct reverse-mode one (the Values' own ``grad`` fields are neither used nor changed).
+    ``leaf``: a Value, a label or an id.
     """
     h = float(h)
     if not (h > 0 and math.isfinite(h)):
@@ -547,24 +566,58 @@ def nudge(root, leaf, h=1e-4, central=False, tol=None):
     if not nd.leaf:
         raise WalkError(f"{g.names[lid]!r} is not a leaf; nudge an input of the graph")
     x = nd.data
-    f_plus = replay(root, {lid: x + h}, g)[g.root]
+
+    def f(dx):
+        return replay(root, {lid: x + dx} if dx else None, g)[g.root]
+
+    f_plus = f(h)
     if central:
-        f0 = replay(root, {lid: x - h}, g)[g.root]
-        slope = (f_plus - f0) / (2 * h)
+        f0 = f(-h)
+        width = 2 * h
     else:
-        f0 = replay(root, None, g)[g.root]
-        slope = (f_plus - f0) / h
+        f0 = f(0.0)
+        width = h
+    slope = (f_plus - f0) / width
     grad = correct_grads(g)[lid]
-    tol = (1e-6 if central else 100 * h) if tol is None else float(tol)
+    if tol is None:
+        tol = NUDGE_TOL * (h * h if central else h)
+    tol = float(tol)
     err = abs(slope - grad)
-    ok = err <= tol * (1 + abs(grad))
+    allowed = tol * (1 + abs(grad)) + _ROUNDING * (abs(f_plus) + abs(f0)) / width
+    lost = x + h == x or (central and x - h == x)  # h below the precision of x
+    ok = math.isfinite(slope) and not lost and err <= allowed
     name = g.names[lid]
+    if ok:
+        verdict = "agree"
+    elif not math.isfinite(slope):
+        verdict = "disagree: the difference is not a finite number"
+    elif lost:
+        verdict = f"disagree: h is below the precision of {name} = {fmt(x)}"
+    else:
+        verdict = f"disagree: more than the {fmt(allowed, 3)} allowed at this h"
+        curve = _truncation(f, h, central)
+        # smooth: the estimate shrinks with h as the truncation error does (it does not
+        # at a kink, where the "curvature" is a jump in slope)
+        shrink = _truncation(f, h / 2, central) * (4 if central else 2) / curve if curve else 0
+        if math.isfinite(curve) and err <= 2 * curve and 0.6 < shrink < 1.6:
+            verdict += (f"; the curvature alone accounts for about {fmt(curve, 3)}: "
+                        f"try a smaller h, or a larger tolerance")
     how = f"(f({name}+h) - f({name}-h)) / 2h" if central else f"(f({name}+h) - f({name})) / h"
     text = (f"nudge {name} by h={fmt(h)}: slope {how} = {fmt(slope)}, grad[{name}] = "
-            f"{fmt(grad)}, difference {fmt(err, 3)} ({'ok' if ok else 'MISMATCH'})")
+            f"{fmt(grad)}, difference {fmt(err, 3)} ({verdict})")
     return Nudge(lid, name, h, central, f0, f_plus, slope, grad, err, ok, text)
 
 
+def _truncation(f, h, central):
+    """The leading truncation error of the difference at step ``h``, measured with the
+    same h: (h/2)|f2| one-sided, (h^2/6)|f3| central, from differences of f."""
+    if central:
+        third = (f(2 * h) - 2 * f(h) + 2 * f(-h) - f(-2 * h)) / (2 * h ** 3)
+        return h * h / 6 * abs(third)
+    second = (f(h) - 2 * f(0.0) + f(-h)) / (h * h)
+    return h / 2 * abs(second)
+
+
 __all__ = ["walk", "Walk", "forward_steps", "ForwardStep", "BackwardStep", "Contribution",
-           "Lost", "WalkError", "MODES", "format_walk", "nudge", "Nudge", "replay",
+           "Lost", "WalkError", "MODES", "format_walk", "nudge", "Nudge", "NUDGE_TOL", "replay",
            "correct_grads"]

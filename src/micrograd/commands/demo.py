@@ -25,6 +25,8 @@ import os
 import sys
 import time
 
+CTRL_C = True  # runs under micrograd.train.CtrlC (see micrograd.cli)
+
 #: the defaults of the two experiments, in one place
 MOONS = dict(
     n_samples=100,      # micrograd's demo
@@ -219,6 +221,8 @@ def write_pictures(res, out, stem, title, gif=True):
 def run(args):
     import json
 
+    from ..files import atomic_open
+
     out = args.out
     try:
         os.makedirs(out, exist_ok=True)
@@ -271,7 +275,7 @@ def run(args):
                         for r in rows],
                "seconds_with_pictures": timing, "seed": args.seed, "quick": args.quick}
     summary_path = os.path.join(out, "summary.json")
-    with open(summary_path, "w", encoding="utf-8") as f:
+    with atomic_open(summary_path) as f:
         json.dump(summary, f, indent=2)
     written.append(summary_path)
     if any(r[-1] == "traced" for r in rows):

@@ -74,6 +74,12 @@ def add_parser(subparsers):
                    help="nudge these leaves by h and compare the slope with the grad")
     p.add_argument("-H", "--h", type=float, default=1e-4, dest="h",
                    help="the nudge size for --nudge (default 1e-4)")
+    p.add_argument("--central", action="store_true",
+                   help="--nudge with the central difference (f(x+h) - f(x-h)) / 2h "
+                        "(error O(h^2)) instead of seed 002's one-sided one (error O(h))")
+    p.add_argument("--tol", type=float, default=None,
+                   help="--nudge agrees when |slope - grad| <= tol * (1 + |grad|) plus "
+                        "rounding (default: 2h one-sided, 2h^2 central)")
     p.set_defaults(func=run)
     return p
 
@@ -87,11 +93,13 @@ def _check_output(path):
     """A message if ``path`` cannot be written (checked before any work), else None."""
     import os
 
-    folder = os.path.dirname(os.path.abspath(path))
-    if os.path.isdir(path):
-        return f"cannot write {path!r}: it is a folder; give a file name such as graph.svg"
-    if not os.path.isdir(folder):
-        return f"cannot write {path!r}: the folder {folder!r} does not exist"
+    from ..files import check_target, error_line
+
+    try:
+        check_target(path, example="graph.svg")
+    except OSError as err:
+        return error_line(err)
+    folder = os.path.dirname(os.path.realpath(path))
     if not os.access(folder, os.W_OK | os.X_OK):
         return f"cannot write {path!r}: no permission to write in {folder!r}"
     return None
@@ -101,6 +109,7 @@ def run(args):
     import os
 
     from ..expr import ExprError, evaluate, parse_values
+    from ..files import error_line, write_text
     from ..viz.graph import fmt
     from ..walk import WalkError, format_walk, nudge, walk
 
@@ -124,13 +133,23 @@ def run(args):
     root = prog.root
     if not args.no_grad:
         root.backward()
+    if fmt_out == "png":  # a PNG too large to read is refused before any other output
+        from ..viz.layout import layout
+        from ..viz.png import GraphTooLargeError, png_scale, render_png
+
+        lay = layout(root, rankdir=args.rankdir, show_grad=not args.no_grad)
+        try:
+            png_scale(lay)
+        except GraphTooLargeError as err:
+            return _fail(str(err))
     try:
         if args.steps or args.order or args.mode != "correct" or args.passes is not None:
             w = walk(root, order=args.order, mode=args.mode, passes=args.passes)
             print(format_walk(w, forward=args.steps))
         for name in (args.nudge or "").split(","):
             if name.strip():
-                print(nudge(root, name.strip(), h=args.h).text)
+                print(nudge(root, name.strip(), h=args.h, central=args.central,
+                            tol=args.tol).text)
     except (WalkError, ValueError) as err:
         return _fail(str(err))
     if fmt_out is not None:
@@ -139,14 +158,13 @@ def run(args):
         show = not args.no_grad
         try:
             if fmt_out == "png":
-                viz.to_png(root, args.output, rankdir=args.rankdir, show_grad=show)
+                render_png(lay, args.output)
             else:
                 render = {"svg": viz.to_svg, "dot": viz.to_dot, "json": viz.to_json}[fmt_out]
                 text = render(root, rankdir=args.rankdir, show_grad=show)
-                with open(args.output, "w", encoding="utf-8") as fh:
-                    fh.write(text)
+                write_text(args.output, text, example="graph.svg")
         except OSError as err:
-            return _fail(f"cannot write {args.output!r}: {err.strerror or err}", 1)
+            return _fail(error_line(err, args.output), 1)
         nodes, edges = viz.trace(root)
         print(f"wrote {args.output} ({fmt_out}: {len(nodes)} values, {len(edges)} edges)")
     elif not (args.steps or args.order or args.nudge or args.mode != "correct"):

@@ -38,10 +38,18 @@ limits (refused with exit code 2 before any work): --samples <= 100,000;
 --epochs <= 1,000,000; --lr <= 100; --l2, --weight-decay, --noise <= 10; per step,
 eager: points x parameters <= 5,000,000; traced: points x neurons <= 20,000,000.
 
+Ctrl-C stops after the current step (a second press abandons the step in progress) and
+still writes history.json, model.json and the pictures; presses while history.json and
+model.json are written wait until both are complete; a press while the pictures are
+drawn skips the rest. Every file is written whole (a temporary file, then renamed).
+
 exit codes: 0 done; 2 refused options; 1 cannot write the output, or training diverged
 (the loss became nan/inf: history.json is written, the model is not; try a smaller --lr);
-130 interrupted (Ctrl-C; what was trained so far is written).
+130 interrupted (Ctrl-C; what was trained so far is written); 141 the reader of the
+output went away (a closed pipe).
 """
+
+CTRL_C = True  # runs under micrograd.train.CtrlC (see micrograd.cli)
 
 DATASETS = ("moons", "circles", "disk", "xor", "spiral", "blobs", "digits")
 ACTIVATIONS = ("tanh", "relu", "sigmoid", "softplus")
@@ -357,15 +365,12 @@ def run(args):
         print(f"micrograd train: error: {problem}", file=sys.stderr)
         return 2
 
-    import json
-
-    from .. import io
     from ..data import load_digits, make_dataset, train_test_split
     from ..losses import LOSSES as LOSS_SPECS
     from ..optim import SCHEDULES as SCHEDULE_FACTORIES
     from ..optim import make_optimizer
     from ..nn import MLP
-    from ..train import fit, get_engine
+    from ..train import ctrl_c_guard, get_engine
 
     spec = LOSS_SPECS[args.loss]
     engine = get_engine(args.engine, spec)
@@ -432,11 +437,35 @@ def run(args):
           f"{n_classes} classes; MLP({len(X[0])}, {args.hidden + [n_out]}) "
           f"{args.activation} -> {out_act}, {len(model.parameters())} parameters; "
           f"{args.loss} loss, {opt!r}, {args.schedule} schedule, {steps} steps")
+    with ctrl_c_guard() as ctrl_c:  # from here on, no Ctrl-C ends in a traceback
+        return _train_and_write(args, ctrl_c, model, opt, spec, engine, schedule, bs, lr,
+                                Xtr, ytr, Xte, yte, frames, callbacks, two_d)
+
+
+def _train_and_write(args, ctrl_c, model, opt, spec, engine, schedule, bs, lr, Xtr, ytr,
+                     Xte, yte, frames, callbacks, two_d):
+    """Train, then write history.json, model.json and the pictures.
+
+    Ctrl-C (``micrograd.train.CtrlC``): while training, the first press stops after the
+    current step and a second one abandons the step in progress; while history.json
+    and model.json are written, presses wait until both are complete; while the pictures
+    are drawn, a press skips the rest of them (each picture file is whole or absent).
+    Any press makes the exit code 130."""
+    import json
+
+    from .. import io
+    from ..files import atomic_open, error_line
+    from ..train import fit
+    from ..viz.graph import num
+
+    ctrl_c.mode = "train"
     t0 = time.perf_counter()
     hist = fit(model, Xtr, ytr, loss=spec, optimizer=opt, epochs=args.epochs,
                batch_size=bs, X_test=Xte, y_test=yte, l2=args.l2, schedule=schedule,
                callbacks=callbacks, progress=not args.no_progress, seed=args.seed,
                desc=args.dataset, engine=engine, stop_on_nan=True)
+    ctrl_c.mode = "defer"  # the results are written whole, whatever is pressed now
+    trained_presses = ctrl_c.presses
     seconds = time.perf_counter() - t0
     last = hist.last()
     if last:
@@ -454,8 +483,9 @@ def run(args):
     hist_path = os.path.join(args.out, "history.json")
     model_path = os.path.join(args.out, "model.json")
     diverged = hist.diverged_at is not None or not _finite_weights(model)
+    skipped = False
     try:
-        with open(hist_path, "w", encoding="utf-8") as f:
+        with atomic_open(hist_path, example="history.json") as f:
             json.dump(hist.to_dict(json_safe=True), f, indent=1, allow_nan=False)
         written.append(hist_path)
         if diverged:
@@ -465,27 +495,41 @@ def run(args):
             return 1
         if not hist.epochs:
             print(f"wrote {hist_path}; no epoch finished, so no model was saved")
-            return 130 if hist.stopped == "interrupted" else 0
+            return 130 if _interrupted(hist, ctrl_c) else 0
         args_meta = {k: v for k, v in vars(args).items() if k not in ("func", "_parser")}
-        io.save(model, model_path, meta={"args": args_meta, "final": last})
+        final = {k: num(v) for k, v in last.items()}  # nan (a cut evaluation) as "NaN"
+        io.save(model, model_path, meta={"args": args_meta, "final": final})
         written.insert(0, model_path)
-        if plots:
-            written += _pictures(args, hist, model, frames, two_d, last, Xtr, ytr, Xte, yte)
+        if not args.no_plots and ctrl_c.presses == trained_presses:
+            ctrl_c.mode = "abort"  # pictures are optional: a press skips the rest
+            try:
+                _pictures(args, hist, model, frames, two_d, last, Xtr, ytr, Xte, yte,
+                          written)
+            except KeyboardInterrupt:
+                skipped = True
+            ctrl_c.mode = "defer"
+        elif not args.no_plots:
+            skipped = True
     except OSError as err:
-        where = err.filename or args.out
-        print(f"micrograd train: error: cannot write {where!r}: {err.strerror or err}",
-              file=sys.stderr)
+        print(f"micrograd train: error: {error_line(err, args.out)}", file=sys.stderr)
         return 1
     print(f"wrote {len(written)} files to {os.path.abspath(args.out)}: "
           + ", ".join(os.path.basename(p) for p in written))
-    return 130 if hist.stopped == "interrupted" else 0
+    if skipped:
+        print("Ctrl-C: the remaining pictures were skipped", file=sys.stderr)
+    return 130 if _interrupted(hist, ctrl_c) else 0
 
 
-def _pictures(args, hist, model, frames, two_d, last, Xtr, ytr, Xte, yte):
-    """Learning curves, decision boundary and its animation; the paths written."""
+def _interrupted(hist, ctrl_c):
+    """Ctrl-C was pressed at any point: during training, or while saving."""
+    return hist.stopped == "interrupted" or ctrl_c.presses > 0
+
+
+def _pictures(args, hist, model, frames, two_d, last, Xtr, ytr, Xte, yte, written):
+    """Learning curves, decision boundary and its animation, each appended to
+    ``written`` as soon as it is on disk."""
     from .. import plot
 
-    written = []
     written.append(plot.plot_learning_curves(
         hist, path=os.path.join(args.out, "curves.png"), title=args.dataset))
     if two_d:
@@ -496,4 +540,3 @@ def _pictures(args, hist, model, frames, two_d, last, Xtr, ytr, Xte, yte):
             written.append(plot.animate_boundary(
                 model, frames, Xtr, ytr, os.path.join(args.out, "boundary.gif"),
                 Xte, yte, title=args.dataset + ", epoch {epoch}"))
-    return written

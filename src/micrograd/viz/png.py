@@ -1,24 +1,59 @@
-"""A PNG of a graph, drawn with matplotlib's Agg canvas (no Graphviz, no display)."""
+"""A PNG of a graph, drawn with matplotlib's Agg canvas (no Graphviz, no display).
+
+The image is the layout at 1.5 image px per layout px, shrunk if needed to at most
+``MAX_SIDE`` px on its longer side and ``MAX_PIXELS`` px in all (the Agg canvas holds 4
+bytes per pixel while drawing). A graph that would have to shrink so far that its text
+is smaller than ``MIN_TEXT_PX`` cannot be drawn legibly: ``to_png`` refuses it with
+``GraphTooLargeError`` before drawing anything (an SVG has no such limit). The boxes,
+ellipses and edges are drawn as a few collections, so the time grows with the number
+of nodes and pixels and nothing else.
+"""
 
 from __future__ import annotations
 
+import math
+
+from ..files import atomic_path
 from .layout import FONT_SIZE, layout
 from .render_common import bezier_segments
 from .svg import DATA_COLOR, EDGE_COLOR, GRAD_COLOR
 
-MAX_PIXELS = 12000  # the longer side of the image is scaled down to at most this
+MAX_SIDE = 12000  # px: the longer side of the image is at most this
+MAX_PIXELS = 40_000_000  # px in all: 160 MB of canvas while drawing
+MIN_TEXT_PX = 6.0  # text smaller than this (in image px) cannot be read
+
+
+class GraphTooLargeError(ValueError):
+    """The graph is too large for a legible PNG; the message says how large it is."""
+
+
+def png_scale(lay, scale=1.5):
+    """The image px per layout px ``render_png`` uses: ``scale``, shrunk to the caps;
+    raises ``GraphTooLargeError`` when that makes the text illegible."""
+    w, h = max(lay.width, 1.0), max(lay.height, 1.0)
+    fit = min(scale, MAX_SIDE / max(w, h), math.sqrt(MAX_PIXELS / (w * h)))
+    if FONT_SIZE * fit < MIN_TEXT_PX:
+        raise GraphTooLargeError(
+            f"the graph ({len(lay.nodes):,} boxes, {w:,.0f} x {h:,.0f} px at full size) is "
+            f"too large for a legible PNG: at most {MAX_SIDE:,} px a side and "
+            f"{MAX_PIXELS // 1_000_000} million px in all, its text would be "
+            f"{FONT_SIZE * fit:.1f} px high (at least {MIN_TEXT_PX:g} needed); write an SVG "
+            f"(.svg), which has no size limit, or draw a smaller expression")
+    return fit
 
 
 def render_png(lay, path, dpi=100, scale=1.5):
-    """Draw a Layout into a PNG file at ``path`` (one layout px = ``scale`` image px)."""
+    """Draw a Layout into a PNG file at ``path`` (one layout px = ``scale`` image px,
+    less if the caps require it), atomically."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.collections import EllipseCollection, LineCollection, PatchCollection
     from matplotlib.figure import Figure
-    from matplotlib.patches import Ellipse, FancyArrowPatch, PathPatch, Rectangle
+    from matplotlib.patches import PathPatch, Polygon, Rectangle
     from matplotlib.path import Path
 
+    scale = png_scale(lay, scale)
     lr = lay.rankdir == "LR"
     w, h = max(lay.width, 1.0), max(lay.height, 1.0)
-    scale = min(scale, MAX_PIXELS / max(w, h))
     fig = Figure(figsize=(w * scale / dpi, h * scale / dpi), dpi=dpi)
     FigureCanvasAgg(fig)
     ax = fig.add_axes((0, 0, 1, 1))
@@ -26,7 +61,22 @@ def render_png(lay, path, dpi=100, scale=1.5):
     ax.set_ylim(h, 0)
     ax.axis("off")
     fs = FONT_SIZE * scale * 72.0 / dpi  # px -> points
-    text_kw = dict(ha="center", va="center", fontsize=fs, family="monospace")
+    text_kw = {"ha": "center", "va": "center", "fontsize": fs, "family": "monospace"}
+    head = 6.0  # arrow head length, layout px
+
+    # edges: one path collection for the curves, one for the arrow heads
+    curves, heads = [], []
+
+    def arrow_head(tip, back):
+        (bx, by), (tx, ty) = back, tip
+        dx, dy = tx - bx, ty - by
+        norm = math.hypot(dx, dy) or 1.0
+        ux, uy = dx / norm, dy / norm
+        half = head * 0.45
+        heads.append(Polygon([(tx, ty), (tx - head * ux - half * uy, ty - head * uy + half * ux),
+                              (tx - head * ux + half * uy, ty - head * uy - half * ux)],
+                             closed=True))
+
     for el in lay.edges:
         verts, codes = [], []
         for i, (p0, c1, c2, p1) in enumerate(bezier_segments(el.points, lr)):
@@ -35,36 +85,54 @@ def render_png(lay, path, dpi=100, scale=1.5):
                 codes.append(Path.MOVETO)
             verts += [c1, c2, p1]
             codes += [Path.CURVE4] * 3
-        ax.add_patch(PathPatch(Path(verts, codes), fill=False, edgecolor=EDGE_COLOR, lw=1))
+        if len(verts) > 1:
+            curves.append(PathPatch(Path(verts, codes)))
         b = el.points[-1]
-        tip = (b[0] - 6, b[1]) if lr else (b[0], b[1] - 6)
-        ax.add_patch(FancyArrowPatch(tip, b, arrowstyle="-|>", mutation_scale=8 * scale,
-                                     color=EDGE_COLOR, lw=0))
+        arrow_head(b, (b[0] - head, b[1]) if lr else (b[0], b[1] - head))
+    rects, ellipses, dividers = [], [], []
     for nl in lay.nodes:
         nd = nl.node
         if nl.op_box is not None:
             (x0, y0), (x1, y1) = nl.op_edge
-            ax.add_patch(FancyArrowPatch((x0, y0), (x1, y1), arrowstyle="-|>",
-                                         mutation_scale=8 * scale, color=EDGE_COLOR, lw=1))
+            dividers.append(((x0, y0), (x1, y1)))
+            arrow_head((x1, y1), (x0, y0))
             b = nl.op_box
-            ax.add_patch(Ellipse((b.cx, b.cy), b.w, b.h, facecolor="#f4f4f4",
-                                 edgecolor="#333333", lw=1))
+            ellipses.append((b.cx, b.cy, b.w, b.h))
             ax.text(b.cx, b.cy, nd.op, **text_kw)
         b = nl.box
-        ax.add_patch(Rectangle((b.x, b.y), b.w, b.h, facecolor="white", edgecolor="#333333",
-                               lw=1))
+        rects.append(Rectangle((b.x, b.y), b.w, b.h))
         x = b.x
         data_i = 1 if nd.label else 0
         for i, (cell, cw) in enumerate(zip(nl.cells, nl.cell_widths)):
             if i:
-                ax.plot([x, x], [b.y, b.y + b.h], color="#333333", lw=1)
+                dividers.append(((x, b.y), (x, b.y + b.h)))
             color = DATA_COLOR if i == data_i else GRAD_COLOR if i == data_i + 1 else "#111111"
             ax.text(x + cw / 2, b.cy, cell, color=color, **text_kw)
             x += cw
-    fig.savefig(path, dpi=dpi, facecolor="white")
+    # add_collection with autolim=False: the limits are fixed above (per-patch limit
+    # updates were most of the time of a large graph)
+    ax.add_collection(PatchCollection(curves, facecolor="none", edgecolor=EDGE_COLOR,
+                                      linewidth=1), autolim=False)
+    ax.add_collection(PatchCollection(heads, facecolor=EDGE_COLOR, edgecolor="none"),
+                      autolim=False)
+    if ellipses:
+        xs = [(e[0], e[1]) for e in ellipses]
+        ax.add_collection(EllipseCollection(
+            [e[2] for e in ellipses], [e[3] for e in ellipses], [0.0] * len(ellipses),
+            units="xy", offsets=xs, offset_transform=ax.transData, facecolor="#f4f4f4",
+            edgecolor="#333333", linewidth=1), autolim=False)
+    ax.add_collection(PatchCollection(rects, facecolor="white", edgecolor="#333333",
+                                      linewidth=1), autolim=False)
+    ax.add_collection(LineCollection(dividers, colors="#333333", linewidths=1),
+                      autolim=False)
+    with atomic_path(path, example="graph.png") as tmp:
+        fig.savefig(tmp, dpi=dpi, facecolor="white", format="png")
 
 
 def to_png(root, path, rankdir="LR", show_grad=True, dpi=100, scale=1.5):
-    """Draw the graph of ``root`` into the PNG file ``path`` (matplotlib, Agg)."""
+    """Draw the graph of ``root`` into the PNG file ``path`` (matplotlib, Agg).
+
+    Raises ``GraphTooLargeError`` (a ValueError) for a graph too large to draw legibly
+    (see the module docstring), before writing anything."""
     render_png(layout(root, rankdir=rankdir, show_grad=show_grad), path, dpi=dpi, scale=scale)
     return path

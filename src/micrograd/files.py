@@ -1,0 +1,154 @@
+"""Writing output files safely: every file micrograd writes goes through here.
+
+    >>> import os, tempfile
+    >>> from micrograd.files import atomic_open, atomic_path
+    >>> folder = tempfile.mkdtemp()
+    >>> with atomic_open(os.path.join(folder, "history.json")) as f:
+    ...     _ = f.write("{}")
+    >>> sorted(os.listdir(folder))
+    ['history.json']
+
+A file is written under a temporary name in the folder of its target and renamed over
+the target only once it is complete (``os.replace``, atomic on POSIX and Windows), so an
+interruption (Ctrl-C, a full disk, a crash) leaves either the old file or the new one,
+never a half-written one, and no temporary file behind. Like ``open(path, "w")``:
+
+* a new file gets the usual permissions (0666 minus the umask); an existing file keeps
+  its own;
+* a symlink is written through: its target is replaced, the link stays;
+* only regular files are written: a folder, a device node (``/dev/full``), a pipe or a
+  socket as the target is refused with ``OSError`` before anything is written.
+
+Every error is an ``OSError`` (``FileNotFoundError``, ``IsADirectoryError``,
+``PermissionError``...) whose ``filename`` is the user's path and whose ``strerror``
+says in words what is wrong; ``error_line(err)`` makes the one line a command prints.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import secrets
+import stat
+from contextlib import contextmanager
+
+__all__ = ["atomic_open", "atomic_path", "check_target", "error_line", "write_text"]
+
+_KINDS = ((stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+          (stat.S_ISFIFO, "a named pipe"), (stat.S_ISSOCK, "a socket"))
+
+
+def check_target(path, example="out.json"):
+    """Check that ``path`` can be written as a regular file; return the real path that
+    will be replaced (symlinks resolved). Raises ``OSError`` (``filename`` = ``path``)
+    if the folder is missing or the target is a folder or another non-regular file.
+    ``example`` is a file name suggested when ``path`` is a folder."""
+    path = os.fspath(path)
+    real = os.path.realpath(path)
+    try:
+        st = os.stat(real)
+    except FileNotFoundError:
+        st = None
+    except OSError as err:
+        raise OSError(err.errno, f"cannot reach it ({err.strerror})", path) from err
+    if st is not None:
+        if stat.S_ISDIR(st.st_mode):
+            raise IsADirectoryError(errno.EISDIR, f"it is a folder; give a file name "
+                                    f"such as {example}", path)
+        if not stat.S_ISREG(st.st_mode):
+            kind = next((k for test, k in _KINDS if test(st.st_mode)), "not a regular file")
+            raise OSError(errno.EINVAL, f"it is {kind}, not a regular file; micrograd "
+                          f"writes only regular files", path)
+    folder = os.path.dirname(real)
+    if not os.path.isdir(folder):
+        raise FileNotFoundError(errno.ENOENT, f"the folder {folder!r} does not exist", path)
+    return real
+
+
+def _reserve(real, path):
+    """Create an empty temporary file beside ``real`` (same suffix, so writers that pick
+    the format from the name still work); its mode is the target's, or 0666 - umask."""
+    folder, base = os.path.split(real)
+    stem, suffix = os.path.splitext(base)
+    try:
+        keep = stat.S_IMODE(os.stat(real).st_mode)
+    except FileNotFoundError:
+        keep = None
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+    for _ in range(100):
+        tmp = os.path.join(folder, f".{stem}.{secrets.token_hex(4)}.tmp{suffix}")
+        try:
+            fd = os.open(tmp, flags, 0o666)  # the kernel applies the umask
+        except FileExistsError:
+            continue
+        except OSError as err:
+            raise OSError(err.errno, f"cannot create a file in {folder!r} "
+                          f"({err.strerror})", path) from err
+        try:
+            if keep is not None:
+                os.fchmod(fd, keep)
+        finally:
+            os.close(fd)
+        return tmp
+    raise FileExistsError(errno.EEXIST, f"cannot find a free temporary name in {folder!r}",
+                          path)  # pragma: no cover - 100 random collisions
+
+
+def _sync(tmp):
+    fd = os.open(tmp, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+@contextmanager
+def atomic_path(path, example="out.json"):
+    """Yield a temporary path to write ``path``'s content to (for writers that take a
+    file name: matplotlib, Pillow); on success it replaces ``path``, on any exception
+    (Ctrl-C included) it is removed and ``path`` is left as it was."""
+    path = os.fspath(path)
+    real = check_target(path, example)
+    tmp = _reserve(real, path)
+    try:
+        yield tmp
+        _sync(tmp)
+        os.replace(tmp, real)
+    except BaseException as err:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        if isinstance(err, OSError) and err.filename in (tmp, None):
+            # name the user's path, never the temporary file
+            raise OSError(err.errno, err.strerror or str(err), path) from err
+        raise
+
+
+@contextmanager
+def atomic_open(path, mode="w", encoding="utf-8", example="out.json"):
+    """``open(path, mode)`` for writing (``"w"`` or ``"wb"``), atomically: the file
+    object writes a temporary file that replaces ``path`` when the block ends without
+    an exception."""
+    if mode not in ("w", "wb"):
+        raise ValueError(f"mode must be 'w' or 'wb', got {mode!r}")
+    with atomic_path(path, example) as tmp:
+        if mode == "wb":
+            with open(tmp, "wb") as f:
+                yield f
+        else:
+            with open(tmp, "w", encoding=encoding, newline="\n") as f:
+                yield f
+
+
+def write_text(path, text, example="out.json"):
+    """Write ``text`` (UTF-8) to ``path`` atomically."""
+    with atomic_open(path, "w", example=example) as f:
+        f.write(text)
+
+
+def error_line(err, path=None):
+    """One line for a command to print: ``cannot write 'x.png': <reason>``."""
+    where = err.filename if err.filename is not None else path
+    reason = err.strerror or str(err)
+    return f"cannot write {where!r}: {reason}" if where is not None else reason
