@@ -10,7 +10,7 @@ from micrograd.losses import LOSSES
 from micrograd.nn import MLP
 from micrograd.optim import SGD, Adam
 from micrograd.train import EagerEngine, evaluate, fit, get_engine
-from micrograd.trace import TracedEngine
+from micrograd.train_engines import TracedEngine
 
 
 def _labels(spec, n, k):

@@ -1,0 +1,80 @@
+"""``BatchLoss``: a traced per-sample loss, reduced over the batch, plus a regularizer."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .program import reduction_seed
+
+
+class BatchLoss:
+    """``loss = reduction_i f(sample_i) + regularizer()`` over a batch, traced.
+
+    ``backward(*batches)`` accumulates d loss / d p into every parameter's ``.grad`` and
+    returns the loss as a float; ``value(*batches)`` only evaluates it. ``per_sample``
+    is a traced ``Program`` with one output; ``regularizer`` a traced program with no
+    inputs (or None); ``params`` every parameter of either. Build one with
+    ``trace_loss``. ``loss_and_grads`` is the form that reads and writes no Value.
+    """
+
+    def __init__(self, per_sample, reduction="mean", regularizer=None):
+        reduction_seed(reduction, 1)  # refuses anything but "mean" and "sum"
+        if per_sample.n_outputs != 1:
+            raise ValueError("the per-sample function must return one Value (the loss)")
+        if regularizer is not None and (regularizer.n_inputs or regularizer.n_outputs != 1
+                                        or regularizer.widths):
+            raise ValueError("the regularizer must take no arguments and return one Value")
+        self.per_sample = per_sample
+        self.reduction = reduction
+        self.regularizer = regularizer
+        # one parameter list for both programs: read .data once, write .grad once
+        params = list(per_sample.params)
+        index = {id(p): j for j, p in enumerate(params)}
+        if regularizer is not None:
+            for p in regularizer.params:
+                if id(p) not in index:
+                    index[id(p)] = len(params)
+                    params.append(p)
+        self.params = params
+        self._parts = [(prog, np.array([index[id(p)] for p in prog.params], dtype=np.intp))
+                       for prog in (per_sample, regularizer) if prog is not None]
+
+    def param_values(self):
+        """The parameters' current ``.data``, in ``params`` order, as an array."""
+        return np.array([p.data for p in self.params], dtype=np.float64)
+
+    def loss_and_grads(self, P, *batches, grads=True):
+        """The loss at parameter values ``P`` (in ``params`` order) and, with ``grads``,
+        its gradient as an array: no Value is read or written."""
+        ps = self.per_sample
+        batch = ps.as_batch(*batches)
+        seed = reduction_seed(self.reduction, batch.size) if grads else None
+        g = np.zeros(len(self.params)) if grads else None
+        loss = 0.0
+        for prog, idx in self._parts:
+            if prog is ps:
+                out, gp = prog.run(batch, P[idx], seed)
+                loss += float(out.mean() if self.reduction == "mean" else out.sum())
+            else:
+                out, gp = prog.run(prog.as_batch(), P[idx], 1.0 if grads else None)
+                loss += float(out[0, 0])
+            if grads:
+                g[idx] += gp
+        return loss, g
+
+    def backward(self, *batches):
+        """Accumulate d loss / d p into every parameter's ``.grad``; return the loss."""
+        loss, g = self.loss_and_grads(self.param_values(), *batches)
+        for p, d in zip(self.params, g.tolist()):
+            p.grad += d
+        return loss
+
+    def value(self, *batches):
+        """The loss on a batch (no gradients)."""
+        return self.loss_and_grads(self.param_values(), *batches, grads=False)[0]
+
+    __call__ = value
+
+    def __repr__(self):
+        reg = f", regularizer={self.regularizer!r}" if self.regularizer is not None else ""
+        return f"BatchLoss({self.per_sample!r}, reduction={self.reduction!r}{reg})"

@@ -1,0 +1,243 @@
+"""Compiler passes: from a recorded graph to batched groups of rows.
+
+    graph -> fuse_sums -> find_dense -> analyse -> group -> (dense_param_order)
+          -> assign_rows
+
+Each pass reads and rewrites a list of IR nodes (``micrograd.trace.ir``) indexed by
+position; a node fused into another becomes ``None``. The two fusions are the batched
+forms of the ``+`` and ``*`` rules of the op table: a chain of ``+`` is one ``Sum``
+(every term gets the sum's gradient, as ``+`` passes its gradient to both inputs), and a
+sum of parameter-times-node products plus a parameter bias is one ``Dense`` row (the
+``*`` rule, d(w x) = x dw + w dx, summed over a batch as matrix products).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from .ir import Const, Dense, Input, Leaf, Op, Param, Sum
+
+
+def build_graph(rec, param_at, params):
+    """The recording's nodes with each leaf made a ``Param`` (an index into ``params``)
+    or a ``Const``. ``param_at``: position -> parameter Value."""
+    index = {id(p): j for j, p in enumerate(params)}
+    nodes = []
+    for i, nd in enumerate(rec.nodes):
+        if isinstance(nd, Leaf):
+            nd = Param(index[id(param_at[i])]) if i in param_at else Const(rec.leaves[i].data)
+        nodes.append(nd)
+    return nodes
+
+
+def count_users(nodes):
+    """How many nodes read each node (an input used twice counts twice)."""
+    users = [0] * len(nodes)
+    for nd in nodes:
+        if nd is not None:
+            for p in nd.inputs:
+                users[p] += 1
+    return users
+
+
+def fuse_sums(nodes, users, outputs):
+    """Chains of ``+`` -> one ``Sum`` each (a link read elsewhere stays a node).
+    Returns the positions of the sums."""
+    terms = {}
+    for i, nd in enumerate(nodes):
+        if isinstance(nd, Op) and nd.key == "add":
+            t = []
+            for p in nd.inputs:
+                if p in terms and users[p] == 1 and p not in outputs:
+                    t.extend(terms.pop(p))
+                    nodes[p] = None
+                else:
+                    t.append(p)
+            terms[i] = t
+    for i, t in terms.items():
+        nodes[i] = Sum(tuple(t))
+    return list(terms)
+
+
+def _weight_times_node(nodes, users, outputs, t):
+    """(parameter index, node) when node ``t`` is ``param * node`` read only by its sum."""
+    nd = nodes[t]
+    if not (isinstance(nd, Op) and nd.key == "mul") or users[t] != 1 or t in outputs:
+        return None
+    a, b = nd.inputs
+    if isinstance(nodes[a], Param) and not isinstance(nodes[b], Param):
+        return nodes[a].index, b
+    if isinstance(nodes[b], Param) and not isinstance(nodes[a], Param):
+        return nodes[b].index, a
+    return None
+
+
+def find_dense(nodes, users, outputs, sums):
+    """Sums of parameter-times-node products (plus a parameter bias) -> ``Dense`` rows;
+    the other terms of such a sum stay in a ``Sum`` over the dense row."""
+    for i in sums:
+        lin, rest, bias = [], [], None
+        for t in nodes[i].inputs:
+            wx = _weight_times_node(nodes, users, outputs, t)
+            if wx is not None:
+                lin.append((wx, t))
+            elif bias is None and isinstance(nodes[t], Param):
+                bias = nodes[t].index
+            else:
+                rest.append(t)
+        if not lin:
+            continue
+        for _, t in lin:
+            nodes[t] = None
+        dense = Dense(tuple(x for (_, x), _ in lin), tuple(w for (w, _), _ in lin), bias)
+        if rest:
+            nodes.append(dense)
+            nodes[i] = Sum((len(nodes) - 1,) + tuple(rest))
+        else:
+            nodes[i] = dense
+
+
+class Analysis(NamedTuple):
+    order: list     # a topological order of the nodes in use
+    level: list     # per node: 0 for a leaf, else 1 + the highest level of its inputs
+    need: list      # per node: does a gradient have to flow into it?
+
+
+def _reachable(nodes, outputs):
+    live = [False] * len(nodes)
+    stack = list(outputs)
+    while stack:
+        i = stack.pop()
+        if not live[i]:
+            live[i] = True
+            stack.extend(nodes[i].inputs)
+    return live
+
+
+def _topological(nodes, outputs):
+    """The nodes the outputs depend on, each after its inputs, otherwise in the order
+    they were recorded (an iterative depth-first search)."""
+    live = _reachable(nodes, outputs)
+    order, placed = [], [False] * len(nodes)
+    for r in range(len(nodes)):
+        if not live[r] or placed[r]:
+            continue
+        stack = [(r, False)]
+        while stack:
+            i, done = stack.pop()
+            if done:
+                order.append(i)
+            elif not placed[i]:
+                placed[i] = True
+                stack.append((i, True))
+                stack.extend((p, False) for p in reversed(nodes[i].inputs) if not placed[p])
+    return order
+
+
+def analyse(nodes, outputs):
+    """Order, levels, and which nodes a gradient must reach (those on a path from a
+    parameter: the inputs and constants need none)."""
+    order = _topological(nodes, outputs)
+    level = [0] * len(nodes)
+    need = [False] * len(nodes)
+    for i in order:
+        nd = nodes[i]
+        if nd.inputs:
+            level[i] = 1 + max(level[p] for p in nd.inputs)
+        need[i] = isinstance(nd, (Param, Dense)) or any(need[p] for p in nd.inputs)
+    return Analysis(order, level, need)
+
+
+class Group(NamedTuple):
+    """Nodes of one level doing the same thing: one batched step."""
+
+    level: int
+    kind: type      # Op, Sum or Dense
+    members: list   # node positions
+
+
+def group(nodes, an):
+    """Group the computed nodes by (level, what they do); groups sorted by level."""
+    groups = {}
+    for i in an.order:
+        nd = nodes[i]
+        if isinstance(nd, Op):
+            key = (an.level[i], Op, nd.key, repr(nd.arg))
+        elif isinstance(nd, Sum):
+            key = (an.level[i], Sum, len(nd.inputs))
+        elif isinstance(nd, Dense):
+            key = (an.level[i], Dense, nd.inputs, nd.bias is not None)
+        else:
+            continue  # inputs, parameters and constants are not computed
+        groups.setdefault(key, []).append(i)
+    return [Group(k[0], k[1], m) for k, m in sorted(groups.items(), key=lambda kv: kv[0][0])]
+
+
+def dense_param_order(nodes, groups, n_params):
+    """A parameter order in which every dense step reads its weights row by row (bias
+    last), so that its block is a strided view of the parameter buffer; None when a
+    weight is shared between dense rows (no such order)."""
+    order = []
+    for g in groups:
+        if g.kind is Dense:
+            for i in g.members:
+                order.extend(nodes[i].weights)
+                if nodes[i].bias is not None:
+                    order.append(nodes[i].bias)
+    placed = set(order)
+    if len(placed) != len(order):
+        return None
+    return order + [j for j in range(n_params) if j not in placed]
+
+
+def renumber_params(nodes, new_order):
+    """Rewrite parameter indices after the parameter list was put in ``new_order``."""
+    new = {old: k for k, old in enumerate(new_order)}
+    for i, nd in enumerate(nodes):
+        if isinstance(nd, Param):
+            nodes[i] = Param(new[nd.index])
+        elif isinstance(nd, Dense):
+            nodes[i] = Dense(nd.inputs, tuple(new[j] for j in nd.weights),
+                             None if nd.bias is None else new[nd.bias])
+
+
+class Layout(NamedTuple):
+    """Where each node lives in the value array (one row per node, one column per
+    sample): inputs first, then the parameters read as rows, the constants, then each
+    group's rows in order."""
+
+    row: dict           # node position -> row
+    n_rows: int
+    param_rows: slice   # the rows of the parameters read directly
+    param_index: list   # ... and which parameter each of them holds
+    const_rows: list
+    const_values: list
+    group_rows: list    # per group: (first row, end row)
+
+
+def assign_rows(nodes, an, groups, n_inputs):
+    row, nrow = {}, n_inputs
+    direct = sorted((nodes[i].index, i) for i in an.order if isinstance(nodes[i], Param))
+    for _, i in direct:
+        row[i] = nrow
+        nrow += 1
+    param_rows = slice(n_inputs, nrow)
+    const_rows, const_values = [], []
+    for i in an.order:
+        nd = nodes[i]
+        if isinstance(nd, Input):
+            row[i] = nd.index
+        elif isinstance(nd, Const):
+            row[i] = nrow
+            const_rows.append(nrow)
+            const_values.append(nd.value)
+            nrow += 1
+    group_rows = []
+    for g in groups:
+        start = nrow
+        for i in g.members:
+            row[i] = nrow
+            nrow += 1
+        group_rows.append((start, nrow))
+    return Layout(row, nrow, param_rows, [j for j, _ in direct], const_rows, const_values,
+                  group_rows)
