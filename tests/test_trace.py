@@ -16,8 +16,17 @@ from hypothesis import strategies as st
 from micrograd import ops
 from micrograd.engine import Value
 from micrograd.nn import MLP
-from micrograd.trace import (NP_OPS, BatchLoss, Program, TraceError, clear_cache, np_forward,
-                             np_local, trace, trace_loss)
+from micrograd.trace import (
+    NP_OPS,
+    BatchLoss,
+    Program,
+    TraceError,
+    clear_cache,
+    np_forward,
+    np_local,
+    trace,
+    trace_loss,
+)
 
 # ---------------------------------------------------------------------------------------
 # helpers
@@ -456,6 +465,59 @@ def test_refuses_python_max_over_values():
     assert _data_slot_is_plain()
 
 
+_READERS = {
+    "repr()": lambda s: "-" in repr(s),
+    "str()": lambda s: str(s).startswith("Value(data=-"),
+    "format()": lambda s: "-" in format(s, ""),
+    "format() (an f-string)": lambda s: "-" in f"{s}",
+    "bool()": lambda s: bool(s),
+}
+
+
+@pytest.mark.parametrize("how", sorted(_READERS))
+def test_refuses_decisions_on_the_text_or_truth_of_a_value(how):
+    # the decision flips between the samples' signs: without the refusal the program
+    # would take the first sample's branch for every sample
+    w = Value(1.0)
+    read = _READERS[how]
+    before = dict(Value.__dict__)
+
+    def fn(x):
+        s = w * x
+        return s.relu() if read(s) else s * 2.0  # decides on the number, not with ops
+
+    with pytest.raises(TraceError) as exc:
+        trace(fn, [1.0, -1.0], params=[w], cache=False)
+    msg = str(exc.value)
+    assert f"reads {how.split(' ')[0]} of a value that depends on the sample" in msg
+    assert "test_trace.py:" in msg and "lambda s:" in msg  # the line that decided
+    assert dict(Value.__dict__) == before  # every wrapper was taken off again
+    assert repr(Value(2.0)) == "Value(data=2.0, grad=0.0)"
+
+
+def test_float_of_a_sample_value_is_refused():
+    w = Value(1.0)
+    # float() works on a Value only if the engine defines __float__; either way a traced
+    # function cannot turn a sample-dependent value into a plain number
+    err = TraceError if "__float__" in Value.__dict__ else TypeError
+    with pytest.raises(err):
+        trace(lambda x: x * float(w * x), [1.0, -1.0], params=[w], cache=False)
+
+
+def test_text_of_a_parameter_is_allowed_while_tracing():
+    # a parameter does not depend on the sample: printing it decides nothing per sample
+    w = Value(3.0)
+    seen = []
+
+    def fn(x):
+        seen.append(repr(w) + f"{w}")
+        return w * x
+
+    prog = trace(fn, [1.0, 2.0], params=[w], cache=False)
+    assert prog([1.0, 2.0]).tolist() == [3.0, 6.0]
+    assert seen[0] == "Value(data=3.0, grad=0.0)" * 2
+
+
 def test_refuses_a_graph_whose_shape_depends_on_the_sample():
     calls = []
 
@@ -577,3 +639,17 @@ def test_tracing_inside_no_grad_still_records_the_graph():
     w.grad = 0.0
     assert prog.backward([1.0, 2.0], reduction="sum").tolist() == [3.0, 6.0]
     assert w.grad == 3.0
+
+
+def test_the_tracer_imports_nothing_beside_or_above_its_layer():
+    # trace sits beside losses, optim and data, below training, io, the web and commands
+    import json
+    import subprocess
+    import sys
+    code = "import json, sys, micrograd.trace; print(json.dumps(sorted(sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    loaded = {m.split(".")[1] for m in json.loads(out) if m.startswith("micrograd.")}
+    upper = {"losses", "optim", "data", "train", "train_engines", "io", "plot", "web",
+             "commands", "cli"}
+    assert "engine" in loaded and not loaded & upper
