@@ -90,7 +90,8 @@ from .api import clear_cache, trace, trace_loss
 from .batch_loss import BatchLoss
 from .ir import TraceError
 from .numpy_backend import NP_OPS, np_forward, np_local
+from .optimizers import TracedAdam, TracedSGD
 from .program import Program
 
 __all__ = ["trace", "trace_loss", "Program", "BatchLoss", "TraceError", "NP_OPS",
-           "np_forward", "np_local", "clear_cache"]
+           "np_forward", "np_local", "clear_cache", "TracedSGD", "TracedAdam"]

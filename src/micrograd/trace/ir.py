@@ -81,9 +81,12 @@ class Const:
 
 @dataclass(frozen=True, slots=True)
 class Sum:
-    """An n-ary sum: a chain of ``+`` nodes fused into one reduction."""
+    """An n-ary sum: a chain of ``+`` nodes (and exact constant factors such as the
+    ``-1`` of ``a - b``) fused into one reduction, ``sum_j coefs[j] * node[inputs[j]]``;
+    ``coefs`` None when every coefficient is 1."""
 
     inputs: tuple
+    coefs: tuple | None = None
 
 
 @dataclass(frozen=True, slots=True)

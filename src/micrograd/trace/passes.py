@@ -13,6 +13,7 @@ sum of parameter-times-node products plus a parameter bias is one ``Dense`` row 
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 from .ir import Const, Dense, Input, Leaf, Op, Param, Sum
@@ -40,22 +41,55 @@ def count_users(nodes):
     return users
 
 
+def _exact_factor(c):
+    """Is scaling by ``c`` exact (a power of two, such as -1 and 0.5)? Then moving the
+    factor onto each term of a sum gives the same numbers: ``(a - b) * 0.5`` is
+    ``0.5 a + (-0.5) b`` to the last bit (barring overflow)."""
+    return math.isfinite(c) and c != 0.0 and abs(math.frexp(c)[0]) == 0.5
+
+
+def _scaled(nodes, i):
+    """(x, c) when node ``i`` is ``x * c`` with an exact constant factor c, else None."""
+    nd = nodes[i]
+    if not (isinstance(nd, Op) and nd.key == "mul"):
+        return None
+    for x, k in (nd.inputs, nd.inputs[::-1]):
+        if isinstance(nodes[k], Const) and _exact_factor(nodes[k].value) \
+                and not isinstance(nodes[x], Const):
+            return x, nodes[k].value
+    return None
+
+
 def fuse_sums(nodes, users, outputs):
-    """Chains of ``+`` -> one ``Sum`` each (a link read elsewhere stays a node).
-    Returns the positions of the sums."""
-    terms = {}
+    """Chains of ``+`` and exact constant factors -> one weighted ``Sum`` each:
+    ``(a + b + |a - b|) * 0.5`` is one sum of four terms. A node read elsewhere stays a
+    node. Returns the positions of the sums."""
+    terms = {}  # a sum's position -> [(term, coefficient)]
+
+    def absorbable(p):
+        return users[p] == 1 and p not in outputs
+
+    def expand(p, c):
+        """The terms that node ``p``, read with coefficient ``c``, contributes."""
+        if p in terms and absorbable(p):
+            nodes[p] = None
+            return [(q, c * k) for q, k in terms.pop(p)]
+        xc = _scaled(nodes, p) if absorbable(p) else None
+        if xc is not None:
+            nodes[p] = None
+            return expand(xc[0], c * xc[1])
+        return [(p, c)]
+
     for i, nd in enumerate(nodes):
         if isinstance(nd, Op) and nd.key == "add":
-            t = []
-            for p in nd.inputs:
-                if p in terms and users[p] == 1 and p not in outputs:
-                    t.extend(terms.pop(p))
-                    nodes[p] = None
-                else:
-                    t.append(p)
-            terms[i] = t
+            terms[i] = expand(nd.inputs[0], 1.0) + expand(nd.inputs[1], 1.0)
+        else:
+            xc = _scaled(nodes, i)
+            if xc is not None and xc[0] in terms and absorbable(xc[0]):
+                terms[i] = expand(*xc)
     for i, t in terms.items():
-        nodes[i] = Sum(tuple(t))
+        coefs = tuple(c for _, c in t)
+        nodes[i] = Sum(tuple(q for q, _ in t), None if set(coefs) == {1.0} else coefs)
     return list(terms)
 
 
@@ -76,15 +110,17 @@ def find_dense(nodes, users, outputs, sums):
     """Sums of parameter-times-node products (plus a parameter bias) -> ``Dense`` rows;
     the other terms of such a sum stay in a ``Sum`` over the dense row."""
     for i in sums:
+        s = nodes[i]
+        coefs = s.coefs or (1.0,) * len(s.inputs)
         lin, rest, bias = [], [], None
-        for t in nodes[i].inputs:
-            wx = _weight_times_node(nodes, users, outputs, t)
+        for t, c in zip(s.inputs, coefs):
+            wx = _weight_times_node(nodes, users, outputs, t) if c == 1.0 else None
             if wx is not None:
                 lin.append((wx, t))
-            elif bias is None and isinstance(nodes[t], Param):
+            elif bias is None and c == 1.0 and isinstance(nodes[t], Param):
                 bias = nodes[t].index
             else:
-                rest.append(t)
+                rest.append((t, c))
         if not lin:
             continue
         for _, t in lin:
@@ -92,7 +128,9 @@ def find_dense(nodes, users, outputs, sums):
         dense = Dense(tuple(x for (_, x), _ in lin), tuple(w for (w, _), _ in lin), bias)
         if rest:
             nodes.append(dense)
-            nodes[i] = Sum((len(nodes) - 1,) + tuple(rest))
+            rc = tuple(c for _, c in rest)
+            nodes[i] = Sum((len(nodes) - 1,) + tuple(t for t, _ in rest),
+                           None if set(rc) == {1.0} else (1.0,) + rc)
         else:
             nodes[i] = dense
 
@@ -164,7 +202,7 @@ def group(nodes, an):
         if isinstance(nd, Op):
             key = (an.level[i], Op, nd.key, repr(nd.arg))
         elif isinstance(nd, Sum):
-            key = (an.level[i], Sum, len(nd.inputs))
+            key = (an.level[i], Sum, len(nd.inputs), nd.coefs is not None)
         elif isinstance(nd, Dense):
             key = (an.level[i], Dense, nd.inputs, nd.bias is not None)
         else:

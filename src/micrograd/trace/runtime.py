@@ -131,20 +131,27 @@ class OpStep:
 
 class SumStep:
     """n-ary sums (fused chains of ``+``): the batched ``+`` rule passes the gradient of
-    the sum unchanged to every term."""
+    the sum unchanged to every term (times the term's constant factor, the ``*`` rule
+    with a constant, when the sum is weighted)."""
 
-    __slots__ = ("s", "e", "terms")
+    __slots__ = ("s", "e", "terms", "coefs", "row_coefs")
     label = "sum"
 
-    def __init__(self, s, e, terms):
+    def __init__(self, s, e, terms, coefs=None):
         self.s, self.e, self.terms = s, e, terms
+        self.coefs = None if coefs is None else np.asarray(coefs, dtype=np.float64)
+        self.row_coefs = None if coefs is None else self.coefs[:, None, :]
 
     def forward(self, V):
-        np.sum(self.terms.get(V), axis=1, out=V[self.s:self.e])
+        if self.coefs is None:
+            np.sum(self.terms.get(V), axis=1, out=V[self.s:self.e])
+        else:  # (n, 1, k) @ (n, k, B): each row its own weighted sum
+            V[self.s:self.e] = np.matmul(self.row_coefs, self.terms.get(V))[:, 0, :]
 
     def backward(self, V, G, saved):
         if self.terms.need:
-            self.terms.add(G, G[self.s:self.e][:, None, :])
+            g = G[self.s:self.e][:, None, :]
+            self.terms.add(G, g if self.coefs is None else self.coefs[:, :, None] * g)
 
 
 class DenseStep:
@@ -184,8 +191,10 @@ def _step(nodes, grp, s, e, row, need, P, gP):
                for j in range(len(first.inputs))]
         return OpStep(first.key, first.arg, s, e, ins)
     if grp.kind is Sum:
-        return SumStep(s, e, Rows([[row[t] for t in nd.inputs] for nd in members],
-                                  need=any(need[t] for nd in members for t in nd.inputs)))
+        terms = Rows([[row[t] for t in nd.inputs] for nd in members],
+                     need=any(need[t] for nd in members for t in nd.inputs))
+        coefs = [nd.coefs for nd in members] if first.coefs is not None else None
+        return SumStep(s, e, terms, coefs)
     # a Dense group
     x = Rows([row[p] for p in first.inputs], need=any(need[p] for p in first.inputs))
     w = param_block(P, gP, [nd.weights for nd in members])
