@@ -428,6 +428,55 @@ def test_reused_nodes_and_outputs_inside_the_graph():
     assert g == pytest.approx(w.grad, rel=1e-12)
 
 
+def test_exact_constant_factors_fold_into_sums_and_others_do_not():
+    # (a - b) * 0.5 is 0.5 a - 0.5 b to the last bit; (a - b) * 0.1 is not (cancellation):
+    # only powers of two may move into a sum's coefficients
+    w = Value(1.0)
+    X = [1.0 + 2.0 ** -52, 3.0, -0.75]
+
+    def fn(x):  # each difference read once, so that it can be folded
+        return [(x - w) * 0.5 + x * -2.0, (x - w) * 0.1]
+
+    prog = trace(fn, X, params=[w], cache=False)
+    got = prog(X)
+    want = [[o.data for o in fn(Value(x))] for x in X]
+    assert got.tolist() == want  # bit for bit
+    assert got[0, 1] == (X[0] - 1.0) * 0.1  # the cancelling case, not 0.1 a - 0.1 b
+    assert "mul x1" in prog.summary()  # only the 0.1 stayed a product
+
+
+def test_dense_inputs_read_elsewhere_get_every_gradient():
+    # the hidden activations feed the next layer AND a later product: their gradient
+    # has two writers (the product's backward runs first), so the dense step must add
+    # to it, not write it
+    model = MLP(3, [4, 2], activation="tanh", seed=4)
+    hidden, top = model.layers
+
+    def fn(x):
+        h = hidden(x)
+        o = top(h)
+        return o[0] * o[1] + h[0] * o[1] + h[3]
+
+    X = np.random.default_rng(5).normal(size=(7, 3))
+    params = model.parameters()
+    want_out, want_g, _ = eager(fn, params, X)
+    got_out, got_g, _ = traced(fn, params, X)
+    assert_close(got_out, want_out)
+    assert_close(got_g, want_g)
+
+
+def test_squares_of_parameters_run_as_one_dense_row():
+    # the L2 term: sum(p * p) is a dense row with weights p and inputs p (2 p g each)
+    w = [Value(v) for v in (0.5, -1.5, 2.0, 0.25)]
+    reg = trace(lambda: 1e-3 * sum(p * p for p in w), params=w, cache=False)
+    assert "dense x1" in reg.summary()
+    for p in w:
+        p.grad = 0.0
+    out = reg.backward(reduction="sum")
+    assert out.tolist() == pytest.approx([1e-3 * sum(p.data ** 2 for p in w)], rel=1e-15)
+    assert [p.grad for p in w] == [2e-3 * p.data for p in w]
+
+
 # ---------------------------------------------------------------------------------------
 # refusals: what cannot be traced, and why
 # ---------------------------------------------------------------------------------------

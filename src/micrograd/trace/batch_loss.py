@@ -7,6 +7,14 @@ import numpy as np
 from .program import reduction_seed
 
 
+def _as_index(positions):
+    """Positions as a slice when they are a run (a view, no copy), else an array."""
+    idx = np.asarray(positions, dtype=np.intp)
+    if len(idx) and np.array_equal(idx, np.arange(idx[0], idx[0] + len(idx))):
+        return slice(int(idx[0]), int(idx[0]) + len(idx))
+    return idx
+
+
 class BatchLoss:
     """``loss = reduction_i f(sample_i) + regularizer()`` over a batch, traced.
 
@@ -36,7 +44,7 @@ class BatchLoss:
                     index[id(p)] = len(params)
                     params.append(p)
         self.params = params
-        self._parts = [(prog, np.array([index[id(p)] for p in prog.params], dtype=np.intp))
+        self._parts = [(prog, _as_index([index[id(p)] for p in prog.params]))
                        for prog in (per_sample, regularizer) if prog is not None]
 
     def param_values(self):
@@ -54,7 +62,8 @@ class BatchLoss:
         for prog, idx in self._parts:
             if prog is ps:
                 out, gp = prog.run(batch, P[idx], seed)
-                loss += float(out.mean() if self.reduction == "mean" else out.sum())
+                total = float(out.sum())  # the same pairwise sum that mean() divides
+                loss += total / batch.size if self.reduction == "mean" else total
             else:
                 out, gp = prog.run(prog.as_batch(), P[idx], 1.0 if grads else None)
                 loss += float(out[0, 0])

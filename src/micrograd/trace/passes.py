@@ -60,6 +60,10 @@ def _scaled(nodes, i):
     return None
 
 
+def _is_zero(nd):
+    return isinstance(nd, Const) and nd.value == 0.0
+
+
 def fuse_sums(nodes, users, outputs):
     """Chains of ``+`` and exact constant factors -> one weighted ``Sum`` each:
     ``(a + b + |a - b|) * 0.5`` is one sum of four terms. A node read elsewhere stays a
@@ -88,20 +92,25 @@ def fuse_sums(nodes, users, outputs):
             if xc is not None and xc[0] in terms and absorbable(xc[0]):
                 terms[i] = expand(*xc)
     for i, t in terms.items():
+        # NOTE: a zero constant term (the 0 that Python's sum() starts from) is dropped:
+        # x + 0 is x, but for the sign of a zero result (-0.0 + 0 is +0.0)
+        t = [(q, c) for q, c in t if not _is_zero(nodes[q])] or t[:1]
         coefs = tuple(c for _, c in t)
         nodes[i] = Sum(tuple(q for q, _ in t), None if set(coefs) == {1.0} else coefs)
     return list(terms)
 
 
 def _weight_times_node(nodes, users, outputs, t):
-    """(parameter index, node) when node ``t`` is ``param * node`` read only by its sum."""
+    """(parameter index, node) when node ``t`` is ``param * node`` read only by its sum.
+    The node may be a parameter too: the L2 term's ``p * p`` is then one dense row
+    (weights p, inputs p), whose backward gives p both of its shares, ``2 p g``."""
     nd = nodes[t]
     if not (isinstance(nd, Op) and nd.key == "mul") or users[t] != 1 or t in outputs:
         return None
     a, b = nd.inputs
-    if isinstance(nodes[a], Param) and not isinstance(nodes[b], Param):
+    if isinstance(nodes[a], Param):
         return nodes[a].index, b
-    if isinstance(nodes[b], Param) and not isinstance(nodes[a], Param):
+    if isinstance(nodes[b], Param):
         return nodes[b].index, a
     return None
 
@@ -209,6 +218,33 @@ def group(nodes, an):
             continue  # inputs, parameters and constants are not computed
         groups.setdefault(key, []).append(i)
     return [Group(k[0], k[1], m) for k, m in sorted(groups.items(), key=lambda kv: kv[0][0])]
+
+
+def align_rows(nodes, groups):
+    """Order groups so that a step reads its inputs in the order they are stored (a
+    layer reads the previous layer's activations in neuron order, an activation its
+    layer's rows): the rows then form a slice, read and written as a view. Consumers
+    decide, the last first; a group is reordered at most once."""
+    where = {}
+    for k, g in enumerate(groups):
+        for i in g.members:
+            where[i] = k
+    fixed = set()
+    for g in reversed(groups):
+        if g.kind is Dense:
+            wanted = [nodes[g.members[0]].inputs]
+        elif g.kind is Op:
+            wanted = [[nodes[i].inputs[j] for i in g.members]
+                      for j in range(len(nodes[g.members[0]].inputs))]
+        else:
+            continue
+        for order in wanted:
+            k = where.get(order[0])
+            if k is None or k in fixed or len(set(order)) != len(order) \
+                    or set(order) != set(groups[k].members):
+                continue
+            groups[k].members[:] = list(order)
+            fixed.add(k)
 
 
 def dense_param_order(nodes, groups, n_params):

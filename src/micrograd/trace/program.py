@@ -151,6 +151,7 @@ def _compile(rec, param_at, params, reorder):
     passes.find_dense(nodes, users, set(outputs), sums)
     an = passes.analyse(nodes, outputs)
     groups = passes.group(nodes, an)
+    passes.align_rows(nodes, groups)
     if reorder:
         new_order = passes.dense_param_order(nodes, groups, len(params))
         if new_order is not None:

@@ -54,6 +54,24 @@ class Rows:
         else:
             np.add.at(G, self.idx, np.broadcast_to(contrib, self.shape + G.shape[1:]))
 
+    def reader(self, V):
+        """A function of no arguments that returns these rows of ``V`` (a fixed view,
+        made once, when they form a slice)."""
+        if self.sl is not None:
+            view = self.get(V)
+            return lambda: view
+        idx = self.idx
+        return lambda: V[idx]
+
+    def adder(self, G):
+        """A function that accumulates a contribution into these rows of ``G``, or None
+        when no gradient has to flow into them."""
+        if not self.need:
+            return None
+        if self.sl is not None:
+            return self.get(G).__iadd__
+        return lambda contrib: self.add(G, contrib)
+
 
 # ---- a dense step's weights: a block of the parameter buffer ---------------------------
 
@@ -75,13 +93,18 @@ def param_block(P, gP, idx):
 class _GridBlock:
     """Parameters at base + i*r + j*c: strided views, no copy either way."""
 
-    __slots__ = ("view", "gview")
+    __slots__ = ("view", "gview", "flat")
 
     def __init__(self, P, gP, base, n, m, r, c):
         s = P.itemsize
         strided = np.lib.stride_tricks.as_strided
         self.view = strided(P[base:], (n, m), (r * s, c * s), writeable=False)
         self.gview = strided(gP[base:], (n, m), (r * s, c * s))
+        self.flat = (base + r * np.arange(n)[:, None] + c * np.arange(m)[None, :]).ravel()
+
+    def sole(self, param_uses):
+        """Is this block the only use of each of its parameters?"""
+        return all(param_uses[j] == 1 for j in self.flat.tolist())
 
     def read(self):
         return self.view
@@ -97,6 +120,9 @@ class _GatheredBlock:
         self.P, self.gP, self.idx = P, gP, idx
         self.flat = idx.ravel()
 
+    def sole(self, param_uses):
+        return False  # a gather is always accumulated
+
     def read(self):
         return self.P[self.idx]
 
@@ -111,22 +137,29 @@ class OpStep:
     """One primitive of the op table over a block of rows; backward applies its local
     derivatives (the table's rule, on arrays)."""
 
-    __slots__ = ("key", "arg", "s", "e", "ins")
+    __slots__ = ("key", "arg", "s", "e", "ins", "out", "gout", "read", "push")
     label = property(lambda self: self.key)
 
     def __init__(self, key, arg, s, e, ins):
         self.key, self.arg, self.s, self.e, self.ins = key, arg, s, e, ins
 
-    def forward(self, V):
-        xs = tuple(ix.get(V) for ix in self.ins)
-        V[self.s:self.e] = np_forward(self.key, xs, self.arg)
+    def bind(self, V, G):
+        self.out, self.gout = V[self.s:self.e], G[self.s:self.e]
+        self.read = [ix.reader(V) for ix in self.ins]
+        self.push = [ix.adder(G) for ix in self.ins]
+
+    def forward(self):
+        xs = [r() for r in self.read]
+        self.out[...] = np_forward(self.key, xs, self.arg)
         return xs
 
-    def backward(self, V, G, xs):
-        g = G[self.s:self.e]
-        for ix, loc in zip(self.ins, np_local(self.key, xs, V[self.s:self.e], self.arg)):
-            if ix.need:
-                ix.add(G, loc * g)
+    def backward(self, xs):
+        if not any(self.push):  # made from inputs and constants only: no gradient
+            return
+        g = self.gout
+        for push, loc in zip(self.push, np_local(self.key, xs, self.out, self.arg)):
+            if push is not None:
+                push(loc * g)
 
 
 class SumStep:
@@ -134,52 +167,78 @@ class SumStep:
     the sum unchanged to every term (times the term's constant factor, the ``*`` rule
     with a constant, when the sum is weighted)."""
 
-    __slots__ = ("s", "e", "terms", "coefs", "row_coefs")
+    __slots__ = ("s", "e", "terms", "coefs", "row_coefs", "out", "gout", "read", "push")
     label = "sum"
 
     def __init__(self, s, e, terms, coefs=None):
         self.s, self.e, self.terms = s, e, terms
-        self.coefs = None if coefs is None else np.asarray(coefs, dtype=np.float64)
-        self.row_coefs = None if coefs is None else self.coefs[:, None, :]
+        self.coefs = None if coefs is None else np.asarray(coefs, dtype=np.float64)[:, :, None]
+        self.row_coefs = None if coefs is None else self.coefs.transpose(0, 2, 1)
 
-    def forward(self, V):
+    def bind(self, V, G):
+        self.out, self.gout = V[self.s:self.e], G[self.s:self.e]
+        self.read, self.push = self.terms.reader(V), self.terms.adder(G)
+
+    def forward(self):
         if self.coefs is None:
-            np.sum(self.terms.get(V), axis=1, out=V[self.s:self.e])
+            np.sum(self.read(), axis=1, out=self.out)
         else:  # (n, 1, k) @ (n, k, B): each row its own weighted sum
-            V[self.s:self.e] = np.matmul(self.row_coefs, self.terms.get(V))[:, 0, :]
+            self.out[...] = np.matmul(self.row_coefs, self.read())[:, 0, :]
 
-    def backward(self, V, G, saved):
-        if self.terms.need:
-            g = G[self.s:self.e][:, None, :]
-            self.terms.add(G, g if self.coefs is None else self.coefs[:, :, None] * g)
+    def backward(self, saved):
+        if self.push is not None:
+            g = self.gout[:, None, :]
+            self.push(g if self.coefs is None else self.coefs * g)
 
 
 class DenseStep:
     """Dense rows ``W x (+ b)`` as one matrix product. Backward is the ``*`` rule
     (d(w x) = x dw + w dx) and the ``+`` rule, summed over the batch: ``dW = g x^T``,
-    ``db = sum g``, ``dx = W^T g``."""
+    ``db = sum g``, ``dx = W^T g``. A gradient that has no other contribution (a
+    layer's own weights, its input rows read by nothing else) is written straight
+    into its place instead of added to it."""
 
-    __slots__ = ("s", "e", "x", "w", "b")
+    __slots__ = ("s", "e", "x", "w", "b", "out", "gout", "read", "push", "only_w",
+                 "only_b", "only_x", "gx")
     label = "dense"
 
     def __init__(self, s, e, x, w, b):
         self.s, self.e, self.x, self.w, self.b = s, e, x, w, b
+        self.only_w = self.only_b = self.only_x = False
 
-    def forward(self, V):
-        xg = self.x.get(V)
-        out = V[self.s:self.e]
-        np.matmul(self.w.read(), xg, out=out)
+    def sole_writer(self, param_uses, row_writers):
+        """Note which gradients this step alone writes (counts over the program)."""
+        self.only_w = self.w.sole(param_uses)
+        self.only_b = self.b is not None and self.b.sole(param_uses)
+        self.only_x = self.x.need and self.x.sl is not None and all(
+            row_writers[r] == 1 for r in self.x.idx.ravel().tolist())
+
+    def bind(self, V, G):
+        self.out, self.gout = V[self.s:self.e], G[self.s:self.e]
+        self.read, self.push = self.x.reader(V), self.x.adder(G)
+        self.gx = self.x.get(G) if self.only_x else None
+
+    def forward(self):
+        xg = self.read()
+        np.matmul(self.w.read(), xg, out=self.out)
         if self.b is not None:
-            out += self.b.read()
+            self.out += self.b.read()
         return xg
 
-    def backward(self, V, G, xg):
-        g = G[self.s:self.e]
-        self.w.accumulate(g @ xg.T)
-        if self.b is not None:
+    def backward(self, xg):
+        g = self.gout
+        if self.only_w:
+            np.matmul(g, xg.T, out=self.w.gview)
+        else:
+            self.w.accumulate(g @ xg.T)
+        if self.only_b:
+            np.sum(g, axis=1, keepdims=True, out=self.b.gview)
+        elif self.b is not None:
             self.b.accumulate(g.sum(axis=1, keepdims=True))
-        if self.x.need:
-            self.x.add(G, self.w.read().T @ g)
+        if self.gx is not None:
+            np.matmul(self.w.read().T, g, out=self.gx)
+        elif self.push is not None:
+            self.push(self.w.read().T @ g)
 
 
 def _step(nodes, grp, s, e, row, need, P, gP):
@@ -219,12 +278,35 @@ class Runner:
         self.const_values = np.array(layout.const_values, dtype=np.float64)[:, None]
         self.out = Rows([layout.row[o] for o in outputs])
         self.buffers = None
+        self._note_sole_writers(n_params)
+
+    def _note_sole_writers(self, n_params):
+        """Count the uses of each parameter and the gradient writers of each row, so
+        that a dense step can write a gradient it alone contributes to."""
+        param_uses = np.bincount(np.concatenate(
+            [np.asarray(self.param_index.idx, dtype=np.intp)]
+            + [st.w.flat for st in self.steps if isinstance(st, DenseStep)]
+            + [st.b.flat for st in self.steps if isinstance(st, DenseStep)
+               and st.b is not None]), minlength=n_params).tolist()
+        targets = [self.out.idx.ravel()]
+        for st in self.steps:
+            rows = st.ins if isinstance(st, OpStep) else [st.terms if isinstance(
+                st, SumStep) else st.x]
+            targets += [r.idx.ravel() for r in rows if r.need]
+        row_writers = np.bincount(np.concatenate(targets), minlength=self.n_rows).tolist()
+        for st in self.steps:
+            if isinstance(st, DenseStep):
+                st.sole_writer(param_uses, row_writers)
 
     def _buffers(self, B):
         """The value and gradient arrays for a batch of B, reused from the last run (a
-        fresh multi-megabyte array costs page faults on every step)."""
+        fresh multi-megabyte array costs page faults on every step); each step's views
+        into them are made once per batch size."""
         if self.buffers is None or self.buffers[0].shape[1] != B:
-            self.buffers = (np.empty((self.n_rows, B)), np.empty((self.n_rows, B)))
+            V, G = np.empty((self.n_rows, B)), np.empty((self.n_rows, B))
+            for st in self.steps:
+                st.bind(V, G)
+            self.buffers = (V, G)
         return self.buffers
 
     def forward(self, X, B):
@@ -235,15 +317,15 @@ class Runner:
             V[self.param_rows] = self.param_index.get(self.P)[:, None]
         if len(self.const_rows):
             V[self.const_rows] = self.const_values
-        return V, [st.forward(V) for st in self.steps]
+        return V, [st.forward() for st in self.steps]
 
     def backward(self, V, saved, seed):
-        G = self._buffers(V.shape[1])[1]
-        G.fill(0.0)
+        G = self.buffers[1]
+        G[self.n_inputs:].fill(0.0)  # the inputs' rows never receive a gradient
         self.out.add(G, seed)
         self.gP.fill(0.0)
         for st, sv in zip(reversed(self.steps), reversed(saved)):
-            st.backward(V, G, sv)
+            st.backward(sv)
         if self.param_rows.stop > self.param_rows.start:
             self.param_index.add(self.gP, G[self.param_rows].sum(axis=1))
 
