@@ -89,9 +89,9 @@ table on arrays), ``program`` (``Program``), ``batch_loss`` (``BatchLoss``), ``a
 from .api import clear_cache, trace, trace_loss
 from .batch_loss import BatchLoss
 from .ir import TraceError
-from .numpy_backend import NP_OPS, np_forward, np_local
+from .numpy_backend import NP_FORWARD, NUMPY, np_contributions, np_forward
 from .optimizers import TracedAdam, TracedSGD
 from .program import Program
 
-__all__ = ["trace", "trace_loss", "Program", "BatchLoss", "TraceError", "NP_OPS",
-           "np_forward", "np_local", "clear_cache", "TracedSGD", "TracedAdam"]
+__all__ = ["trace", "trace_loss", "Program", "BatchLoss", "TraceError", "NP_FORWARD", "NUMPY",
+           "np_forward", "np_contributions", "clear_cache", "TracedSGD", "TracedAdam"]

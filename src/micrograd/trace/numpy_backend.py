@@ -1,8 +1,11 @@
-"""The NumPy backend of the op table: the same forward values and local derivatives as
-``micrograd.ops``, elementwise on float64 arrays.
+"""The NumPy backend of the op table: forward kernels and the math namespace ``NUMPY``.
 
-IEEE like the eager engine: inf and nan, never an exception; the runtime calls these
-under ``np.errstate(all="ignore")`` so that NumPy prints no warnings either.
+The calculus is not written here: the tracer runs each op's one derivative rule
+(``micrograd.ops``) with ``NUMPY`` as its math namespace, on whole arrays. What stays
+per backend is the forward kernel of each op (``NP_FORWARD``), IEEE like the eager
+engine's float kernels: inf and nan, never an exception; the runtime calls them under
+``np.errstate(all="ignore")`` so that NumPy prints no warnings either. A user-defined
+op (``micrograd.engine.define_op``) traces when it brings its own ``np_forward``.
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import ops as _ops
+from .ir import TraceError
 
 
 def _np_sigmoid(x):
@@ -30,23 +34,8 @@ def _np_pow(x, y):
     return r
 
 
-def _np_pow_base(x, n, out=None):
-    # d x^n / dx = n x^(n-1); 0 where n == 0 (torch's convention)
-    return np.where(n == 0.0, 0.0, n * _np_pow(x, n - 1.0))
-
-
-def _np_pow_exponent(x, y, out):
-    # d x^y / dy = x^y log x; 0 where x == 0 and y >= 0 (torch's convention)
-    return np.where((x == 0.0) & (y >= 0.0), 0.0, out * np.log(x))
-
-
 def _np_relu(x):
-    return np.maximum(x, 0.0)  # nan stays nan, like the eager op
-
-
-def _np_sign(x):
-    # sign with sign(0) = 0 and nan -> nan (the eager rule: x * 0.0 at zero and nan)
-    return np.where(x > 0.0, 1.0, np.where(x < 0.0, -1.0, x * 0.0))
+    return np.where((x >= 0.0) | (x != x), x, 0.0)  # relu(nan) = nan, relu(-0.0) = -0.0
 
 
 def _np_sqrt(x):
@@ -58,63 +47,84 @@ def _np_softplus(x):
     return np.maximum(x, 0.0) + np.log1p(np.exp(-np.abs(x)))
 
 
-class NpOp:
-    """One op of the NumPy backend: ``forward(*xs[, arg])``, ``local(*xs, out[, arg])``."""
+def _np_powc(x, n):
+    # x ** n for a constant n with PyTorch's special exponents (see ops._fpowc)
+    if n == 2:
+        return x * x
+    if n == 3:
+        return x * x * x
+    if n == 0.5:
+        return _np_sqrt(x)
+    if n == -0.5:
+        return 1.0 / _np_sqrt(x)
+    if n == -1:
+        return 1.0 / x
+    if n == -2:
+        return 1.0 / (x * x)
+    return _np_pow(x, np.float64(n))
 
-    __slots__ = ("key", "forward", "local", "has_arg")
 
-    def __init__(self, key, forward, local):
-        self.key = key
-        self.forward = forward
-        self.local = local
-        self.has_arg = _ops.OPS[key].has_arg
+class NumpyMath:
+    """The op table's math namespace on NumPy arrays: the tracer runs each op's one
+    derivative rule (``micrograd.ops``) with it, on a whole batch at once."""
 
-    def __repr__(self):
-        return f"NpOp({self.key!r})"
+    div = staticmethod(np.divide)
+    log = staticmethod(np.log)
+    exp = staticmethod(np.exp)
+    sin = staticmethod(np.sin)
+    cos = staticmethod(np.cos)
+    sigmoid = staticmethod(_np_sigmoid)
+    tanh = staticmethod(np.tanh)
+    sqrt = staticmethod(_np_sqrt)
+    where = staticmethod(np.where)
+    le = staticmethod(np.less_equal)
+    ge = staticmethod(np.greater_equal)
+    eq = staticmethod(np.equal)
+    both = staticmethod(np.logical_and)
+
+    @staticmethod
+    def pow(x, n):
+        return _np_pow(x, n)
+
+    powc = staticmethod(_np_powc)
+
+    @staticmethod
+    def sign(x):
+        return np.where(x > 0.0, 1.0, np.where(x < 0.0, -1.0, 0.0))  # torch.sign: nan -> 0
 
 
-#: op key -> NpOp, one entry for every key of micrograd.ops.OPS (a test checks that)
-NP_OPS = {
-    # ---- binary ----
-    "add": NpOp("add", lambda x, y: x + y,
-                lambda x, y, out: (1.0, 1.0)),
-    "mul": NpOp("mul", lambda x, y: x * y,
-                lambda x, y, out: (y, x)),
-    "pow": NpOp("pow", _np_pow,
-                lambda x, y, out: (_np_pow_base(x, y), _np_pow_exponent(x, y, out))),
-    # ---- unary with a constant ----
-    "powc": NpOp("powc", lambda x, n: _np_pow(x, np.float64(n)),
-                 lambda x, out, n: (_np_pow_base(x, np.float64(n)),)),
-    # ---- unary ----
-    "exp": NpOp("exp", np.exp, lambda x, out: (out,)),
-    "log": NpOp("log", np.log, lambda x, out: (1.0 / x,)),
-    "tanh": NpOp("tanh", np.tanh, lambda x, out: (1.0 - out * out,)),
-    "sigmoid": NpOp("sigmoid", _np_sigmoid, lambda x, out: (out * (1.0 - out),)),
-    "relu": NpOp("relu", _np_relu, lambda x, out: (x > 0.0,)),  # NOTE: relu'(0) = 0
-    "abs": NpOp("abs", np.abs, lambda x, out: (_np_sign(x),)),
-    "sqrt": NpOp("sqrt", _np_sqrt, lambda x, out: (0.5 / out,)),
-    "softplus": NpOp("softplus", _np_softplus, lambda x, out: (_np_sigmoid(x),)),
-    "sin": NpOp("sin", np.sin, lambda x, out: (np.cos(x),)),
-    "cos": NpOp("cos", np.cos, lambda x, out: (-np.sin(x),)),
+NUMPY = NumpyMath()
+
+#: op key -> NumPy forward kernel (the float kernels' twins; the calculus is the table's)
+NP_FORWARD = {
+    "add": np.add, "mul": np.multiply, "div": np.divide, "pow": _np_pow,
+    "powc": _np_powc,
+    "exp": np.exp, "log": np.log, "tanh": np.tanh, "sigmoid": _np_sigmoid,
+    "relu": _np_relu, "abs": np.abs, "sqrt": _np_sqrt, "softplus": _np_softplus,
+    "sin": np.sin, "cos": np.cos,
 }
 
 
-def _np_op(key):
-    try:
-        return NP_OPS[key]
-    except KeyError:
-        raise NotImplementedError(
-            f"op {key!r} of micrograd.ops has no NumPy rule in micrograd.trace.NP_OPS; "
-            f"add one there") from None
+def kernel(key):
+    """The NumPy forward kernel of op ``key``: a built-in's from ``NP_FORWARD``, a
+    user-defined op's own ``np_forward``; TraceError naming the op when there is none."""
+    fn = NP_FORWARD.get(key)
+    if fn is None:
+        op = _ops.OPS.get(key)
+        fn = op.np_forward if op is not None else None
+    if fn is None:
+        raise TraceError(
+            f"op {key!r} has no NumPy forward: give np_forward= to define_op (or add it "
+            f"to micrograd.trace.NP_FORWARD) to trace it")
+    return fn
 
 
 def np_forward(key, xs, arg=None):
     """The op's output on arrays ``xs`` (a tuple, one array per input)."""
-    op = _np_op(key)
-    return op.forward(*xs, arg) if op.has_arg else op.forward(*xs)
+    fn = kernel(key)
+    return fn(*xs, arg) if _ops.OPS[key].has_arg else fn(*xs)
 
 
-def np_local(key, xs, out, arg=None):
-    """The op's local derivatives on arrays, one per input (scalars broadcast)."""
-    op = _np_op(key)
-    return op.local(*xs, out, arg) if op.has_arg else op.local(*xs, out)
+def np_contributions(key, g, xs, out, arg=None):
+    """The op's rule on arrays: what it adds to each input's grad, for upstream ``g``."""
+    return _ops.contributions(_ops.OPS[key], NUMPY, g, xs, out, arg)

@@ -21,6 +21,7 @@ import numpy as np
 from .. import ops as _ops
 from ..engine import Value, _topo_order, enable_grad
 from .ir import Input, Leaf, Op, Recording, TraceError, same_number
+from .numpy_backend import kernel
 
 #: modules whose reads of a Value's number are the engine's own work, not user decisions
 _TRUSTED = frozenset({"micrograd.engine", "micrograd.ops"})
@@ -194,10 +195,11 @@ def record(fn, sample, names):
             nodes.append(Leaf())
             leaves[i] = v
         else:
-            key = _ops.KEY.get(v._fn)
+            key = v._fn.key if _ops.OPS.get(v._fn.key) is v._fn else None
             if key is None:
                 raise TraceError(f"node {v!r} was made by {v._fn!r}, which is not in the "
                                  f"op table micrograd.ops.OPS")
+            kernel(key)  # an op without a NumPy forward is refused here, by name
             nodes.append(Op(key, v._arg, tuple(pos[id(p)] for p in v._prev)))
     return Recording(nodes, leaves, tuple(pos[id(v)] for v in outs), single,
                      tuple(widths), tuple(scalars))

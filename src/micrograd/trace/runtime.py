@@ -11,7 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from .ir import Op, Sum
-from .numpy_backend import np_forward, np_local
+from .. import ops as _ops
+from .numpy_backend import NUMPY, kernel
 
 
 def _as_slice(flat):
@@ -134,14 +135,15 @@ class _GatheredBlock:
 
 
 class OpStep:
-    """One primitive of the op table over a block of rows; backward applies its local
-    derivatives (the table's rule, on arrays)."""
+    """One primitive of the op table over a block of rows: its NumPy forward kernel,
+    and backward its one derivative rule (``micrograd.ops``) run on arrays."""
 
-    __slots__ = ("key", "arg", "s", "e", "ins", "out", "gout", "read", "push")
-    label = property(lambda self: self.key)
+    __slots__ = ("op", "kernel", "arg", "s", "e", "ins", "out", "gout", "read", "push")
+    label = property(lambda self: self.op.key)
 
     def __init__(self, key, arg, s, e, ins):
-        self.key, self.arg, self.s, self.e, self.ins = key, arg, s, e, ins
+        self.op, self.kernel = _ops.OPS[key], kernel(key)
+        self.arg, self.s, self.e, self.ins = arg, s, e, ins
 
     def bind(self, V, G):
         self.out, self.gout = V[self.s:self.e], G[self.s:self.e]
@@ -150,16 +152,16 @@ class OpStep:
 
     def forward(self):
         xs = [r() for r in self.read]
-        self.out[...] = np_forward(self.key, xs, self.arg)
+        self.out[...] = self.kernel(*xs, self.arg) if self.op.has_arg else self.kernel(*xs)
         return xs
 
     def backward(self, xs):
         if not any(self.push):  # made from inputs and constants only: no gradient
             return
-        g = self.gout
-        for push, loc in zip(self.push, np_local(self.key, xs, self.out, self.arg)):
+        contribs = _ops.contributions(self.op, NUMPY, self.gout, xs, self.out, self.arg)
+        for push, c in zip(self.push, contribs):
             if push is not None:
-                push(loc * g)
+                push(c)
 
 
 class SumStep:
