@@ -464,6 +464,22 @@ def test_squares_of_parameters_run_as_one_dense_row():
     assert [p.grad for p in w] == [2e-3 * p.data for p in w]
 
 
+def test_squares_of_parameters_inside_the_per_sample_function():
+    # a parameters-only dense row inside the per-sample graph: the same for every
+    # sample (broadcast), its gradient summed over the batch
+    w = [Value(v) for v in (0.5, -1.5, 2.0)]
+
+    def fn(x):
+        r = sum(p * p for p in w)  # read twice: its own dense row, not folded away
+        return (w[0] * x[0] + w[1] * x[1] + r).tanh() * x[1] + r
+
+    X = np.random.default_rng(6).normal(size=(5, 2))
+    want_out, want_g, _ = eager(fn, w, X, reduction="sum")
+    got_out, got_g, prog = traced(fn, w, X, reduction="sum")
+    assert_close(got_out, want_out)
+    assert_close(got_g, want_g)
+
+
 # ---------------------------------------------------------------------------------------
 # refusals: what cannot be traced, and why
 # ---------------------------------------------------------------------------------------

@@ -7,14 +7,6 @@ import numpy as np
 from .program import reduction_seed
 
 
-def _as_index(positions):
-    """Positions as a slice when they are a run (a view, no copy), else an array."""
-    idx = np.asarray(positions, dtype=np.intp)
-    if len(idx) and np.array_equal(idx, np.arange(idx[0], idx[0] + len(idx))):
-        return slice(int(idx[0]), int(idx[0]) + len(idx))
-    return idx
-
-
 class BatchLoss:
     """``loss = reduction_i f(sample_i) + regularizer()`` over a batch, traced.
 
@@ -44,8 +36,10 @@ class BatchLoss:
                     index[id(p)] = len(params)
                     params.append(p)
         self.params = params
-        self._parts = [(prog, _as_index([index[id(p)] for p in prog.params]))
-                       for prog in (per_sample, regularizer) if prog is not None]
+        # one program for the backward pass: the per-sample graph over the batch and the
+        # regularizer's once, in one run
+        self._program = per_sample if regularizer is None else \
+            per_sample.with_once(per_sample, regularizer, params)
 
     def param_values(self):
         """The parameters' current ``.data``, in ``params`` order, as an array."""
@@ -54,21 +48,14 @@ class BatchLoss:
     def loss_and_grads(self, P, *batches, grads=True):
         """The loss at parameter values ``P`` (in ``params`` order) and, with ``grads``,
         its gradient as an array: no Value is read or written."""
-        ps = self.per_sample
-        batch = ps.as_batch(*batches)
+        prog = self._program
+        batch = prog.as_batch(*batches)
         seed = reduction_seed(self.reduction, batch.size) if grads else None
-        g = np.zeros(len(self.params)) if grads else None
-        loss = 0.0
-        for prog, idx in self._parts:
-            if prog is ps:
-                out, gp = prog.run(batch, P[idx], seed)
-                total = float(out.sum())  # the same pairwise sum that mean() divides
-                loss += total / batch.size if self.reduction == "mean" else total
-            else:
-                out, gp = prog.run(prog.as_batch(), P[idx], 1.0 if grads else None)
-                loss += float(out[0, 0])
-            if grads:
-                g[idx] += gp
+        out, g, once = prog.run(batch, P, seed)
+        total = float(out.sum())  # the same pairwise sum that mean() divides
+        loss = total / batch.size if self.reduction == "mean" else total
+        if once.size:
+            loss += float(once[0])
         return loss, g
 
     def backward(self, *batches):

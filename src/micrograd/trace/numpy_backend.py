@@ -35,7 +35,8 @@ def _np_pow(x, y):
 
 
 def _np_relu(x):
-    return np.where((x >= 0.0) | (x != x), x, 0.0)  # relu(nan) = nan, relu(-0.0) = -0.0
+    # 0 where x < 0, else x itself: relu(nan) = nan and relu(-0.0) = -0.0, as torch's clamp
+    return np.where(x < 0.0, 0.0, x)
 
 
 def _np_sqrt(x):

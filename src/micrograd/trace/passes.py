@@ -31,6 +31,29 @@ def build_graph(rec, param_at, params):
     return nodes
 
 
+def append_graph(nodes, more):
+    """Append the nodes of a second graph (positions shifted past ``nodes``); returns
+    the shift. The regularizer of a loss joins the per-sample graph this way: the two
+    share no node, so no pass mixes them."""
+    shift = len(nodes)
+    for nd in more:
+        nodes.append(Op(nd.key, nd.arg, tuple(p + shift for p in nd.inputs))
+                     if isinstance(nd, Op) else nd)
+    return shift
+
+
+def reachable(nodes, outputs):
+    """Per node: is it reachable from ``outputs``?"""
+    live = [False] * len(nodes)
+    stack = list(outputs)
+    while stack:
+        i = stack.pop()
+        if not live[i]:
+            live[i] = True
+            stack.extend(nodes[i].inputs)
+    return live
+
+
 def count_users(nodes):
     """How many nodes read each node (an input used twice counts twice)."""
     users = [0] * len(nodes)
@@ -150,21 +173,10 @@ class Analysis(NamedTuple):
     need: list      # per node: does a gradient have to flow into it?
 
 
-def _reachable(nodes, outputs):
-    live = [False] * len(nodes)
-    stack = list(outputs)
-    while stack:
-        i = stack.pop()
-        if not live[i]:
-            live[i] = True
-            stack.extend(nodes[i].inputs)
-    return live
-
-
 def _topological(nodes, outputs):
     """The nodes the outputs depend on, each after its inputs, otherwise in the order
     they were recorded (an iterative depth-first search)."""
-    live = _reachable(nodes, outputs)
+    live = reachable(nodes, outputs)
     order, placed = [], [False] * len(nodes)
     for r in range(len(nodes)):
         if not live[r] or placed[r]:
@@ -201,23 +213,26 @@ class Group(NamedTuple):
     level: int
     kind: type      # Op, Sum or Dense
     members: list   # node positions
+    once: bool      # computed once per batch (the regularizer), not once per sample
 
 
-def group(nodes, an):
-    """Group the computed nodes by (level, what they do); groups sorted by level."""
+def group(nodes, an, once):
+    """Group the computed nodes by (level, what they do); groups sorted by level.
+    ``once``: per node, is it part of the once-per-batch graph?"""
     groups = {}
     for i in an.order:
         nd = nodes[i]
         if isinstance(nd, Op):
-            key = (an.level[i], Op, nd.key, repr(nd.arg))
+            key = (an.level[i], once[i], Op, nd.key, repr(nd.arg))
         elif isinstance(nd, Sum):
-            key = (an.level[i], Sum, len(nd.inputs), nd.coefs is not None)
+            key = (an.level[i], once[i], Sum, len(nd.inputs), nd.coefs is not None)
         elif isinstance(nd, Dense):
-            key = (an.level[i], Dense, nd.inputs, nd.bias is not None)
+            key = (an.level[i], once[i], Dense, nd.inputs, nd.bias is not None)
         else:
             continue  # inputs, parameters and constants are not computed
         groups.setdefault(key, []).append(i)
-    return [Group(k[0], k[1], m) for k, m in sorted(groups.items(), key=lambda kv: kv[0][0])]
+    return [Group(k[0], k[2], m, k[1])
+            for k, m in sorted(groups.items(), key=lambda kv: kv[0][0])]
 
 
 def align_rows(nodes, groups):
@@ -275,43 +290,70 @@ def renumber_params(nodes, new_order):
                              None if nd.bias is None else new[nd.bias])
 
 
+def params_read_by_dense_only(nodes, order):
+    """Parameter nodes read only by dense rows whose inputs are all parameters (the L2
+    term's p * p): such a row reads them straight from the parameter buffer, so they
+    need no row of the value array."""
+    found = set()
+    for i in order:
+        nd = nodes[i]
+        if isinstance(nd, Dense) and all(isinstance(nodes[p], Param) for p in nd.inputs):
+            found.update(nd.inputs)
+    for i in order:
+        nd = nodes[i]
+        if not (isinstance(nd, Dense) and all(isinstance(nodes[p], Param)
+                                              for p in nd.inputs)):
+            found.difference_update(nd.inputs)
+    return found
+
+
 class Layout(NamedTuple):
     """Where each node lives in the value array (one row per node, one column per
-    sample): inputs first, then the parameters read as rows, the constants, then each
-    group's rows in order."""
+    sample): inputs first; then for the per-sample graph, and after it (from row
+    ``once_start``) for the once-per-batch graph, which uses column 0 only: the
+    parameters read as rows, the constants, each group's rows."""
 
     row: dict           # node position -> row
     n_rows: int
-    param_rows: slice   # the rows of the parameters read directly
+    once_start: int     # the first row of the once-per-batch graph
+    param_rows: slice   # the rows of the parameters read directly, per sample
     param_index: list   # ... and which parameter each of them holds
+    once_param_rows: slice  # the same for the once-per-batch graph
+    once_param_index: list
     const_rows: list
     const_values: list
     group_rows: list    # per group: (first row, end row)
 
 
-def assign_rows(nodes, an, groups, n_inputs):
+def assign_rows(nodes, an, groups, n_inputs, once):
     row, nrow = {}, n_inputs
-    direct = sorted((nodes[i].index, i) for i in an.order if isinstance(nodes[i], Param))
-    for _, i in direct:
-        row[i] = nrow
-        nrow += 1
-    param_rows = slice(n_inputs, nrow)
-    const_rows, const_values = [], []
+    rowless = params_read_by_dense_only(nodes, an.order)
     for i in an.order:
-        nd = nodes[i]
-        if isinstance(nd, Input):
-            row[i] = nd.index
-        elif isinstance(nd, Const):
-            row[i] = nrow
-            const_rows.append(nrow)
-            const_values.append(nd.value)
-            nrow += 1
-    group_rows = []
-    for g in groups:
+        if isinstance(nodes[i], Input):
+            row[i] = nodes[i].index
+    blocks, const_rows, const_values, group_rows = [], [], [], {}
+    once_start = nrow
+    for in_once in (False, True):
+        once_start = nrow if in_once else once_start
+        direct = sorted((nodes[i].index, i) for i in an.order
+                        if isinstance(nodes[i], Param) and once[i] == in_once
+                        and i not in rowless)
         start = nrow
-        for i in g.members:
+        for _, i in direct:
             row[i] = nrow
             nrow += 1
-        group_rows.append((start, nrow))
-    return Layout(row, nrow, param_rows, [j for j, _ in direct], const_rows, const_values,
-                  group_rows)
+        blocks += [slice(start, nrow), [j for j, _ in direct]]
+        for i in an.order:
+            if isinstance(nodes[i], Const) and once[i] == in_once:
+                row[i] = nrow
+                const_rows.append(nrow)
+                const_values.append(nodes[i].value)
+                nrow += 1
+        for k, g in enumerate(groups):
+            if g.once == in_once:
+                group_rows[k] = (nrow, nrow + len(g.members))
+                for i in g.members:
+                    row[i] = nrow
+                    nrow += 1
+    return Layout(row, nrow, once_start, *blocks, const_rows, const_values,
+                  [group_rows[k] for k in range(len(groups))])

@@ -11,6 +11,14 @@ from . import passes
 from .runtime import Runner
 
 
+class RunResult(NamedTuple):
+    """What ``Program.run`` returns."""
+
+    outputs: np.ndarray         # (n_outputs, B)
+    grads: np.ndarray | None    # per parameter, when a seed was given
+    once: np.ndarray            # the once-per-batch outputs (a loss's regularizer)
+
+
 class Batch(NamedTuple):
     """A batch as the program reads it: one row per sample, the arguments side by side."""
 
@@ -31,22 +39,32 @@ class Program:
     outputs and parameter gradients out (``BatchLoss`` and the optimizers use it).
     """
 
-    def __init__(self, rec, param_at, params=None):
+    def __init__(self, rec, param_at, params=None, once=None):
+        self.recording, self.param_at = rec, param_at
         self.widths = rec.widths
         self.scalars = rec.scalars
         self.n_inputs = sum(rec.widths)
         self.n_outputs = len(rec.outputs)
         self.single = rec.single
-        self.n_traced = len(rec.nodes)
+        self.n_traced = len(rec.nodes) + (len(once[0].nodes) if once is not None else 0)
         # the parameter list: the caller's order first, then any other found
         plist = list(params) if params is not None else []
         seen = {id(p) for p in plist}
-        for i in sorted(param_at):
-            if id(param_at[i]) not in seen:
-                seen.add(id(param_at[i]))
-                plist.append(param_at[i])
-        self._runner, self.params = _compile(rec, param_at, plist, reorder=params is None)
+        for at in (param_at, once[1] if once is not None else {}):
+            for i in sorted(at):
+                if id(at[i]) not in seen:
+                    seen.add(id(at[i]))
+                    plist.append(at[i])
+        self._runner, self.params = _compile(rec, param_at, plist, reorder=params is None,
+                                             once=once)
         self._lock = threading.Lock()
+
+    @classmethod
+    def with_once(cls, per_sample, once, params):
+        """One program that runs ``per_sample`` over the batch and the no-input program
+        ``once`` (a regularizer) once, in the same pass (``run(...).once``)."""
+        return cls(per_sample.recording, per_sample.param_at, params=params,
+                   once=(once.recording, once.param_at))
 
     # ---- the low-level interface -------------------------------------------------------
 
@@ -65,21 +83,23 @@ class Program:
 
     def run(self, batch, param_values, seed=None):
         """One pass over ``batch`` with the given parameter values (no Value is read or
-        written). Returns ``(outputs, grads)``: outputs of shape (n_outputs, B); with
+        written). Returns a ``RunResult``: outputs of shape (n_outputs, B); with
         ``seed`` (the gradient of the outputs: a number or an (n_outputs, B) array) the
-        gradient of ``sum(seed * outputs)`` for every parameter, else None."""
+        gradient of ``sum(seed * outputs) + sum(once)`` for every parameter, else None;
+        and the once-per-batch outputs."""
         r = self._runner
         with self._lock:
             if len(r.P):
                 r.P[:] = param_values
-            out = r.run(batch.X, batch.size, seed).copy()
-            return out, (r.gP.copy() if seed is not None else None)
+            out, once = r.run(batch.X, batch.size, seed)
+            return RunResult(out.copy(), r.gP.copy() if seed is not None else None,
+                             once.copy())
 
     # ---- with Values -------------------------------------------------------------------
 
     def __call__(self, *batches):
         """Outputs for every sample of the batch: shape (B,) or (B, n_outputs)."""
-        out, _ = self.run(self.as_batch(*batches), self.param_values())
+        out = self.run(self.as_batch(*batches), self.param_values()).outputs
         return out[0] if self.single else out.T
 
     forward = __call__
@@ -94,8 +114,8 @@ class Program:
         ``sum_i sum_k grad_outputs[i, k] * f_ik``. Returns the per-sample outputs.
         """
         batch = self.as_batch(*batches)
-        out, grads = self.run(batch, self.param_values(),
-                              self._seed(batch.size, reduction, grad_outputs))
+        out, grads, _ = self.run(batch, self.param_values(),
+                                 self._seed(batch.size, reduction, grad_outputs))
         self.add_grads(grads)
         return out[0] if self.single else out.T
 
@@ -141,24 +161,32 @@ def reduction_seed(reduction, B):
     raise ValueError(f"reduction must be 'mean' or 'sum', got {reduction!r}")
 
 
-def _compile(rec, param_at, params, reorder):
+def _compile(rec, param_at, params, reorder, once=None):
     """Run the compiler passes; returns (the runner, the parameter list in its final
-    order: when the caller fixed no order, as the dense steps read them)."""
+    order: when the caller fixed no order, as the dense steps read them). ``once``: the
+    recording and parameters of a no-input graph to run once per batch beside it."""
     nodes = passes.build_graph(rec, param_at, params)
     outputs = list(rec.outputs)
+    once_outputs = []
+    if once is not None:
+        shift = passes.append_graph(nodes, passes.build_graph(once[0], once[1], params))
+        once_outputs = [o + shift for o in once[0].outputs]
     users = passes.count_users(nodes)
-    sums = passes.fuse_sums(nodes, users, set(outputs))
-    passes.find_dense(nodes, users, set(outputs), sums)
-    an = passes.analyse(nodes, outputs)
-    groups = passes.group(nodes, an)
+    ends = set(outputs) | set(once_outputs)
+    sums = passes.fuse_sums(nodes, users, ends)
+    passes.find_dense(nodes, users, ends, sums)
+    an = passes.analyse(nodes, outputs + once_outputs)
+    in_once = passes.reachable(nodes, once_outputs)
+    groups = passes.group(nodes, an, in_once)
     passes.align_rows(nodes, groups)
     if reorder:
         new_order = passes.dense_param_order(nodes, groups, len(params))
         if new_order is not None:
             passes.renumber_params(nodes, new_order)
             params = [params[j] for j in new_order]
-    layout = passes.assign_rows(nodes, an, groups, sum(rec.widths))
-    runner = Runner(nodes, groups, layout, an.need, outputs, sum(rec.widths), len(params))
+    layout = passes.assign_rows(nodes, an, groups, sum(rec.widths), in_once)
+    runner = Runner(nodes, groups, layout, an.need, outputs, sum(rec.widths), len(params),
+                    once_outputs)
     return runner, params
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .ir import Op, Sum
+from .ir import Op, Param, Sum
 from .. import ops as _ops
 from .numpy_backend import NUMPY, kernel
 
@@ -138,11 +138,13 @@ class OpStep:
     """One primitive of the op table over a block of rows: its NumPy forward kernel,
     and backward its one derivative rule (``micrograd.ops``) run on arrays."""
 
-    __slots__ = ("op", "kernel", "arg", "s", "e", "ins", "out", "gout", "read", "push")
+    __slots__ = ("op", "kernel", "ufunc", "arg", "s", "e", "ins", "out", "gout", "read",
+                 "push")
     label = property(lambda self: self.op.key)
 
     def __init__(self, key, arg, s, e, ins):
         self.op, self.kernel = _ops.OPS[key], kernel(key)
+        self.ufunc = isinstance(self.kernel, np.ufunc) and not self.op.has_arg
         self.arg, self.s, self.e, self.ins = arg, s, e, ins
 
     def bind(self, V, G):
@@ -152,7 +154,10 @@ class OpStep:
 
     def forward(self):
         xs = [r() for r in self.read]
-        self.out[...] = self.kernel(*xs, self.arg) if self.op.has_arg else self.kernel(*xs)
+        if self.ufunc:  # a NumPy ufunc writes straight into the step's rows
+            self.kernel(*xs, out=self.out)
+        else:
+            self.out[...] = self.kernel(*xs, self.arg) if self.op.has_arg else self.kernel(*xs)
         return xs
 
     def backward(self, xs):
@@ -198,37 +203,48 @@ class DenseStep:
     (d(w x) = x dw + w dx) and the ``+`` rule, summed over the batch: ``dW = g x^T``,
     ``db = sum g``, ``dx = W^T g``. A gradient that has no other contribution (a
     layer's own weights, its input rows read by nothing else) is written straight
-    into its place instead of added to it."""
+    into its place instead of added to it. When the inputs are parameters themselves
+    (the L2 term's ``p * p``), x is a block of the parameter buffer: the same for every
+    sample, and ``dx`` goes to the parameters."""
 
     __slots__ = ("s", "e", "x", "w", "b", "out", "gout", "read", "push", "only_w",
-                 "only_b", "only_x", "gx")
+                 "only_b", "only_x", "gx", "x_params")
     label = "dense"
 
     def __init__(self, s, e, x, w, b):
         self.s, self.e, self.x, self.w, self.b = s, e, x, w, b
+        self.x_params = not isinstance(x, Rows)
         self.only_w = self.only_b = self.only_x = False
 
     def sole_writer(self, param_uses, row_writers):
         """Note which gradients this step alone writes (counts over the program)."""
         self.only_w = self.w.sole(param_uses)
         self.only_b = self.b is not None and self.b.sole(param_uses)
-        self.only_x = self.x.need and self.x.sl is not None and all(
+        self.only_x = not self.x_params and self.x.need and self.x.sl is not None and all(
             row_writers[r] == 1 for r in self.x.idx.ravel().tolist())
 
     def bind(self, V, G):
         self.out, self.gout = V[self.s:self.e], G[self.s:self.e]
+        if self.x_params:
+            self.read, self.push, self.gx = self.x.read, self.x.accumulate, None
+            return
         self.read, self.push = self.x.reader(V), self.x.adder(G)
         self.gx = self.x.get(G) if self.only_x else None
 
     def forward(self):
         xg = self.read()
-        np.matmul(self.w.read(), xg, out=self.out)
+        if self.x_params:  # (n, 1): one column, broadcast over the batch
+            self.out[...] = self.w.read() @ xg
+        else:
+            np.matmul(self.w.read(), xg, out=self.out)
         if self.b is not None:
             self.out += self.b.read()
         return xg
 
     def backward(self, xg):
         g = self.gout
+        if self.x_params:
+            g = g.sum(axis=1, keepdims=True)
         if self.only_w:
             np.matmul(g, xg.T, out=self.w.gview)
         else:
@@ -257,7 +273,10 @@ def _step(nodes, grp, s, e, row, need, P, gP):
         coefs = [nd.coefs for nd in members] if first.coefs is not None else None
         return SumStep(s, e, terms, coefs)
     # a Dense group
-    x = Rows([row[p] for p in first.inputs], need=any(need[p] for p in first.inputs))
+    if all(isinstance(nodes[p], Param) for p in first.inputs):  # p * p: x read from P
+        x = param_block(P, gP, [[nodes[p].index] for p in first.inputs])
+    else:
+        x = Rows([row[p] for p in first.inputs], need=any(need[p] for p in first.inputs))
     w = param_block(P, gP, [nd.weights for nd in members])
     b = param_block(P, gP, [[nd.bias] for nd in members]) if first.bias is not None else None
     return DenseStep(s, e, x, w, b)
@@ -265,20 +284,26 @@ def _step(nodes, grp, s, e, row, need, P, gP):
 
 class Runner:
     """The compiled steps and their buffers; ``run`` is one forward (and backward) pass
-    over a batch with the parameters in ``P``, parameter gradients into ``gP``."""
+    over a batch with the parameters in ``P``, parameter gradients into ``gP``.
 
-    def __init__(self, nodes, groups, layout, need, outputs, n_inputs, n_params):
+    A step of the once-per-batch graph (a loss's regularizer) works on column 0 of the
+    buffers only: it is computed once, not once per sample."""
+
+    def __init__(self, nodes, groups, layout, need, outputs, n_inputs, n_params,
+                 once_outputs=()):
         self.n_inputs = n_inputs
         self.P = np.zeros(n_params)
         self.gP = np.zeros(n_params)
         self.steps = [_step(nodes, g, s, e, layout.row, need, self.P, self.gP)
                       for g, (s, e) in zip(groups, layout.group_rows)]
-        self.n_rows = layout.n_rows
-        self.param_rows = layout.param_rows
-        self.param_index = Rows(layout.param_index)
+        self.once = [g.once for g in groups]
+        self.n_rows, self.once_start = layout.n_rows, layout.once_start
+        self.param_rows = (layout.param_rows, layout.once_param_rows)
+        self.param_index = (Rows(layout.param_index), Rows(layout.once_param_index))
         self.const_rows = np.array(layout.const_rows, dtype=np.intp)
         self.const_values = np.array(layout.const_values, dtype=np.float64)[:, None]
         self.out = Rows([layout.row[o] for o in outputs])
+        self.out_once = Rows([layout.row[o] for o in once_outputs])
         self.buffers = None
         self._note_sole_writers(n_params)
 
@@ -286,12 +311,16 @@ class Runner:
         """Count the uses of each parameter and the gradient writers of each row, so
         that a dense step can write a gradient it alone contributes to."""
         param_uses = np.bincount(np.concatenate(
-            [np.asarray(self.param_index.idx, dtype=np.intp)]
+            [np.asarray(r.idx, dtype=np.intp) for r in self.param_index]
             + [st.w.flat for st in self.steps if isinstance(st, DenseStep)]
             + [st.b.flat for st in self.steps if isinstance(st, DenseStep)
-               and st.b is not None]), minlength=n_params).tolist()
-        targets = [self.out.idx.ravel()]
+               and st.b is not None]
+            + [st.x.flat for st in self.steps if isinstance(st, DenseStep)
+               and st.x_params]), minlength=n_params).tolist()
+        targets = [self.out.idx.ravel(), self.out_once.idx.ravel()]
         for st in self.steps:
+            if isinstance(st, DenseStep) and st.x_params:
+                continue
             rows = st.ins if isinstance(st, OpStep) else [st.terms if isinstance(
                 st, SumStep) else st.x]
             targets += [r.idx.ravel() for r in rows if r.need]
@@ -306,8 +335,8 @@ class Runner:
         into them are made once per batch size."""
         if self.buffers is None or self.buffers[0].shape[1] != B:
             V, G = np.empty((self.n_rows, B)), np.empty((self.n_rows, B))
-            for st in self.steps:
-                st.bind(V, G)
+            for st, once in zip(self.steps, self.once):
+                st.bind(V[:, :1], G[:, :1]) if once else st.bind(V, G)
             self.buffers = (V, G)
         return self.buffers
 
@@ -315,27 +344,37 @@ class Runner:
         V = self._buffers(B)[0]
         if self.n_inputs:
             V[:self.n_inputs] = X.T
-        if self.param_rows.stop > self.param_rows.start:
-            V[self.param_rows] = self.param_index.get(self.P)[:, None]
+        (rows, rows_once), (index, index_once) = self.param_rows, self.param_index
+        if rows.stop > rows.start:
+            V[rows] = index.get(self.P)[:, None]
+        if rows_once.stop > rows_once.start:
+            V[rows_once, :1] = index_once.get(self.P)[:, None]
         if len(self.const_rows):
-            V[self.const_rows] = self.const_values
+            V[self.const_rows] = self.const_values  # (the once graph's too: a few rows)
         return V, [st.forward() for st in self.steps]
 
     def backward(self, V, saved, seed):
         G = self.buffers[1]
-        G[self.n_inputs:].fill(0.0)  # the inputs' rows never receive a gradient
+        # the inputs' rows never receive a gradient; the once-per-batch graph uses column 0
+        G[self.n_inputs:self.once_start].fill(0.0)
+        G[self.once_start:, 0].fill(0.0)
         self.out.add(G, seed)
+        if self.out_once.idx.size:
+            self.out_once.add(G[:, :1], 1.0)
         self.gP.fill(0.0)
         for st, sv in zip(reversed(self.steps), reversed(saved)):
             st.backward(sv)
-        if self.param_rows.stop > self.param_rows.start:
-            self.param_index.add(self.gP, G[self.param_rows].sum(axis=1))
+        for rows, index, cols in zip(self.param_rows, self.param_index,
+                                     (slice(None), slice(0, 1))):
+            if rows.stop > rows.start:
+                index.add(self.gP, G[rows, cols].sum(axis=1))
 
     def run(self, X, B, seed=None):
-        """Outputs, shape (n_outputs, B); with ``seed`` (the gradient of the outputs)
-        also the parameter gradients, in ``gP``."""
+        """Outputs, shape (n_outputs, B), and the once-per-batch outputs (n,); with
+        ``seed`` (the gradient of the outputs) also the parameter gradients, in ``gP``
+        (the once-per-batch outputs are seeded with 1)."""
         with np.errstate(all="ignore"):
             V, saved = self.forward(X, B)
             if seed is not None:
                 self.backward(V, saved, seed)
-            return self.out.get(V)
+            return self.out.get(V), self.out_once.get(V[:, 0])
