@@ -374,6 +374,27 @@ def test_regularizer_only_program_and_batch_loss_without_it():
     assert w[0].grad == 4.0
 
 
+def test_batch_loss_from_two_programs_equals_the_one_pass_form():
+    # trace_loss runs the per-sample graph and the regularizer in one program; a
+    # BatchLoss built by hand from the two programs runs them one after the other
+    X, Y = _moons(30)
+    model, sample_loss, l2 = _demo()
+    params = model.parameters()
+    for p in params:
+        p.data += 0.01
+    one = trace_loss(sample_loss, X, Y, regularizer=l2, cache=False)
+    two = BatchLoss(trace(sample_loss, X, Y, cache=False), regularizer=trace(l2, cache=False))
+    model.zero_grad()
+    a = one.backward(X, Y)
+    ga = {id(p): p.grad for p in params}
+    model.zero_grad()
+    b = two.backward(X, Y)
+    assert a == pytest.approx(b, rel=1e-15)
+    assert [p.grad for p in params] == pytest.approx([ga[id(p)] for p in params],
+                                                     rel=1e-13, abs=1e-16)
+    assert one.value(X, Y) == pytest.approx(two.value(X, Y), rel=1e-15)
+
+
 def test_parameter_shared_between_dense_rows_and_ops():
     # weight tying: one parameter in two neurons and in a plain op; grads must add up
     a, b = Value(0.3), Value(-0.6)

@@ -20,7 +20,16 @@ class CacheKey(NamedTuple):
     param_ids: tuple
 
 
-_CACHE: OrderedDict[CacheKey, Program] = OrderedDict()
+class CacheEntry(NamedTuple):
+    """A cached trace: the program, and the recording it was compiled from (with its
+    parameters by position), from which trace_loss compiles a loss with a regularizer."""
+
+    program: Program
+    recording: object
+    param_at: dict
+
+
+_CACHE: OrderedDict[CacheKey, CacheEntry] = OrderedDict()
 _CACHE_SIZE = 16
 
 
@@ -83,6 +92,11 @@ def trace(fn, *batches, params=None, cache=True):
         >>> prog([[0.5, -1.0]]).shape
         (1,)
     """
+    return _trace(fn, batches, params, cache).program
+
+
+def _trace(fn, batches, params, cache):
+    """``trace`` returning the whole CacheEntry."""
     if not callable(fn):
         raise TypeError(f"trace needs a callable, got {type(fn).__name__}")
     params = _check_params(fn, params)
@@ -97,12 +111,12 @@ def trace(fn, *batches, params=None, cache=True):
     names = [f"batch argument {k}" for k in range(len(batches))]
     first = record(fn, samples[0], names)
     param_at = compare(first, record(fn, samples[-1], names), where or "(no inputs)")
-    prog = Program(first, param_at, params=params)
+    entry = CacheEntry(Program(first, param_at, params=params), first, param_at)
     if key is not None:
-        _CACHE[key] = prog
+        _CACHE[key] = entry
         while len(_CACHE) > _CACHE_SIZE:
             _CACHE.popitem(last=False)
-    return prog
+    return entry
 
 
 def trace_loss(fn, *batches, reduction="mean", regularizer=None, params=None, cache=True):
@@ -116,8 +130,9 @@ def trace_loss(fn, *batches, reduction="mean", regularizer=None, params=None, ca
         >>> isinstance(loss.backward([[1.0], [2.0]], [0.0, 1.0]), float)
         True
     """
-    prog = trace(fn, *batches, params=params, cache=cache)
-    reg = None
-    if regularizer is not None:
-        reg = trace(regularizer, params=params, cache=cache)
-    return BatchLoss(prog, reduction=reduction, regularizer=reg)
+    per_sample = _trace(fn, batches, params, cache)
+    if regularizer is None:
+        return BatchLoss(per_sample.program, reduction=reduction)
+    reg = _trace(regularizer, (), params, cache)
+    return BatchLoss(per_sample.program, reduction=reduction, regularizer=reg.program,
+                     recordings=(per_sample, reg))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .program import reduction_seed
+from .program import Program, reduction_seed
 
 
 class BatchLoss:
@@ -14,10 +14,13 @@ class BatchLoss:
     returns the loss as a float; ``value(*batches)`` only evaluates it. ``per_sample``
     is a traced ``Program`` with one output; ``regularizer`` a traced program with no
     inputs (or None); ``params`` every parameter of either. Build one with
-    ``trace_loss``. ``loss_and_grads`` is the form that reads and writes no Value.
+    ``trace_loss``: it also passes the ``recordings`` the two programs were compiled
+    from, so that one program runs both in a single pass (the regularizer once per
+    batch), instead of two. ``loss_and_grads`` is the form that reads and writes no
+    Value.
     """
 
-    def __init__(self, per_sample, reduction="mean", regularizer=None):
+    def __init__(self, per_sample, reduction="mean", regularizer=None, *, recordings=None):
         reduction_seed(reduction, 1)  # refuses anything but "mean" and "sum"
         if per_sample.n_outputs != 1:
             raise ValueError("the per-sample function must return one Value (the loss)")
@@ -36,10 +39,14 @@ class BatchLoss:
                     index[id(p)] = len(params)
                     params.append(p)
         self.params = params
-        # one program for the backward pass: the per-sample graph over the batch and the
-        # regularizer's once, in one run
-        self._program = per_sample if regularizer is None else \
-            per_sample.with_once(per_sample, regularizer, params)
+        # one program for both, when the recordings are at hand; else one run of each
+        self._program = per_sample if regularizer is None else None
+        if recordings is not None and regularizer is not None:
+            ps, rg = recordings
+            self._program = Program(ps.recording, ps.param_at, params=params,
+                                    once=(rg.recording, rg.param_at))
+        self._parts = [(prog, np.array([index[id(p)] for p in prog.params], dtype=np.intp))
+                       for prog in (per_sample, regularizer) if prog is not None]
 
     def param_values(self):
         """The parameters' current ``.data``, in ``params`` order, as an array."""
@@ -48,14 +55,36 @@ class BatchLoss:
     def loss_and_grads(self, P, *batches, grads=True):
         """The loss at parameter values ``P`` (in ``params`` order) and, with ``grads``,
         its gradient as an array: no Value is read or written."""
+        if self._program is None:
+            return self._two_runs(P, batches, grads)
         prog = self._program
         batch = prog.as_batch(*batches)
         seed = reduction_seed(self.reduction, batch.size) if grads else None
         out, g, once = prog.run(batch, P, seed)
-        total = float(out.sum())  # the same pairwise sum that mean() divides
-        loss = total / batch.size if self.reduction == "mean" else total
+        loss = self._reduce(out, batch.size)
         if once.size:
             loss += float(once[0])
+        return loss, g
+
+    def _reduce(self, out, B):
+        total = float(out.sum())  # the same pairwise sum that mean() divides
+        return total / B if self.reduction == "mean" else total
+
+    def _two_runs(self, P, batches, grads):
+        ps, reg = self.per_sample, self.regularizer
+        batch = ps.as_batch(*batches)
+        g = np.zeros(len(self.params)) if grads else None
+        loss = 0.0
+        for prog, idx in self._parts:
+            if prog is ps:
+                seed = reduction_seed(self.reduction, batch.size) if grads else None
+                out, gp, _ = prog.run(batch, P[idx], seed)
+                loss += self._reduce(out, batch.size)
+            else:
+                out, gp, _ = reg.run(reg.as_batch(), P[idx], 1.0 if grads else None)
+                loss += float(out[0, 0])
+            if grads:
+                g[idx] += gp
         return loss, g
 
     def backward(self, *batches):

@@ -50,6 +50,8 @@ def _np_softplus(x):
 
 def _np_powc(x, n):
     # x ** n for a constant n with PyTorch's special exponents (see ops._fpowc)
+    if n == 1:
+        return x  # pow(x, 1) is x exactly (nan, inf and -0.0 included): the slope of x**2
     if n == 2:
         return x * x
     if n == 3:

@@ -40,7 +40,6 @@ class Program:
     """
 
     def __init__(self, rec, param_at, params=None, once=None):
-        self.recording, self.param_at = rec, param_at
         self.widths = rec.widths
         self.scalars = rec.scalars
         self.n_inputs = sum(rec.widths)
@@ -58,13 +57,6 @@ class Program:
         self._runner, self.params = _compile(rec, param_at, plist, reorder=params is None,
                                              once=once)
         self._lock = threading.Lock()
-
-    @classmethod
-    def with_once(cls, per_sample, once, params):
-        """One program that runs ``per_sample`` over the batch and the no-input program
-        ``once`` (a regularizer) once, in the same pass (``run(...).once``)."""
-        return cls(per_sample.recording, per_sample.param_at, params=params,
-                   once=(once.recording, once.param_at))
 
     # ---- the low-level interface -------------------------------------------------------
 
