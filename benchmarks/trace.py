@@ -270,12 +270,12 @@ def main(argv=None):
                        ("traced + TracedSGD", t_sgd, args.steps),
                        ("hand-written NumPy step", t_np, args.steps)]:
         print(f"{name:<34}{t * 1e3:>12.3f}{n:>13}")
-    print(f"ratio traced / PyTorch   = {t_traced / t_torch:.2f}   (target <= 1.0: "
-          f"{'MET' if t_traced <= t_torch else 'NOT MET'}); with TracedSGD "
-          f"{t_sgd / t_torch:.2f}")
-    print(f"ratio traced / NumPy     = {t_traced / t_np:.2f}   (target <= 2.0: "
-          f"{'MET' if t_traced <= 2 * t_np else 'NOT MET'}); with TracedSGD "
-          f"{t_sgd / t_np:.2f}")
+    print(f"ratio traced / PyTorch   = {t_sgd / t_torch:.2f}   (traced + TracedSGD; target "
+          f"<= 1.0: {'MET' if t_sgd <= t_torch else 'NOT MET'}); with SGD over the Values "
+          f"{t_traced / t_torch:.2f}")
+    print(f"ratio traced / NumPy     = {t_sgd / t_np:.2f}   (traced + TracedSGD; target "
+          f"<= 2.0: {'MET' if t_sgd <= 2 * t_np else 'NOT MET'}); with SGD over the Values "
+          f"{t_traced / t_np:.2f}")
     print(f"speed-up naive / traced  = {t_naive / t_traced:,.0f}x (target >= 1000x: "
           f"{'MET' if t_naive / t_traced >= 1000 else 'NOT MET'})")
     print(f"speed-up eager / traced  = {t_eager / t_traced:,.0f}x")

@@ -28,6 +28,10 @@ NumPy::
     predict = trace(model, X)                 # outputs only, e.g. a decision boundary
     scores = predict(np.random.rand(2500, 2))  # ndarray of shape (2500,)
 
+The fastest loop: ``TracedSGD`` / ``TracedAdam`` update the traced parameters as one
+array (``opt = TracedAdam(loss, lr=5e-3); L = opt.step(X, Y)``) and keep every
+parameter's ``.data`` and ``.grad`` true whenever read (see ``micrograd.trace.bound``).
+
 What is computed (exactly)
     ``Program.backward(*batches, reduction=r)`` accumulates (``+=``, like the eager
     engine's leaves) into every parameter's ``.grad`` the gradient of
