@@ -7,7 +7,7 @@ from typing import NamedTuple
 
 from ..engine import Value
 from .batch_loss import BatchLoss
-from .program import Program
+from .program import Program, check_backend
 from .recording import compare, record
 
 
@@ -18,6 +18,7 @@ class CacheKey(NamedTuple):
     fn: object
     shapes: tuple
     param_ids: tuple
+    backend: tuple      # (backend, device)
 
 
 class CacheEntry(NamedTuple):
@@ -73,7 +74,7 @@ def _check_params(fn, params):
     return params
 
 
-def trace(fn, *batches, params=None, cache=True):
+def trace(fn, *batches, params=None, cache=True, backend="numpy", device=None):
     """Trace ``fn`` (a function of one sample's Values) into a batched ``Program``.
 
     ``batches``: one per argument of ``fn``, each a sequence of per-sample items (a
@@ -85,6 +86,8 @@ def trace(fn, *batches, params=None, cache=True):
     ``params``: the parameters in the order you want (default: every leaf that is the
     same object in two traces, in order of appearance; a ``Module`` passed as ``fn``
     gives its ``parameters()``). Raises ``TraceError`` when fn cannot be traced.
+    ``backend="torch"`` runs the program on PyTorch tensors (on ``device``: "cpu",
+    "cuda", ...), with the same numbers as the NumPy backend on the CPU in float64.
 
         >>> from micrograd.nn import MLP
         >>> model = MLP(2, [4, 1], seed=0)
@@ -92,11 +95,12 @@ def trace(fn, *batches, params=None, cache=True):
         >>> prog([[0.5, -1.0]]).shape
         (1,)
     """
-    return _trace(fn, batches, params, cache).program
+    return _trace(fn, batches, params, cache, (backend, device)).program
 
 
-def _trace(fn, batches, params, cache):
+def _trace(fn, batches, params, cache, backend=("numpy", None)):
     """``trace`` returning the whole CacheEntry."""
+    check_backend(*backend)
     if not callable(fn):
         raise TypeError(f"trace needs a callable, got {type(fn).__name__}")
     params = _check_params(fn, params)
@@ -104,14 +108,15 @@ def _trace(fn, batches, params, cache):
     key = None
     if cache and params is not None:
         shapes = tuple(len(item) if hasattr(item, "__len__") else -1 for item in samples[0])
-        key = CacheKey(fn, shapes, tuple(id(p) for p in params))
+        key = CacheKey(fn, shapes, tuple(id(p) for p in params), backend)
         if key in _CACHE:
             _CACHE.move_to_end(key)
             return _CACHE[key]
     names = [f"batch argument {k}" for k in range(len(batches))]
     first = record(fn, samples[0], names)
     param_at = compare(first, record(fn, samples[-1], names), where or "(no inputs)")
-    entry = CacheEntry(Program(first, param_at, params=params), first, param_at)
+    program = Program(first, param_at, params=params, backend=backend[0], device=backend[1])
+    entry = CacheEntry(program, first, param_at)
     if key is not None:
         _CACHE[key] = entry
         while len(_CACHE) > _CACHE_SIZE:
@@ -119,7 +124,8 @@ def _trace(fn, batches, params, cache):
     return entry
 
 
-def trace_loss(fn, *batches, reduction="mean", regularizer=None, params=None, cache=True):
+def trace_loss(fn, *batches, reduction="mean", regularizer=None, params=None, cache=True,
+               backend="numpy", device=None):
     """Trace a per-sample loss ``fn`` (and an optional parameter-only ``regularizer``,
     a function of no arguments) into a ``BatchLoss``: ``reduction`` ("mean" or "sum")
     over the samples of ``fn``'s output, plus ``regularizer()`` once.
@@ -130,9 +136,9 @@ def trace_loss(fn, *batches, reduction="mean", regularizer=None, params=None, ca
         >>> isinstance(loss.backward([[1.0], [2.0]], [0.0, 1.0]), float)
         True
     """
-    per_sample = _trace(fn, batches, params, cache)
+    per_sample = _trace(fn, batches, params, cache, (backend, device))
     if regularizer is None:
         return BatchLoss(per_sample.program, reduction=reduction)
-    reg = _trace(regularizer, (), params, cache)
+    reg = _trace(regularizer, (), params, cache, (backend, device))
     return BatchLoss(per_sample.program, reduction=reduction, regularizer=reg.program,
                      recordings=(per_sample, reg))

@@ -44,7 +44,9 @@ class BatchLoss:
         if recordings is not None and regularizer is not None:
             ps, rg = recordings
             self._program = Program(ps.recording, ps.param_at, params=params,
-                                    once=(rg.recording, rg.param_at))
+                                    once=(rg.recording, rg.param_at),
+                                    backend=per_sample.backend,
+                                    device=per_sample.device)
         self._parts = [(prog, np.array([index[id(p)] for p in prog.params], dtype=np.intp))
                        for prog in (per_sample, regularizer) if prog is not None]
 

@@ -37,9 +37,13 @@ class Program:
 
     ``run`` is the low-level form that reads and writes no Value: parameter values in,
     outputs and parameter gradients out (``BatchLoss`` and the optimizers use it).
+    ``backend="torch"`` (and a ``device``) runs the same program on PyTorch tensors;
+    batches, outputs and gradients stay NumPy arrays at its edges.
     """
 
-    def __init__(self, rec, param_at, params=None, once=None):
+    def __init__(self, rec, param_at, params=None, once=None, backend="numpy", device=None):
+        check_backend(backend, device)
+        self.backend, self.device = backend, device
         self.widths = rec.widths
         self.scalars = rec.scalars
         self.n_inputs = sum(rec.widths)
@@ -56,6 +60,10 @@ class Program:
                     plist.append(at[i])
         self._runner, self.params = _compile(rec, param_at, plist, reorder=params is None,
                                              once=once)
+        if backend == "torch":
+            from .torch_backend import TorchRunner  # PyTorch only when asked for
+
+            self._runner = TorchRunner(self._runner, device or "cpu")
         self._lock = threading.Lock()
 
     # ---- the low-level interface -------------------------------------------------------
@@ -142,6 +150,23 @@ class Program:
     def __repr__(self):
         return (f"<Program {self.n_traced} nodes, {self.groups} steps, "
                 f"{self.n_inputs} inputs, {len(self.params)} params>")
+
+
+BACKENDS = ("numpy", "torch")
+
+
+def check_backend(backend, device):
+    """Refuse an unknown backend, a device without torch, and torch not installed."""
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be 'numpy' or 'torch', got {backend!r}")
+    if device is not None and backend != "torch":
+        raise ValueError(f"a device ({device!r}) needs backend='torch'")
+    if backend == "torch":
+        try:
+            import torch  # noqa: F401
+        except ModuleNotFoundError as err:
+            raise ModuleNotFoundError("the torch backend needs PyTorch: pip install torch",
+                                      name="torch") from err
 
 
 def reduction_seed(reduction, B):
