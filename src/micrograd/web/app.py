@@ -10,6 +10,7 @@ Routes (JSON in and out; every error is ``{"error": message}`` with a 4xx status
     POST   /api/walk              a graph with its forward and backward steps
     POST   /api/walk/order        the visit-order experiment
     POST   /api/walk/nudge        the finite-difference slope at a leaf, beside its grad
+    POST   /api/walk/check        a learner's answer to the graph's question, checked
     POST   /api/play              a new training session (returns its id and state)
     GET    /api/play/{sid}        a session's state
     POST   /api/play/{sid}/step   train some steps, return the new state
@@ -38,17 +39,19 @@ from .. import __version__
 from . import limits, schemas
 from .playground import Playground, PlayConfig, PlaygroundError
 from .sessions import SessionStore
-from .walkview import FUNCTIONS, PRESETS, WalkViewError, build, nudge, visit_order
+from .walkview import (FUNCTIONS, PRESETS, WalkViewError, build, check, nudge,
+                       visit_order)
 
 STATIC = Path(__file__).parent / "static"
 log = logging.getLogger("micrograd.web")
 
 
 class ApiError(Exception):
-    def __init__(self, status, message):
+    def __init__(self, status, message, **extra):
         super().__init__(message)
         self.status = status
         self.message = message
+        self.extra = extra
 
 
 def _validation_message(err):
@@ -76,7 +79,7 @@ def create_app(*, max_sessions=limits.MAX_SESSIONS,
 
     @app.exception_handler(ApiError)
     async def _api_error(request, exc):
-        return JSONResponse({"error": exc.message}, status_code=exc.status)
+        return JSONResponse({"error": exc.message, **exc.extra}, status_code=exc.status)
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request, exc):
@@ -137,33 +140,43 @@ def create_app(*, max_sessions=limits.MAX_SESSIONS,
             if spec.preset not in PRESETS:
                 raise ApiError(404, f"unknown preset {spec.preset!r}; presets: "
                                     f"{', '.join(PRESETS)}")
-            return PRESETS[spec.preset].source, PRESETS[spec.preset].title
-        return spec.expr, ""
+            p = PRESETS[spec.preset]
+            return p.source, p.title, p
+        return spec.expr, "", None
 
     def _walk_call(fn, *args, **kwargs):
         try:
             with engine_lock:
                 return fn(*args, **kwargs)
         except WalkViewError as err:
-            raise ApiError(400, str(err)) from None
+            extra = {"free": err.free} if err.free is not None else {}
+            raise ApiError(400, str(err), **extra) from None
 
     @app.post("/api/walk", response_model=schemas.WalkResponse,
               responses={400: {"model": schemas.ErrorResponse}})
     def walk(req: schemas.WalkRequest):
-        source, title = _source(req)
+        source, title, preset = _source(req)
         return _walk_call(build, source, req.values, assign=req.assign,
-                          recursive=req.recursive, no_zero_grad=req.no_zero_grad, title=title)
+                          recursive=req.recursive, no_zero_grad=req.no_zero_grad, title=title,
+                          preset=preset, ask=req.ask, of=req.of)
+
+    @app.post("/api/walk/check", response_model=schemas.CheckResponse,
+              responses={400: {"model": schemas.ErrorResponse}})
+    def walk_check(req: schemas.CheckRequest):
+        source, _, preset = _source(req)
+        return _walk_call(check, source, req.answer, req.values, preset=preset, ask=req.ask,
+                          of=req.of)
 
     @app.post("/api/walk/order", response_model=schemas.OrderResponse,
               responses={400: {"model": schemas.ErrorResponse}})
     def walk_order(req: schemas.OrderRequest):
-        source, _ = _source(req)
+        source, _, _ = _source(req)
         return _walk_call(visit_order, source, req.order, req.values)
 
     @app.post("/api/walk/nudge", response_model=schemas.NudgeResponse,
               responses={400: {"model": schemas.ErrorResponse}})
     def walk_nudge(req: schemas.NudgeRequest):
-        source, _ = _source(req)
+        source, _, _ = _source(req)
         return _walk_call(nudge, source, req.leaf, req.h, req.values)
 
     # -- the playground -------------------------------------------------------------------
