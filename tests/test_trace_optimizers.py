@@ -110,6 +110,22 @@ def test_values_are_bound_while_open_and_plain_after_close():
     opt.close()  # idempotent
 
 
+def test_a_copy_of_a_bound_model_is_plain_values_with_the_numbers_of_now():
+    import copy
+    import pickle
+    model, loss = _setup()
+    with TracedAdam(loss, lr=0.01) as opt:
+        opt.step(X[:8], Y[:8])
+        snapshot = copy.deepcopy(model)  # e.g. keeping the best weights while training
+        pickled = pickle.loads(pickle.dumps(model.parameters()))
+        opt.step(X[8:16], Y[8:16])
+        now = [p.data for p in model.parameters()]
+    for params in (snapshot.parameters(), pickled):
+        assert all(type(p) is Value for p in params)
+    assert [p.data for p in snapshot.parameters()] == [p.data for p in pickled] != now
+    assert snapshot([0.5, -1.0, 2.0]).data != model([0.5, -1.0, 2.0]).data
+
+
 def test_a_change_by_hand_is_seen_by_the_next_step():
     ref_model, ref_loss = _setup()
     model, loss = _setup()

@@ -51,12 +51,22 @@ def _set_grad(v, x):
     store.G[j] = x
 
 
+def _plain(data, grad, label):
+    v = Value(data, label=label)
+    v.grad = grad
+    return v
+
+
 class BoundValue(Value):
     """A parameter whose ``data`` and ``grad`` live in a traced optimizer's arrays."""
 
     __slots__ = ()
     data = property(_data, _set_data, doc="the number, read from the optimizer's array")
     grad = property(_grad, _set_grad, doc="the gradient, from the optimizer's array")
+
+    def __reduce__(self):
+        # a copy (copy, deepcopy, pickle) is a plain Value with the numbers of now
+        return _plain, (self.data, self.grad, self.label)
 
 
 def bind(params):

@@ -1,7 +1,8 @@
 """The runtime: batched steps over one value array (a row per node, a column per sample).
 
-``build_runner`` turns the compiler's groups and layout into steps; ``Runner.run``
-executes them forward, and backward when given the gradient of the outputs. Every step
+``Runner`` turns the compiler's groups and layout into steps (``OpStep``, ``SumStep``,
+``DenseStep``); ``Runner.run`` executes them forward, and backward when given the
+gradient of the outputs. Every step
 reads its inputs as rows of the value array ``V`` and writes its own block of rows;
 backward accumulates into the gradient array ``G`` with the same row indices.
 """
@@ -10,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .ir import Op, Param, Sum
 from .. import ops as _ops
+from .ir import Op, Param, Sum
 from .numpy_backend import NUMPY, kernel
 
 
