@@ -1,10 +1,11 @@
 """The tracer's intermediate form: the nodes of a recorded graph and of a compiled one.
 
 A graph is a list of nodes in topological order; a node names its inputs by their
-positions in that list. Recording produces ``Input``, ``Leaf`` and ``Op`` nodes. The
-compiler turns each ``Leaf`` into a ``Param`` or a ``Const`` (by comparing two traces),
-fuses chains of ``+`` into ``Sum`` nodes and parameter-times-node sums into ``Dense``
-rows, and marks the nodes it fused away as ``None``.
+positions in that list. Recording produces ``InputNode``, ``LeafNode`` and ``OpNode``
+nodes. The compiler turns each ``LeafNode`` into a ``ParamNode`` or a ``ConstNode`` (by
+comparing two traces), fuses chains of ``+`` into ``SumNode`` nodes and
+parameter-times-node sums into ``DenseNode`` rows, and marks the nodes it fused away as
+``None``.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ class TraceError(ValueError):
 
 
 @dataclass(frozen=True, slots=True)
-class Input:
+class InputNode:
     """Column ``index`` of the flattened per-sample inputs."""
 
     index: int
@@ -32,7 +33,7 @@ class Input:
 
 
 @dataclass(frozen=True, slots=True)
-class Leaf:
+class LeafNode:
     """A leaf that is not an input: a parameter or a constant (told apart later)."""
 
     inputs = NO_INPUTS
@@ -42,7 +43,7 @@ class Leaf:
 
 
 @dataclass(frozen=True, slots=True)
-class Op:
+class OpNode:
     """A primitive of the op table (``key`` into ``micrograd.ops.OPS``) applied to the
     nodes at positions ``inputs``; ``arg`` is the op's constant (the n of x**n)."""
 
@@ -56,7 +57,7 @@ class Op:
 
     def same_as(self, other):
         """Same op, same wiring, same constant (nan equals nan)."""
-        if not isinstance(other, Op) or (self.key, self.inputs) != (other.key, other.inputs):
+        if not isinstance(other, OpNode) or (self.key, self.inputs) != (other.key, other.inputs):
             return False
         if self.arg is None or other.arg is None:
             return self.arg is other.arg
@@ -64,7 +65,7 @@ class Op:
 
 
 @dataclass(frozen=True, slots=True)
-class Param:
+class ParamNode:
     """Parameter number ``index`` of the program: read from its Value at every run."""
 
     index: int
@@ -72,7 +73,7 @@ class Param:
 
 
 @dataclass(frozen=True, slots=True)
-class Const:
+class ConstNode:
     """A number frozen into the program (the ``1`` of ``1 - y*s``)."""
 
     value: float
@@ -80,7 +81,7 @@ class Const:
 
 
 @dataclass(frozen=True, slots=True)
-class Sum:
+class SumNode:
     """An n-ary sum: a chain of ``+`` nodes (and exact constant factors such as the
     ``-1`` of ``a - b``) fused into one reduction, ``sum_j coefs[j] * node[inputs[j]]``;
     ``coefs`` None when every coefficient is 1."""
@@ -90,7 +91,7 @@ class Sum:
 
 
 @dataclass(frozen=True, slots=True)
-class Dense:
+class DenseNode:
     """One row of a dense layer: ``sum_j P[weights[j]] * node[inputs[j]] (+ P[bias])``."""
 
     inputs: tuple
@@ -101,8 +102,8 @@ class Dense:
 class Recording(NamedTuple):
     """One run of the traced function on one sample."""
 
-    nodes: list          # Input | Leaf | Op, in topological order
-    leaves: dict         # position of a Leaf -> the Value found there
+    nodes: list          # InputNode | LeafNode | OpNode, in topological order
+    leaves: dict         # position of a LeafNode -> the Value found there
     outputs: tuple       # positions of the outputs
     single: bool         # fn returned one Value (not a list)
     widths: tuple        # per argument: how many numbers one sample gives

@@ -5,9 +5,9 @@
 
 Each pass reads and rewrites a list of IR nodes (``micrograd.trace.ir``) indexed by
 position; a node fused into another becomes ``None``. The two fusions are the batched
-forms of the ``+`` and ``*`` rules of the op table: a chain of ``+`` is one ``Sum``
+forms of the ``+`` and ``*`` rules of the op table: a chain of ``+`` is one ``SumNode``
 (every term gets the sum's gradient, as ``+`` passes its gradient to both inputs), and a
-sum of parameter-times-node products plus a parameter bias is one ``Dense`` row (the
+sum of parameter-times-node products plus a parameter bias is one ``DenseNode`` row (the
 ``*`` rule, d(w x) = x dw + w dx, summed over a batch as matrix products).
 """
 
@@ -16,17 +16,18 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
-from .ir import Const, Dense, Input, Leaf, Op, Param, Sum
+from .ir import ConstNode, DenseNode, InputNode, LeafNode, OpNode, ParamNode, SumNode
 
 
 def build_graph(rec, param_at, params):
-    """The recording's nodes with each leaf made a ``Param`` (an index into ``params``)
-    or a ``Const``. ``param_at``: position -> parameter Value."""
+    """The recording's nodes with each leaf made a ``ParamNode`` (an index into ``params``)
+    or a ``ConstNode``. ``param_at``: position -> parameter Value."""
     index = {id(p): j for j, p in enumerate(params)}
     nodes = []
     for i, nd in enumerate(rec.nodes):
-        if isinstance(nd, Leaf):
-            nd = Param(index[id(param_at[i])]) if i in param_at else Const(rec.leaves[i].data)
+        if isinstance(nd, LeafNode):
+            nd = (ParamNode(index[id(param_at[i])]) if i in param_at
+                  else ConstNode(rec.leaves[i].data))
         nodes.append(nd)
     return nodes
 
@@ -37,8 +38,8 @@ def append_graph(nodes, more):
     share no node, so no pass mixes them."""
     shift = len(nodes)
     for nd in more:
-        nodes.append(Op(nd.key, nd.arg, tuple(p + shift for p in nd.inputs))
-                     if isinstance(nd, Op) else nd)
+        nodes.append(OpNode(nd.key, nd.arg, tuple(p + shift for p in nd.inputs))
+                     if isinstance(nd, OpNode) else nd)
     return shift
 
 
@@ -74,21 +75,21 @@ def _exact_factor(c):
 def _scaled(nodes, i):
     """(x, c) when node ``i`` is ``x * c`` with an exact constant factor c, else None."""
     nd = nodes[i]
-    if not (isinstance(nd, Op) and nd.key == "mul"):
+    if not (isinstance(nd, OpNode) and nd.key == "mul"):
         return None
     for x, k in (nd.inputs, nd.inputs[::-1]):
-        if isinstance(nodes[k], Const) and _exact_factor(nodes[k].value) \
-                and not isinstance(nodes[x], Const):
+        if isinstance(nodes[k], ConstNode) and _exact_factor(nodes[k].value) \
+                and not isinstance(nodes[x], ConstNode):
             return x, nodes[k].value
     return None
 
 
 def _is_zero(nd):
-    return isinstance(nd, Const) and nd.value == 0.0
+    return isinstance(nd, ConstNode) and nd.value == 0.0
 
 
 def fuse_sums(nodes, users, outputs):
-    """Chains of ``+`` and exact constant factors -> one weighted ``Sum`` each:
+    """Chains of ``+`` and exact constant factors -> one weighted ``SumNode`` each:
     ``(a + b + |a - b|) * 0.5`` is one sum of four terms. A node read elsewhere stays a
     node. Returns the positions of the sums."""
     terms = {}  # a sum's position -> [(term, coefficient)]
@@ -108,7 +109,7 @@ def fuse_sums(nodes, users, outputs):
         return [(p, c)]
 
     for i, nd in enumerate(nodes):
-        if isinstance(nd, Op) and nd.key == "add":
+        if isinstance(nd, OpNode) and nd.key == "add":
             terms[i] = expand(nd.inputs[0], 1.0) + expand(nd.inputs[1], 1.0)
         else:
             xc = _scaled(nodes, i)
@@ -119,7 +120,7 @@ def fuse_sums(nodes, users, outputs):
         # x + 0 is x, but for the sign of a zero result (-0.0 + 0 is +0.0)
         t = [(q, c) for q, c in t if not _is_zero(nodes[q])] or t[:1]
         coefs = tuple(c for _, c in t)
-        nodes[i] = Sum(tuple(q for q, _ in t), None if set(coefs) == {1.0} else coefs)
+        nodes[i] = SumNode(tuple(q for q, _ in t), None if set(coefs) == {1.0} else coefs)
     return list(terms)
 
 
@@ -128,19 +129,19 @@ def _weight_times_node(nodes, users, outputs, t):
     The node may be a parameter too: the L2 term's ``p * p`` is then one dense row
     (weights p, inputs p), whose backward gives p both of its shares, ``2 p g``."""
     nd = nodes[t]
-    if not (isinstance(nd, Op) and nd.key == "mul") or users[t] != 1 or t in outputs:
+    if not (isinstance(nd, OpNode) and nd.key == "mul") or users[t] != 1 or t in outputs:
         return None
     a, b = nd.inputs
-    if isinstance(nodes[a], Param):
+    if isinstance(nodes[a], ParamNode):
         return nodes[a].index, b
-    if isinstance(nodes[b], Param):
+    if isinstance(nodes[b], ParamNode):
         return nodes[b].index, a
     return None
 
 
 def find_dense(nodes, users, outputs, sums):
-    """Sums of parameter-times-node products (plus a parameter bias) -> ``Dense`` rows;
-    the other terms of such a sum stay in a ``Sum`` over the dense row."""
+    """Sums of parameter-times-node products (plus a parameter bias) -> ``DenseNode`` rows;
+    the other terms of such a sum stay in a ``SumNode`` over the dense row."""
     for i in sums:
         s = nodes[i]
         coefs = s.coefs or (1.0,) * len(s.inputs)
@@ -149,7 +150,7 @@ def find_dense(nodes, users, outputs, sums):
             wx = _weight_times_node(nodes, users, outputs, t) if c == 1.0 else None
             if wx is not None:
                 lin.append((wx, t))
-            elif bias is None and c == 1.0 and isinstance(nodes[t], Param):
+            elif bias is None and c == 1.0 and isinstance(nodes[t], ParamNode):
                 bias = nodes[t].index
             else:
                 rest.append((t, c))
@@ -157,11 +158,11 @@ def find_dense(nodes, users, outputs, sums):
             continue
         for _, t in lin:
             nodes[t] = None
-        dense = Dense(tuple(x for (_, x), _ in lin), tuple(w for (w, _), _ in lin), bias)
+        dense = DenseNode(tuple(x for (_, x), _ in lin), tuple(w for (w, _), _ in lin), bias)
         if rest:
             nodes.append(dense)
             rc = tuple(c for _, c in rest)
-            nodes[i] = Sum((len(nodes) - 1,) + tuple(t for t, _ in rest),
+            nodes[i] = SumNode((len(nodes) - 1,) + tuple(t for t, _ in rest),
                            None if set(rc) == {1.0} else (1.0,) + rc)
         else:
             nodes[i] = dense
@@ -203,7 +204,7 @@ def analyse(nodes, outputs):
         nd = nodes[i]
         if nd.inputs:
             level[i] = 1 + max(level[p] for p in nd.inputs)
-        need[i] = isinstance(nd, (Param, Dense)) or any(need[p] for p in nd.inputs)
+        need[i] = isinstance(nd, (ParamNode, DenseNode)) or any(need[p] for p in nd.inputs)
     return Analysis(order, level, need)
 
 
@@ -211,7 +212,7 @@ class Group(NamedTuple):
     """Nodes of one level doing the same thing: one batched step."""
 
     level: int
-    kind: type      # Op, Sum or Dense
+    kind: type      # OpNode, SumNode or DenseNode
     members: list   # node positions
     once: bool      # computed once per batch (the regularizer), not once per sample
 
@@ -222,12 +223,12 @@ def group(nodes, an, once):
     groups = {}
     for i in an.order:
         nd = nodes[i]
-        if isinstance(nd, Op):
-            key = (an.level[i], once[i], Op, nd.key, repr(nd.arg))
-        elif isinstance(nd, Sum):
-            key = (an.level[i], once[i], Sum, len(nd.inputs), nd.coefs is not None)
-        elif isinstance(nd, Dense):
-            key = (an.level[i], once[i], Dense, nd.inputs, nd.bias is not None)
+        if isinstance(nd, OpNode):
+            key = (an.level[i], once[i], OpNode, nd.key, repr(nd.arg))
+        elif isinstance(nd, SumNode):
+            key = (an.level[i], once[i], SumNode, len(nd.inputs), nd.coefs is not None)
+        elif isinstance(nd, DenseNode):
+            key = (an.level[i], once[i], DenseNode, nd.inputs, nd.bias is not None)
         else:
             continue  # inputs, parameters and constants are not computed
         groups.setdefault(key, []).append(i)
@@ -246,9 +247,9 @@ def align_rows(nodes, groups):
             where[i] = k
     fixed = set()
     for g in reversed(groups):
-        if g.kind is Dense:
+        if g.kind is DenseNode:
             wanted = [nodes[g.members[0]].inputs]
-        elif g.kind is Op:
+        elif g.kind is OpNode:
             wanted = [[nodes[i].inputs[j] for i in g.members]
                       for j in range(len(nodes[g.members[0]].inputs))]
         else:
@@ -268,7 +269,7 @@ def dense_param_order(nodes, groups, n_params):
     weight is shared between dense rows (no such order)."""
     order = []
     for g in groups:
-        if g.kind is Dense:
+        if g.kind is DenseNode:
             for i in g.members:
                 order.extend(nodes[i].weights)
                 if nodes[i].bias is not None:
@@ -283,10 +284,10 @@ def renumber_params(nodes, new_order):
     """Rewrite parameter indices after the parameter list was put in ``new_order``."""
     new = {old: k for k, old in enumerate(new_order)}
     for i, nd in enumerate(nodes):
-        if isinstance(nd, Param):
-            nodes[i] = Param(new[nd.index])
-        elif isinstance(nd, Dense):
-            nodes[i] = Dense(nd.inputs, tuple(new[j] for j in nd.weights),
+        if isinstance(nd, ParamNode):
+            nodes[i] = ParamNode(new[nd.index])
+        elif isinstance(nd, DenseNode):
+            nodes[i] = DenseNode(nd.inputs, tuple(new[j] for j in nd.weights),
                              None if nd.bias is None else new[nd.bias])
 
 
@@ -297,17 +298,17 @@ def params_read_by_dense_only(nodes, order):
     found = set()
     for i in order:
         nd = nodes[i]
-        if isinstance(nd, Dense) and all(isinstance(nodes[p], Param) for p in nd.inputs):
+        if isinstance(nd, DenseNode) and all(isinstance(nodes[p], ParamNode) for p in nd.inputs):
             found.update(nd.inputs)
     for i in order:
         nd = nodes[i]
-        if not (isinstance(nd, Dense) and all(isinstance(nodes[p], Param)
+        if not (isinstance(nd, DenseNode) and all(isinstance(nodes[p], ParamNode)
                                               for p in nd.inputs)):
             found.difference_update(nd.inputs)
     return found
 
 
-class Layout(NamedTuple):
+class RowLayout(NamedTuple):
     """Where each node lives in the value array (one row per node, one column per
     sample): inputs first; then for the per-sample graph, and after it (from row
     ``once_start``) for the once-per-batch graph, which uses column 0 only: the
@@ -329,14 +330,14 @@ def assign_rows(nodes, an, groups, n_inputs, once):
     row, nrow = {}, n_inputs
     rowless = params_read_by_dense_only(nodes, an.order)
     for i in an.order:
-        if isinstance(nodes[i], Input):
+        if isinstance(nodes[i], InputNode):
             row[i] = nodes[i].index
     blocks, const_rows, const_values, group_rows = [], [], [], {}
     once_start = nrow
     for in_once in (False, True):
         once_start = nrow if in_once else once_start
         direct = sorted((nodes[i].index, i) for i in an.order
-                        if isinstance(nodes[i], Param) and once[i] == in_once
+                        if isinstance(nodes[i], ParamNode) and once[i] == in_once
                         and i not in rowless)
         start = nrow
         for _, i in direct:
@@ -344,7 +345,7 @@ def assign_rows(nodes, an, groups, n_inputs, once):
             nrow += 1
         blocks += [slice(start, nrow), [j for j, _ in direct]]
         for i in an.order:
-            if isinstance(nodes[i], Const) and once[i] == in_once:
+            if isinstance(nodes[i], ConstNode) and once[i] == in_once:
                 row[i] = nrow
                 const_rows.append(nrow)
                 const_values.append(nodes[i].value)
@@ -355,5 +356,5 @@ def assign_rows(nodes, an, groups, n_inputs, once):
                 for i in g.members:
                     row[i] = nrow
                     nrow += 1
-    return Layout(row, nrow, once_start, *blocks, const_rows, const_values,
+    return RowLayout(row, nrow, once_start, *blocks, const_rows, const_values,
                   [group_rows[k] for k in range(len(groups))])

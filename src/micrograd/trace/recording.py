@@ -20,7 +20,7 @@ import numpy as np
 
 from .. import ops as _ops
 from ..engine import Value, _topo_order, enable_grad
-from .ir import Input, Leaf, Op, Recording, TraceError, same_number
+from .ir import InputNode, LeafNode, OpNode, Recording, TraceError, same_number
 from .numpy_backend import kernel
 
 #: modules whose reads of a Value's number are the engine's own work, not user decisions
@@ -190,9 +190,9 @@ def record(fn, sample, names):
     nodes, leaves = [], {}
     for i, v in enumerate(topo):
         if id(v) in in_index:
-            nodes.append(Input(in_index[id(v)]))
+            nodes.append(InputNode(in_index[id(v)]))
         elif v._fn is None:
-            nodes.append(Leaf())
+            nodes.append(LeafNode())
             leaves[i] = v
         else:
             key = v._fn.key if _ops.OPS.get(v._fn.key) is v._fn else None
@@ -200,7 +200,7 @@ def record(fn, sample, names):
                 raise TraceError(f"node {v!r} was made by {v._fn!r}, which is not in the "
                                  f"op table micrograd.ops.OPS")
             kernel(key)  # an op without a NumPy forward is refused here, by name
-            nodes.append(Op(key, v._arg, tuple(pos[id(p)] for p in v._prev)))
+            nodes.append(OpNode(key, v._arg, tuple(pos[id(p)] for p in v._prev)))
     return Recording(nodes, leaves, tuple(pos[id(v)] for v in outs), single,
                      tuple(widths), tuple(scalars))
 
@@ -211,7 +211,7 @@ _HINT = (" The graph fn builds depends on the sample's numbers (Python control f
 
 
 def _same_node(a, b):
-    if isinstance(a, Op):
+    if isinstance(a, OpNode):
         return a.same_as(b)
     return a == b
 
@@ -231,7 +231,7 @@ def compare(r1, r2, where):
             raise TraceError(f"fn builds different graphs on samples {where}: node {i} is "
                              f"{n1.describe()} on one and {n2.describe()} on the other."
                              + _HINT)
-        if isinstance(n1, Leaf):
+        if isinstance(n1, LeafNode):
             a, b = r1.leaves[i], r2.leaves[i]
             if a is b:
                 params[i] = a

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import ops as _ops
-from .ir import Op, Param, Sum
+from .ir import OpNode, ParamNode, SumNode
 from .numpy_backend import NUMPY, kernel
 
 
@@ -263,18 +263,18 @@ class DenseStep:
 def _step(nodes, grp, s, e, row, need, P, gP):
     members = [nodes[i] for i in grp.members]
     first = members[0]
-    if grp.kind is Op:
+    if grp.kind is OpNode:
         ins = [Rows([row[nd.inputs[j]] for nd in members],
                     need=any(need[nd.inputs[j]] for nd in members))
                for j in range(len(first.inputs))]
         return OpStep(first.key, first.arg, s, e, ins)
-    if grp.kind is Sum:
+    if grp.kind is SumNode:
         terms = Rows([[row[t] for t in nd.inputs] for nd in members],
                      need=any(need[t] for nd in members for t in nd.inputs))
         coefs = [nd.coefs for nd in members] if first.coefs is not None else None
         return SumStep(s, e, terms, coefs)
-    # a Dense group
-    if all(isinstance(nodes[p], Param) for p in first.inputs):  # p * p: x read from P
+    # a DenseNode group
+    if all(isinstance(nodes[p], ParamNode) for p in first.inputs):  # p * p: x read from P
         x = param_block(P, gP, [[nodes[p].index] for p in first.inputs])
     else:
         x = Rows([row[p] for p in first.inputs], need=any(need[p] for p in first.inputs))
