@@ -128,7 +128,8 @@ def trace_loss(fn, *batches, reduction="mean", regularizer=None, params=None, ca
                backend="numpy", device=None):
     """Trace a per-sample loss ``fn`` (and an optional parameter-only ``regularizer``,
     a function of no arguments) into a ``BatchLoss``: ``reduction`` ("mean" or "sum")
-    over the samples of ``fn``'s output, plus ``regularizer()`` once.
+    over the samples of ``fn``'s output, plus ``regularizer()`` once (in the same pass).
+    ``backend``/``device`` as for ``trace``.
 
         >>> from micrograd.nn import MLP
         >>> model = MLP(1, [3, 1], seed=0)
