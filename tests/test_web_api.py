@@ -8,7 +8,6 @@ import json
 import math
 import socket
 import warnings
-from types import SimpleNamespace
 
 import pytest
 from hypothesis import given, settings
@@ -27,7 +26,7 @@ from micrograd.web.walkview import PRESETS
 
 @pytest.fixture(scope="module")
 def client():
-    return TestClient(create_app())
+    return TestClient(create_app(evict_after=0))  # many sessions: the oldest make room
 
 
 def refused(r, status):
@@ -366,7 +365,7 @@ def test_play_session_route_refusals(client):
 
 
 def test_sessions_are_capped_least_recently_used_first():
-    c = TestClient(create_app(max_sessions=2))
+    c = TestClient(create_app(max_sessions=2, evict_after=0))
     a, b = (c.post("/api/play", json=small()).json()["sid"] for _ in range(2))
     c.get(f"/api/play/{a}")                      # a is now the most recently used
     third = c.post("/api/play", json=small()).json()["sid"]
@@ -377,7 +376,8 @@ def test_sessions_are_capped_least_recently_used_first():
 
 def test_session_store_idle_expiry_and_cap():
     now = [0.0]
-    store = SessionStore(max_sessions=3, idle_seconds=10, clock=lambda: now[0])
+    store = SessionStore(max_sessions=3, idle_seconds=10, evict_after=0,
+                         clock=lambda: now[0])
     ids = [store.create(i) for i in range(3)]
     now[0] = 5.0
     assert store.get(ids[0]) == 0
@@ -434,7 +434,7 @@ _FUZZ = []
 
 def _fuzz_client():
     if not _FUZZ:
-        _FUZZ.append(TestClient(create_app(max_sessions=4)))
+        _FUZZ.append(TestClient(create_app(max_sessions=4, evict_after=0)))
     return _FUZZ[0]
 
 
@@ -473,6 +473,12 @@ def test_boundary_is_the_model_on_the_grid():
 # ---------------------------------------------------------------------------------------
 
 
+def _serve_args(*argv):
+    from micrograd.cli import build_parser
+
+    return build_parser().parse_args(["serve", *argv])
+
+
 def test_serve_help_and_bad_port(capsys):
     from micrograd.cli import main
     from micrograd.commands import serve
@@ -480,8 +486,7 @@ def test_serve_help_and_bad_port(capsys):
     with pytest.raises(SystemExit) as e:
         main(["serve", "--help"])
     assert e.value.code == 0 and "--port" in capsys.readouterr().out
-    assert serve.run(SimpleNamespace(host="127.0.0.1", port=70000, open=False,
-                                     log_level="warning")) == 2
+    assert serve.run(_serve_args("--port", "70000")) == 2
     assert "--port" in capsys.readouterr().err
 
 
@@ -492,6 +497,5 @@ def test_serve_reports_a_busy_port(capsys):
         s.bind(("127.0.0.1", 0))
         s.listen(1)
         port = s.getsockname()[1]
-        rc = serve.run(SimpleNamespace(host="127.0.0.1", port=port, open=False,
-                                       log_level="warning"))
+        rc = serve.run(_serve_args("--port", str(port)))
     assert rc == 1 and "cannot bind" in capsys.readouterr().err

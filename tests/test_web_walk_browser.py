@@ -576,6 +576,9 @@ def test_back_and_forward_move_between_states(page, server):
     assert page.is_checked("#w-recursive")
     page.go_back()
     page.wait_for_function("!location.hash.includes('recursive=1')")
+    # the page follows the URL once it has redrawn (a loaded machine can lag behind)
+    page.wait_for_function("document.querySelector('#w-preset').value === 'diamond' && "
+                           "!document.querySelector('#w-recursive').checked")
     assert not page.is_checked("#w-recursive") and page.input_value("#w-preset") == "diamond"
     page.go_back()
     page.wait_for_selector("#w-graph g.node[data-name='L']")

@@ -249,7 +249,8 @@ class Metrics(BaseModel):
 class Boundary(BaseModel):
     n: int
     extent: List[float]
-    values: List[float]
+    values: List[Num] = Field(description="in [-1, 1]; \"NaN\" where the network's "
+                                          "output is nan (training diverged)")
 
 
 class LayerWeights(BaseModel):
@@ -279,6 +280,9 @@ class PlayState(BaseModel):
                     "with NumPy; eager: the Value graph, sample by sample")
     history: List[List[Num]] = Field(description="rows [step, train_loss, test_loss, "
                                                  "train_acc, test_acc]")
+    diverged: bool = Field(False, description="the loss or a weight is no longer finite: "
+                                              "training diverged (reset, lower the lr)")
+    diverged_at: Optional[int] = Field(None, description="the step where it first showed")
     boundary: Boundary
     network: Network
     points: Optional[Points] = None
