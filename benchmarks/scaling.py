@@ -1,11 +1,13 @@
-"""How the cost of a training step grows: batch size x network size, eager vs traced vs torch.
+"""How the cost of a training step grows: batch size x network size, eager vs traced vs torch
+vs a hand-written NumPy step (the floor of any batched NumPy engine).
 
     PYTHONPATH=src python benchmarks/scaling.py                 # table + docs/scaling.png
     PYTHONPATH=src python benchmarks/scaling.py --quick         # fewer cells, ~20 s
 
 One step = forward over the batch, loss = mean over samples of sum_k (out_k - t_k)^2,
-backward, SGD on every parameter (a Python loop over the Values for micrograd; torch.optim
-for PyTorch), float64, relu hidden layers, linear output. Times are per step, measured
+backward, SGD on every parameter (for the traced path two ways: a Python loop over the
+Values after ``loss.backward``, and ``TracedSGD`` on the traced parameter array; torch.optim
+for PyTorch; arrays for NumPy), float64, relu hidden layers, linear output. Times are per step, measured
 in this run on the same random data, in CPU time of the process (the machine is shared).
 
 The eager engine costs the same per sample at every batch size (one graph per sample),
@@ -27,12 +29,13 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 import argparse
 import sys
 import time
+from typing import NamedTuple
 
 import numpy as np
 
 from micrograd.engine import Value
 from micrograd.nn import MLP
-from micrograd.trace import trace_loss
+from micrograd.trace import TracedSGD, trace_loss
 
 NETS = [[2, 4, 1], [2, 16, 16, 1], [16, 64, 64, 4], [64, 128, 128, 10]]
 BATCHES = [1, 10, 100, 1000, 10000]
@@ -66,6 +69,7 @@ def timed(fn, budget=BUDGET):
 
 
 def traced_step_time(sizes, X, T, loss):
+    """Seconds per step: ``loss.backward`` then SGD over the Values in Python."""
     model, lf = loss
 
     def step():
@@ -73,6 +77,34 @@ def traced_step_time(sizes, X, T, loss):
         lf.backward(X, T)
         for p in model.parameters():
             p.data -= 1e-3 * p.grad
+    return timed(step)
+
+
+def traced_sgd_step_time(X, T, lf):
+    """Seconds per step with TracedSGD (closed afterwards: the Values are plain again)."""
+    with TracedSGD(lf, lr=1e-3) as opt:
+        return timed(lambda: opt.step(X, T))
+
+
+def numpy_step_time(model, X, T):
+    """Seconds per step of the same model written by hand in NumPy: forward as matrix
+    products, the backward pass written out, SGD on the arrays."""
+    Ws = [np.array([[w.data for w in n.w] for n in layer.neurons]) for layer in model.layers]
+    bs = [np.array([n.b.data for n in layer.neurons]) for layer in model.layers]
+    B = len(X)
+
+    def step():
+        hs = [X]
+        for i, (W, b) in enumerate(zip(Ws, bs)):  # relu hidden, linear out
+            z = hs[-1] @ W.T + b
+            hs.append(np.maximum(z, 0.0) if i < len(Ws) - 1 else z)
+        g = 2.0 * (hs[-1] - T) / B  # d loss / d out
+        for i in range(len(Ws) - 1, -1, -1):
+            gW, gb = g.T @ hs[i], g.sum(axis=0)
+            if i:
+                g = (g @ Ws[i]) * (hs[i] > 0.0)
+            Ws[i] -= 1e-3 * gW
+            bs[i] -= 1e-3 * gb
     return timed(step)
 
 
@@ -97,6 +129,20 @@ def eager_step_time(sizes, model, X, T, cap):
             p.data -= 1e-3 * p.grad
     t = timed(per_samples, budget=BUDGET) * (B / m) + timed(sgd, budget=0.02)
     return t, m < B
+
+
+class Row(NamedTuple):
+    """One cell of the table: seconds per step of each engine."""
+
+    net: str
+    B: int
+    nodes: int          # traced nodes per sample
+    eager: float
+    sub: bool           # eager timed on a subsample and scaled
+    traced_values: float  # traced + SGD over the Values
+    traced: float       # traced + TracedSGD
+    torch: float
+    numpy: float
 
 
 def main(argv=None):
@@ -129,26 +175,31 @@ def main(argv=None):
                                         // 2000))
         for B in batches:
             X, T = Xall[:B], Tall[:B]
-            t_tr = traced_step_time(sizes, X, T, (model, lf))
+            t_tv = traced_step_time(sizes, X, T, (model, lf))
+            t_tr = traced_sgd_step_time(X, T, lf)
             steps = max(2, min(200, int(BUDGET / max(t_tr, 1e-5))))
             t_to = mlp_step_time(sizes, B, steps)
+            t_np = numpy_step_time(model, X, T)
             t_ea, sub = eager_step_time(sizes, model, X, T, cap)
-            rows.append(("-".join(map(str, sizes)), B, t_ea, sub, t_tr, t_to, t_trace,
-                         lf.per_sample.n_traced))
+            rows.append(Row("-".join(map(str, sizes)), B, lf.per_sample.n_traced, t_ea, sub,
+                            t_tv, t_tr, t_to, t_np))
             r = rows[-1]
-            print(f"{r[0]:>14} B={B:<6} eager {t_ea * 1e3:10.2f} ms{'*' if sub else ' '} "
-                  f"traced {t_tr * 1e3:8.3f} ms  torch {t_to * 1e3:8.3f} ms  "
-                  f"traced/torch {t_tr / t_to:5.2f}  eager/traced {t_ea / t_tr:8.0f}x",
-                  flush=True)
+            print(f"{r.net:>14} B={B:<6} eager {t_ea * 1e3:10.2f} ms{'*' if sub else ' '} "
+                  f"traced {t_tv * 1e3:8.3f} / {t_tr * 1e3:8.3f} ms  torch "
+                  f"{t_to * 1e3:8.3f} ms  numpy {t_np * 1e3:8.3f} ms  traced/torch "
+                  f"{t_tr / t_to:5.2f}  traced/numpy {t_tr / t_np:5.2f}", flush=True)
     print(f"\n(total {time.perf_counter() - t_start:.0f} s; * = eager timed on a subsample "
           f"and scaled to the batch)\n")
-    print("| network | batch | traced nodes / sample | eager ms | traced ms | PyTorch ms | "
-          "traced / PyTorch | eager / traced |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
-    for name, B, t_ea, sub, t_tr, t_to, _, nodes in rows:
-        print(f"| {name} | {B:,} | {nodes:,} | {t_ea * 1e3:,.2f}{'*' if sub else ''} | "
-              f"{t_tr * 1e3:.3f} | {t_to * 1e3:.3f} | {t_tr / t_to:.2f} | "
-              f"{t_ea / t_tr:,.0f}x |")
+    print("| network | batch | traced nodes / sample | eager ms | traced + SGD over Values "
+          "ms | traced + TracedSGD ms | PyTorch ms | NumPy ms | traced / PyTorch | "
+          "traced / NumPy | eager / traced |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for r in rows:
+        print(f"| {r.net} | {r.B:,} | {r.nodes:,} | {r.eager * 1e3:,.2f}"
+              f"{'*' if r.sub else ''} | {r.traced_values * 1e3:.3f} | "
+              f"{r.traced * 1e3:.3f} | {r.torch * 1e3:.3f} | {r.numpy * 1e3:.3f} | "
+              f"{r.traced / r.torch:.2f} | {r.traced / r.numpy:.2f} | "
+              f"{r.eager / r.traced:,.0f}x |")
     if not args.no_plot:
         path = plot(rows, nets, batches)
         print(f"\nplot written to {os.path.normpath(path)}")
@@ -163,11 +214,16 @@ def plot(rows, nets, batches):
     axes = np.atleast_1d(axes)
     for ax, sizes in zip(axes, nets):
         name = "-".join(map(str, sizes))
-        sel = [r for r in rows if r[0] == name]
-        B = [r[1] for r in sel]
-        ax.loglog(B, [r[2] * 1e3 for r in sel], "o-", label="eager engine", color="#c44")
-        ax.loglog(B, [r[4] * 1e3 for r in sel], "s-", label="traced (NumPy)", color="#26a")
-        ax.loglog(B, [r[5] * 1e3 for r in sel], "^--", label="PyTorch eager", color="#888")
+        sel = [r for r in rows if r.net == name]
+        B = [r.B for r in sel]
+        ax.loglog(B, [r.eager * 1e3 for r in sel], "o-", label="eager engine", color="#c44")
+        ax.loglog(B, [r.traced * 1e3 for r in sel], "s-", label="traced + TracedSGD",
+                  color="#26a")
+        ax.loglog(B, [r.traced_values * 1e3 for r in sel], "s:",
+                  label="traced + SGD over Values", color="#6ad")
+        ax.loglog(B, [r.torch * 1e3 for r in sel], "^--", label="PyTorch eager", color="#888")
+        ax.loglog(B, [r.numpy * 1e3 for r in sel], "v-.", label="NumPy by hand",
+                  color="#2a6")
         ax.set_title(f"MLP {name}")
         ax.set_xlabel("batch size")
         ax.grid(True, which="both", alpha=0.3)

@@ -374,6 +374,27 @@ def test_regularizer_only_program_and_batch_loss_without_it():
     assert w[0].grad == 4.0
 
 
+def test_batch_loss_from_two_programs_equals_the_one_pass_form():
+    # trace_loss runs the per-sample graph and the regularizer in one program; a
+    # BatchLoss built by hand from the two programs runs them one after the other
+    X, Y = _moons(30)
+    model, sample_loss, l2 = _demo()
+    params = model.parameters()
+    for p in params:
+        p.data += 0.01
+    one = trace_loss(sample_loss, X, Y, regularizer=l2, cache=False)
+    two = BatchLoss(trace(sample_loss, X, Y, cache=False), regularizer=trace(l2, cache=False))
+    model.zero_grad()
+    a = one.backward(X, Y)
+    ga = {id(p): p.grad for p in params}
+    model.zero_grad()
+    b = two.backward(X, Y)
+    assert a == pytest.approx(b, rel=1e-15)
+    assert [p.grad for p in params] == pytest.approx([ga[id(p)] for p in params],
+                                                     rel=1e-13, abs=1e-16)
+    assert one.value(X, Y) == pytest.approx(two.value(X, Y), rel=1e-15)
+
+
 def test_parameter_shared_between_dense_rows_and_ops():
     # weight tying: one parameter in two neurons and in a plain op; grads must add up
     a, b = Value(0.3), Value(-0.6)
@@ -415,6 +436,71 @@ def test_reused_nodes_and_outputs_inside_the_graph():
     assert g == pytest.approx(w.grad, rel=1e-12)
 
 
+def test_exact_constant_factors_fold_into_sums_and_others_do_not():
+    # (a - b) * 0.5 is 0.5 a - 0.5 b to the last bit; (a - b) * 0.1 is not (cancellation):
+    # only powers of two may move into a sum's coefficients
+    w = Value(1.0)
+    X = [1.0 + 2.0 ** -52, 3.0, -0.75]
+
+    def fn(x):  # each difference read once, so that it can be folded
+        return [(x - w) * 0.5 + x * -2.0, (x - w) * 0.1]
+
+    prog = trace(fn, X, params=[w], cache=False)
+    got = prog(X)
+    want = [[o.data for o in fn(Value(x))] for x in X]
+    assert got.tolist() == want  # bit for bit
+    assert got[0, 1] == (X[0] - 1.0) * 0.1  # the cancelling case, not 0.1 a - 0.1 b
+    assert "mul x1" in prog.summary()  # only the 0.1 stayed a product
+
+
+def test_dense_inputs_read_elsewhere_get_every_gradient():
+    # the hidden activations feed the next layer AND a later product: their gradient
+    # has two writers (the product's backward runs first), so the dense step must add
+    # to it, not write it
+    model = MLP(3, [4, 2], activation="tanh", seed=4)
+    hidden, top = model.layers
+
+    def fn(x):
+        h = hidden(x)
+        o = top(h)
+        return o[0] * o[1] + h[0] * o[1] + h[3]
+
+    X = np.random.default_rng(5).normal(size=(7, 3))
+    params = model.parameters()
+    want_out, want_g, _ = eager(fn, params, X)
+    got_out, got_g, _ = traced(fn, params, X)
+    assert_close(got_out, want_out)
+    assert_close(got_g, want_g)
+
+
+def test_squares_of_parameters_run_as_one_dense_row():
+    # the L2 term: sum(p * p) is a dense row with weights p and inputs p (2 p g each)
+    w = [Value(v) for v in (0.5, -1.5, 2.0, 0.25)]
+    reg = trace(lambda: 1e-3 * sum(p * p for p in w), params=w, cache=False)
+    assert "dense x1" in reg.summary()
+    for p in w:
+        p.grad = 0.0
+    out = reg.backward(reduction="sum")
+    assert out.tolist() == pytest.approx([1e-3 * sum(p.data ** 2 for p in w)], rel=1e-15)
+    assert [p.grad for p in w] == [2e-3 * p.data for p in w]
+
+
+def test_squares_of_parameters_inside_the_per_sample_function():
+    # a parameters-only dense row inside the per-sample graph: the same for every
+    # sample (broadcast), its gradient summed over the batch
+    w = [Value(v) for v in (0.5, -1.5, 2.0)]
+
+    def fn(x):
+        r = sum(p * p for p in w)  # read twice: its own dense row, not folded away
+        return (w[0] * x[0] + w[1] * x[1] + r).tanh() * x[1] + r
+
+    X = np.random.default_rng(6).normal(size=(5, 2))
+    want_out, want_g, _ = eager(fn, w, X, reduction="sum")
+    got_out, got_g, prog = traced(fn, w, X, reduction="sum")
+    assert_close(got_out, want_out)
+    assert_close(got_g, want_g)
+
+
 # ---------------------------------------------------------------------------------------
 # refusals: what cannot be traced, and why
 # ---------------------------------------------------------------------------------------
@@ -450,6 +536,59 @@ def test_refuses_python_max_over_values():
     with pytest.raises(TraceError, match="reads .data"):
         trace(fn, [[1.0, 2.0], [3.0, 0.5]], cache=False)
     assert _data_slot_is_plain()
+
+
+_READERS = {
+    "repr()": lambda s: "-" in repr(s),
+    "str()": lambda s: str(s).startswith("Value(data=-"),
+    "format()": lambda s: "-" in format(s, ""),
+    "format() (an f-string)": lambda s: "-" in f"{s}",
+    "bool()": lambda s: bool(s),
+}
+
+
+@pytest.mark.parametrize("how", sorted(_READERS))
+def test_refuses_decisions_on_the_text_or_truth_of_a_value(how):
+    # the decision flips between the samples' signs: without the refusal the program
+    # would take the first sample's branch for every sample
+    w = Value(1.0)
+    read = _READERS[how]
+    before = dict(Value.__dict__)
+
+    def fn(x):
+        s = w * x
+        return s.relu() if read(s) else s * 2.0  # decides on the number, not with ops
+
+    with pytest.raises(TraceError) as exc:
+        trace(fn, [1.0, -1.0], params=[w], cache=False)
+    msg = str(exc.value)
+    assert f"reads {how.split(' ')[0]} of a value that depends on the sample" in msg
+    assert "test_trace.py:" in msg and "lambda s:" in msg  # the line that decided
+    assert dict(Value.__dict__) == before  # every wrapper was taken off again
+    assert repr(Value(2.0)) == "Value(data=2.0, grad=0.0)"
+
+
+def test_float_of_a_sample_value_is_refused():
+    w = Value(1.0)
+    # float() works on a Value only if the engine defines __float__; either way a traced
+    # function cannot turn a sample-dependent value into a plain number
+    err = TraceError if "__float__" in Value.__dict__ else TypeError
+    with pytest.raises(err):
+        trace(lambda x: x * float(w * x), [1.0, -1.0], params=[w], cache=False)
+
+
+def test_text_of_a_parameter_is_allowed_while_tracing():
+    # a parameter does not depend on the sample: printing it decides nothing per sample
+    w = Value(3.0)
+    seen = []
+
+    def fn(x):
+        seen.append(repr(w) + f"{w}")
+        return w * x
+
+    prog = trace(fn, [1.0, 2.0], params=[w], cache=False)
+    assert prog([1.0, 2.0]).tolist() == [3.0, 6.0]
+    assert seen[0] == "Value(data=3.0, grad=0.0)" * 2
 
 
 def test_refuses_a_graph_whose_shape_depends_on_the_sample():
@@ -573,3 +712,17 @@ def test_tracing_inside_no_grad_still_records_the_graph():
     w.grad = 0.0
     assert prog.backward([1.0, 2.0], reduction="sum").tolist() == [3.0, 6.0]
     assert w.grad == 3.0
+
+
+def test_the_tracer_imports_nothing_beside_or_above_its_layer():
+    # trace sits beside losses, optim and data, below training, io, the web and commands
+    import json
+    import subprocess
+    import sys
+    code = "import json, sys, micrograd.trace; print(json.dumps(sorted(sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    loaded = {m.split(".")[1] for m in json.loads(out) if m.startswith("micrograd.")}
+    upper = {"losses", "optim", "data", "train", "train_engines", "io", "plot", "web",
+             "commands", "cli"}
+    assert "engine" in loaded and not loaded & upper

@@ -10,7 +10,7 @@ from micrograd.losses import LOSSES
 from micrograd.nn import MLP
 from micrograd.optim import SGD, Adam
 from micrograd.train import EagerEngine, evaluate, fit, get_engine
-from micrograd.trace import TracedEngine
+from micrograd.train_engines import TracedEngine
 
 
 def _labels(spec, n, k):
@@ -146,3 +146,55 @@ def test_evaluate_agrees_between_engines():
     le, ae = evaluate(model, X, y, "hinge", 1e-4, engine="eager")
     lt, at = evaluate(model, X, y, "hinge", 1e-4, engine="traced")
     assert math.isclose(le, lt, rel_tol=1e-12) and ae == at
+
+
+def _torch_mlp(model):
+    import torch
+    layers = []
+    for i, layer in enumerate(model.layers):
+        lin = torch.nn.Linear(len(layer.neurons[0].w), len(layer.neurons)).double()
+        with torch.no_grad():
+            lin.weight.copy_(torch.tensor([[w.data for w in n.w] for n in layer.neurons],
+                                           dtype=torch.float64))
+            lin.bias.copy_(torch.tensor([n.b.data for n in layer.neurons], dtype=torch.float64))
+        layers.append(lin)
+        if i < len(model.layers) - 1:
+            layers.append(torch.nn.Tanh())
+    return torch.nn.Sequential(*layers)
+
+
+@pytest.mark.parametrize("name", ["mse", "hinge", "bce"])
+def test_traced_sample_loss_averages_the_outputs_of_a_sample(name):
+    # a sample with three outputs: its loss is the mean of its three terms, so that the
+    # batch mean equals PyTorch's reduction="mean" over every element
+    import torch
+    import torch.nn.functional as F
+
+    from micrograd.trace import trace_loss
+
+    spec = LOSSES[name]
+    X = [[0.3, -1.2], [1.5, 0.7], [-0.4, 0.1], [2.0, -2.0]]
+    Y = [[1.0, -1.0, 1.0], [-1.0, -1.0, 1.0], [1.0, 1.0, -1.0], [-1.0, 1.0, 1.0]]
+    if name == "bce":
+        Y = [[(t + 1) / 2 for t in row] for row in Y]
+    model = MLP(2, [4, 3], activation="tanh", output_activation="linear", seed=2)
+    loss = trace_loss(lambda x, t: spec.sample(model(x), t), X, Y, cache=False)
+    model.zero_grad()
+    got = loss.backward(X, Y)
+    got_g = [p.grad for p in model.parameters()]
+
+    net = _torch_mlp(model)
+    out = net(torch.tensor(X, dtype=torch.float64))
+    target = torch.tensor(Y, dtype=torch.float64)
+    ref = {"mse": lambda: F.mse_loss(out, target),
+           "hinge": lambda: torch.relu(1 - target * out).mean(),
+           "bce": lambda: F.binary_cross_entropy_with_logits(out, target)}[name]()
+    ref.backward()
+    want_g = []
+    for layer in net:
+        if isinstance(layer, torch.nn.Linear):
+            for w_row, b in zip(layer.weight.grad, layer.bias.grad):
+                want_g.extend(w_row.tolist() + [b.item()])
+    assert math.isclose(got, ref.item(), rel_tol=1e-12)
+    for a, b in zip(got_g, want_g):
+        assert math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-13)

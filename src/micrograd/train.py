@@ -125,7 +125,7 @@ def get_engine(engine="auto", loss=None):
                          f"got {engine!r}")
     spec = get_loss(loss) if loss is not None else None
     try:
-        from .trace import TracedEngine
+        from .train_engines import TracedEngine
     except ImportError as err:  # numpy is missing
         if engine == "traced":
             raise ModuleNotFoundError("the traced engine needs NumPy: pip install "

@@ -1,0 +1,101 @@
+"""Write it as scalars, run it as arrays: trace a Value graph once, run it over a batch.
+
+The eager engine builds and walks one Python object per number, every step. This module
+runs the same function of Values once on one sample, records the graph it builds as a
+flat program, and then runs that program forward and backward over a whole batch with
+NumPy::
+
+    import numpy as np
+    from micrograd.nn import MLP
+    from micrograd.trace import trace, trace_loss
+
+    model = MLP(2, [16, 16, 1], activation="relu", output_activation="linear", seed=0)
+    X = np.random.default_rng(0).normal(size=(100, 2)); Y = np.sign(X[:, 0])
+
+    def sample_loss(x, y):                    # one sample, written with the lecture's API
+        return (1 - y * model(x)).relu()      # hinge; x is a list of Values, y a Value
+
+    def l2():                                 # a term over the parameters only
+        return 1e-4 * sum(p * p for p in model.parameters())
+
+    loss = trace_loss(sample_loss, X, Y, reduction="mean", regularizer=l2)
+    for step in range(100):
+        model.zero_grad()
+        L = loss.backward(X, Y)               # a float; the grads are now in p.grad
+        for p in model.parameters():
+            p.data -= 0.05 * p.grad           # any optimizer on Values works unchanged
+
+    predict = trace(model, X)                 # outputs only, e.g. a decision boundary
+    scores = predict(np.random.rand(2500, 2))  # ndarray of shape (2500,)
+
+The fastest loop: ``TracedSGD`` / ``TracedAdam`` update the traced parameters as one
+array (``opt = TracedAdam(loss, lr=5e-3); L = opt.step(X, Y)``) and keep every
+parameter's ``.data`` and ``.grad`` true whenever read (see ``micrograd.trace.bound``).
+
+What is computed (exactly)
+    ``Program.backward(*batches, reduction=r)`` accumulates (``+=``, like the eager
+    engine's leaves) into every parameter's ``.grad`` the gradient of
+    ``sum_i f(sample_i)`` (``r="sum"``) or ``(1/B) sum_i f(sample_i)`` (``r="mean"``),
+    ``B`` the batch size, ``f`` the traced per-sample function. ``BatchLoss`` adds a
+    parameter-only ``regularizer()`` (traced separately, run once per step, not per
+    sample). Results equal the eager engine's to about 1e-12 relative; only the order of
+    summation differs (dense layers run as matrix products).
+
+Parameters, inputs, constants
+    The per-sample arguments of ``fn`` become the program's inputs (a float becomes one
+    Value, a sequence of floats a list of Values). A leaf that is the SAME object in two
+    traces (a model's weight) is a parameter: its ``.data`` is read at every run, so
+    optimizers keep working, and it receives ``.grad``. A leaf created anew by each call
+    (a number such as the ``1`` of ``1 - y*s``) is a constant, frozen into the program.
+
+What cannot be traced (``TraceError``)
+    The program records operations on Values, never Python decisions. ``fn`` is traced
+    twice, on two different samples (the first and the last of the batch), while reads of
+    ``.data`` are watched; it is refused, with the cause named, when
+
+    * it reads the number of a value that depends on the sample, through ``.data``
+      (``if s.data > 0:``, ``max(v.data for v in logits)``) or through ``repr``,
+      ``str``, ``format``, ``bool`` or ``float`` (``if "-" in str(s):``, an f-string):
+      the line is named (so ``print(s)`` inside a traced function is refused too:
+      print outside ``trace()``);
+    * the two traces differ in shape (a loop whose length depends on the sample, an op
+      chosen by the data) or in a constant (a per-sample number that did not come in
+      through fn's arguments, an exponent computed from the data).
+
+    Write such code with Value ops instead: ``relu``, ``abs``, and
+    ``max(a, b) = (a + b + abs(a - b)) * 0.5`` cover most cases.
+
+    What no check can see: a decision taken on the sample by a route that bypasses the
+    Value (the raw batch array read inside ``fn`` through a closure, ``id()`` or
+    ``hash()`` of a node, randomness or a counter outside ``fn``) when the first and the
+    last sample of the batch happen to take the same branch. The two traces then agree
+    and the program silently takes that branch for every sample. Pass every per-sample
+    number through ``fn``'s arguments and keep ``fn`` free of outside state.
+
+When to trace again
+    A program stays valid while ``fn`` builds the same graph: training (parameters'
+    ``.data`` change), another batch, another batch size all reuse it. Trace again when
+    the graph changes: a new model or architecture, another activation or loss.
+    ``trace`` keeps a small cache keyed on (fn, the identities of the parameters, the
+    shapes of the per-sample arguments): a new model has new parameters, so it gets a new
+    trace automatically; a change made in place that keeps the same parameter objects
+    (``neuron._act = ...``) does not: pass ``cache=False`` or call ``clear_cache()``.
+
+A ``Program`` is not thread-safe (it reuses its buffers): one run at a time per program.
+
+Layout of the package: ``recording`` (run fn on Values, watch it, compare two traces),
+``ir`` (the node types), ``passes`` (the compiler: fuse sums, find dense layers, group
+by level, lay out rows), ``runtime`` (the batched steps), ``numpy_backend`` (the op
+table on arrays), ``program`` (``Program``), ``batch_loss`` (``BatchLoss``), ``api``
+(``trace``, ``trace_loss``, the cache).
+"""
+
+from .api import clear_cache, trace, trace_loss
+from .batch_loss import BatchLoss
+from .ir import TraceError
+from .numpy_backend import NP_FORWARD, NUMPY, np_contributions, np_forward
+from .optimizers import TracedAdam, TracedSGD
+from .program import Program
+
+__all__ = ["trace", "trace_loss", "Program", "BatchLoss", "TraceError", "NP_FORWARD", "NUMPY",
+           "np_forward", "np_contributions", "clear_cache", "TracedSGD", "TracedAdam"]

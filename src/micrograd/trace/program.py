@@ -1,0 +1,235 @@
+"""``Program``: a traced function, compiled, run over whole batches."""
+
+from __future__ import annotations
+
+import threading
+from typing import NamedTuple
+
+import numpy as np
+
+from . import passes
+from .runtime import Runner
+
+
+class RunResult(NamedTuple):
+    """What ``Program.run`` returns."""
+
+    outputs: np.ndarray         # (n_outputs, B)
+    grads: np.ndarray | None    # per parameter, when a seed was given
+    once: np.ndarray            # the once-per-batch outputs (a loss's regularizer)
+
+
+class Batch(NamedTuple):
+    """A batch as the program reads it: one row per sample, the arguments side by side."""
+
+    X: np.ndarray   # shape (B, n_inputs)
+    size: int       # B
+
+
+class Program:
+    """A traced function as a flat, batched program. Build with ``trace()``.
+
+    ``program(*batches)`` returns the outputs for every sample (an array of shape (B,)
+    for one output, (B, k) for k outputs); ``program.backward(*batches, reduction=...)``
+    also accumulates parameter gradients into ``.grad``. Attributes: ``params`` (the
+    parameter Values, in order), ``n_inputs``, ``n_outputs``, ``n_traced`` (nodes of the
+    traced graph), ``widths`` (per-argument widths), ``groups`` (batched steps).
+
+    ``run`` is the low-level form that reads and writes no Value: parameter values in,
+    outputs and parameter gradients out (``BatchLoss`` and the optimizers use it).
+    ``backend="torch"`` (and a ``device``) runs the same program on PyTorch tensors;
+    batches, outputs and gradients stay NumPy arrays at its edges.
+    """
+
+    def __init__(self, rec, param_at, params=None, once=None, backend="numpy", device=None):
+        check_backend(backend, device)
+        self.backend, self.device = backend, device
+        self.widths = rec.widths
+        self.scalars = rec.scalars
+        self.n_inputs = sum(rec.widths)
+        self.n_outputs = len(rec.outputs)
+        self.single = rec.single
+        self.n_traced = len(rec.nodes) + (len(once[0].nodes) if once is not None else 0)
+        # the parameter list: the caller's order first, then any other found
+        plist = list(params) if params is not None else []
+        seen = {id(p) for p in plist}
+        for at in (param_at, once[1] if once is not None else {}):
+            for i in sorted(at):
+                if id(at[i]) not in seen:
+                    seen.add(id(at[i]))
+                    plist.append(at[i])
+        self._runner, self.params = _compile(rec, param_at, plist, reorder=params is None,
+                                             once=once)
+        if backend == "torch":
+            from .torch_backend import TorchRunner  # PyTorch only when asked for
+
+            self._runner = TorchRunner(self._runner, device or "cpu")
+        self._lock = threading.Lock()
+
+    # ---- the low-level interface -------------------------------------------------------
+
+    def as_batch(self, *batches):
+        """Check and pack one array (or sequence) per argument into a ``Batch``."""
+        return _pack(batches, self.widths, self.scalars)
+
+    def param_values(self):
+        """The parameters' current ``.data``, in ``params`` order, as an array."""
+        return np.array([p.data for p in self.params], dtype=np.float64)
+
+    def add_grads(self, grads):
+        """``p.grad += g`` for every parameter (``grads`` in ``params`` order)."""
+        for p, g in zip(self.params, np.asarray(grads, dtype=np.float64).tolist()):
+            p.grad += g
+
+    def run(self, batch, param_values, seed=None):
+        """One pass over ``batch`` with the given parameter values (no Value is read or
+        written). Returns a ``RunResult``: outputs of shape (n_outputs, B); with
+        ``seed`` (the gradient of the outputs: a number or an (n_outputs, B) array) the
+        gradient of ``sum(seed * outputs) + sum(once)`` for every parameter, else None;
+        and the once-per-batch outputs."""
+        r = self._runner
+        with self._lock:
+            if len(r.P):
+                r.P[:] = param_values
+            out, once = r.run(batch.X, batch.size, seed)
+            return RunResult(out.copy(), r.gP.copy() if seed is not None else None,
+                             once.copy())
+
+    # ---- with Values -------------------------------------------------------------------
+
+    def __call__(self, *batches):
+        """Outputs for every sample of the batch: shape (B,) or (B, n_outputs)."""
+        out = self.run(self.as_batch(*batches), self.param_values()).outputs
+        return out[0] if self.single else out.T
+
+    forward = __call__
+
+    def backward(self, *batches, reduction="mean", grad_outputs=None):
+        """Forward and backward over a batch; accumulate parameter grads into ``.grad``.
+
+        Adds to each parameter's ``.grad`` the gradient of ``sum_i f_i``
+        (``reduction="sum"``) or ``mean_i f_i`` (``"mean"``) where ``f_i`` is the traced
+        function's (single) output on sample i. For several outputs, or any other
+        weighting, give ``grad_outputs`` (shape (B,) or (B, n_outputs)): the gradient of
+        ``sum_i sum_k grad_outputs[i, k] * f_ik``. Returns the per-sample outputs.
+        """
+        batch = self.as_batch(*batches)
+        out, grads, _ = self.run(batch, self.param_values(),
+                                 self._seed(batch.size, reduction, grad_outputs))
+        self.add_grads(grads)
+        return out[0] if self.single else out.T
+
+    def _seed(self, B, reduction, grad_outputs):
+        if grad_outputs is not None:
+            seed = np.asarray(grad_outputs, dtype=np.float64).reshape(B, -1).T
+            if seed.shape != (self.n_outputs, B):
+                raise ValueError(f"grad_outputs must have shape ({B}, {self.n_outputs})")
+            return seed
+        if self.n_outputs != 1:
+            raise ValueError(f"this program has {self.n_outputs} outputs: give "
+                             f"grad_outputs of shape (B, {self.n_outputs})")
+        return reduction_seed(reduction, B)
+
+    # ---- description ---------------------------------------------------------------------
+
+    @property
+    def groups(self):
+        """The number of batched steps."""
+        return len(self._runner.steps)
+
+    def summary(self):
+        """A short text: traced nodes, batched steps by kind."""
+        kinds = {}
+        for st in self._runner.steps:
+            kinds[st.label] = kinds.get(st.label, 0) + (st.e - st.s)
+        body = ", ".join(f"{k} x{n}" for k, n in kinds.items())
+        return (f"Program: {self.n_traced} traced nodes -> {self.groups} batched "
+                f"steps ({body}); {self.n_inputs} inputs, {len(self.params)} parameters, "
+                f"{self.n_outputs} output(s)")
+
+    def __repr__(self):
+        return (f"<Program {self.n_traced} nodes, {self.groups} steps, "
+                f"{self.n_inputs} inputs, {len(self.params)} params>")
+
+
+BACKENDS = ("numpy", "torch")
+
+
+def check_backend(backend, device):
+    """Refuse an unknown backend, a device without torch, and torch not installed."""
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be 'numpy' or 'torch', got {backend!r}")
+    if device is not None and backend != "torch":
+        raise ValueError(f"a device ({device!r}) needs backend='torch'")
+    if backend == "torch":
+        try:
+            import torch  # noqa: F401
+        except ModuleNotFoundError as err:
+            raise ModuleNotFoundError("the torch backend needs PyTorch: pip install torch",
+                                      name="torch") from err
+
+
+def reduction_seed(reduction, B):
+    """The gradient of a batch's reduction with respect to each sample's output."""
+    if reduction == "mean":
+        return 1.0 / B
+    if reduction == "sum":
+        return 1.0
+    raise ValueError(f"reduction must be 'mean' or 'sum', got {reduction!r}")
+
+
+def _compile(rec, param_at, params, reorder, once=None):
+    """Run the compiler passes; returns (the runner, the parameter list in its final
+    order: when the caller fixed no order, as the dense steps read them). ``once``: the
+    recording and parameters of a no-input graph to run once per batch beside it."""
+    nodes = passes.build_graph(rec, param_at, params)
+    outputs = list(rec.outputs)
+    once_outputs = []
+    if once is not None:
+        shift = passes.append_graph(nodes, passes.build_graph(once[0], once[1], params))
+        once_outputs = [o + shift for o in once[0].outputs]
+    users = passes.count_users(nodes)
+    ends = set(outputs) | set(once_outputs)
+    sums = passes.fuse_sums(nodes, users, ends)
+    passes.find_dense(nodes, users, ends, sums)
+    an = passes.analyse(nodes, outputs + once_outputs)
+    in_once = passes.reachable(nodes, once_outputs)
+    groups = passes.group(nodes, an, in_once)
+    passes.align_rows(nodes, groups)
+    if reorder:
+        new_order = passes.dense_param_order(nodes, groups, len(params))
+        if new_order is not None:
+            passes.renumber_params(nodes, new_order)
+            params = [params[j] for j in new_order]
+    layout = passes.assign_rows(nodes, an, groups, sum(rec.widths), in_once)
+    runner = Runner(nodes, groups, layout, an.need, outputs, sum(rec.widths), len(params),
+                    once_outputs)
+    return runner, params
+
+
+def _pack(batches, widths, scalars):
+    if len(batches) != len(widths):
+        raise TypeError(f"this program takes {len(widths)} batch argument(s) "
+                        f"(per-sample widths {list(widths)}), got {len(batches)}")
+    if not batches:
+        return Batch(np.zeros((1, 0)), 1)
+    cols, B = [], None
+    for k, (b, w) in enumerate(zip(batches, widths)):
+        try:
+            a = np.asarray(b, dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"batch argument {k}: expected numbers (an array of shape "
+                            f"(B, {w}) or (B,)), could not convert: {exc}") from None
+        if a.ndim == 1 and (w == 1 or scalars[k]):
+            a = a[:, None]
+        if a.ndim != 2 or a.shape[1] != w:
+            raise ValueError(f"batch argument {k}: expected shape (B, {w}), got {a.shape}")
+        if B is None:
+            B = a.shape[0]
+        elif a.shape[0] != B:
+            raise ValueError(f"batch arguments have different lengths: {B} and "
+                             f"{a.shape[0]} (argument {k})")
+        cols.append(a)
+    if B == 0:
+        raise ValueError("the batch is empty")
+    return Batch(cols[0] if len(cols) == 1 else np.concatenate(cols, axis=1), B)
