@@ -154,7 +154,7 @@ def run_circle(seed=1337, epochs=None, progress=True, gif=True, engine="auto",
     Xtr, Xte, ytr, yte = data
     results = []
     for h in (c["hidden"] if hidden is None else hidden):
-        model = MLP(2, [h, 1], activation="tanh", seed=seed)
+        model = MLP(2, [h, 1], style="lecture", seed=seed)  # tanh everywhere
         frames = [(0, snapshot(model))] if gif and h == max(c["hidden"]) else []
         cbs = [_gif_callback(frames, max(1, epochs // gif_frames))] if frames else []
         t0 = time.perf_counter()
