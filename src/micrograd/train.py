@@ -122,8 +122,9 @@ def get_engine(engine="auto", loss=None):
         from .trace import TracedEngine
     except ImportError as err:  # numpy is missing
         if engine == "traced":
-            raise ModuleNotFoundError("the traced engine needs NumPy: pip install "
-                                      "'micrograd[demo]'", name="numpy") from err
+            raise ModuleNotFoundError("the traced engine needs NumPy: pip install -e "
+                                      "'.[demo]' in the project's folder",
+                                      name="numpy") from err
         return EagerEngine()
     if spec is not None and spec.sample is None:
         if engine == "traced":
