@@ -289,7 +289,7 @@ class Value:
         """Push this node's grad to its inputs (``grad[p] += local * grad``), one node.
 
         ``backward()`` does this for every node in order; this method exists so that the
-        seeds' hand-written loop (``for v in reversed(order): v._backward()``) works too.
+        lecture's hand-written loop (``for v in reversed(order): v._backward()``) works too.
         """
         if self._fn is not None:
             _push_grad(self)

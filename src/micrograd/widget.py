@@ -32,7 +32,7 @@ from .viz.svg import render_svg
 
 __all__ = ["PRESETS", "WalkModel", "walk_widget"]
 
-#: the lecture's graphs (seed 003's presets), as micrograd.expr text
+#: the lecture's graphs (the Walk's presets), as micrograd.expr text
 PRESETS = {
     "sum_times": ("(a + b) * c", "a = 2; b = -3; c = 10; e = a + b; f = e * c"),
     "lecture": ("L = (a*b + c) * f",

@@ -120,6 +120,7 @@ class Playground:
         self.order, self.cursor = [], 0
         self._trace()
         self.step_count = 0
+        self.diverged_at = None  # the first step whose loss or weights are not finite
         self.seen = 0  # training points used so far (for the epoch count)
         self.history = []
         self._record()
@@ -178,8 +179,9 @@ class Playground:
             loss = loss + self._l2()
         return loss
 
-    def train(self, steps):
-        """``steps`` optimizer steps, each on one batch; records the metrics after them."""
+    def train(self, steps, *, record=True):
+        """``steps`` optimizer steps, each on one batch; then records the metrics (unless
+        ``record`` is false: the server records once after a request's steps)."""
         for _ in range(steps):
             idx = self._batch()
             xs = [self.X_train[i] for i in idx]
@@ -192,7 +194,8 @@ class Playground:
             self.opt.step()
             self.step_count += 1
             self.seen += len(xs)
-        self._record()
+        if record:
+            self._record()
 
     # -- what the page draws -----------------------------------------------------------
 
@@ -217,6 +220,9 @@ class Playground:
         self.metrics = {"train_loss": num(trl), "test_loss": num(tel),
                         "train_acc": tra, "test_acc": tea}
         self.history.append([self.step_count, num(trl), num(tel), tra, tea])
+        if self.diverged_at is None and not (
+                math.isfinite(trl) and all(math.isfinite(p.data) for p in self.params)):
+            self.diverged_at = self.step_count
         if len(self.history) > limits.MAX_HISTORY:  # thin the older half, keep the end
             half = len(self.history) // 2
             self.history = self.history[:half:2] + self.history[half:]
@@ -229,8 +235,10 @@ class Playground:
             if out == "bce":
                 c = math.tanh(s / 2)  # = 2 sigmoid(s) - 1
             else:
-                c = max(-1.0, min(1.0, s)) if s == s else 0.0
-            res.append(round(c, 4))
+                c = max(-1.0, min(1.0, s)) if not math.isnan(s) else s  # (min(1, nan) is 1)
+            # NOTE: a nan score (a diverged network) travels as "NaN", as every number
+            # that is not finite does (web/numbers.py), never as 0 or null
+            res.append(round(c, 4) if not math.isnan(c) else num(c))
         return res
 
     def boundary(self):
@@ -257,6 +265,7 @@ class Playground:
         out = {"config": asdict(self.cfg), "step": self.step_count, "epoch": self.epoch,
                "lr": self.opt.lr, "metrics": self.metrics,
                "engine": "traced" if self.fast is not None else "eager",
+               "diverged": self.diverged_at is not None, "diverged_at": self.diverged_at,
                "history": self.history if history == "all" else self.history[-1:],
                "boundary": self.boundary(), "network": self.network()}
         if points:

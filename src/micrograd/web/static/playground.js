@@ -93,7 +93,7 @@ const Play = {
     if (!this.sid) return this.create();
     try {
       const s = await api("POST", `/api/play/${this.sid}/reset`, {});
-      this.history = s.history; this.accept(s);
+      this.history = s.history; this.showError(""); this.accept(s);
     } catch (e) { if (e.status === 404) return this.create(); this.showError("playground: " + e.message); }
   },
 
@@ -178,6 +178,11 @@ const Play = {
     $("p-tracc").textContent = fmt(m.train_acc * 100) + "%";
     $("p-teacc").textContent = fmt(m.test_acc * 100) + "%";
     $("p-tracc").dataset.value = String(m.train_acc); $("p-teacc").dataset.value = String(m.test_acc);
+    if (s.diverged) {  // the server says so: the loss or a weight is no longer finite
+      this.showError(`training diverged at step ${s.diverged_at}: the loss or a weight is ` +
+                     "no longer a finite number; lower the learning rate and reset");
+      this.pause();
+    }
     this.drawBoundary(); this.drawCurves(); this.drawNet();
   },
 
@@ -187,9 +192,10 @@ const Play = {
     const img = ctx.createImageData(n, n);
     // values are the model's output in [-1, 1] (class score) as computed by the server
     for (let i = 0; i < n * n; i++) {
-      const v = Math.max(-1, Math.min(1, b.values[i]));
-      const t = Math.abs(v);
-      const c = v >= 0 ? [47, 111, 223] : [224, 102, 47];
+      const raw = Number(b.values[i]);  // "NaN" where the network diverged: grey
+      const v = raw === raw ? Math.max(-1, Math.min(1, raw)) : 0;
+      const t = raw === raw ? Math.abs(v) : 0.5;
+      const c = raw !== raw ? [128, 128, 128] : v >= 0 ? [47, 111, 223] : [224, 102, 47];
       img.data[4 * i] = Math.round(255 + (c[0] - 255) * t * 0.6);
       img.data[4 * i + 1] = Math.round(255 + (c[1] - 255) * t * 0.6);
       img.data[4 * i + 2] = Math.round(255 + (c[2] - 255) * t * 0.6);
