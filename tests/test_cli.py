@@ -36,10 +36,10 @@ def test_a_missing_extra_is_named_before_any_work(tmp_path):
     out = tmp_path / "out"
     r = _run_without(["numpy"], ["demo", "--out", str(out)], tmp_path)
     assert r.returncode == 1
-    assert "needs the package 'numpy'" in r.stderr and "micrograd[demo]" in r.stderr
+    assert "needs the package 'numpy'" in r.stderr and ".[demo]'" in r.stderr
     assert "Traceback" not in r.stderr and not out.exists()  # refused before any work
     r = _run_without(["fastapi"], ["serve", "--port", "0"], tmp_path)
-    assert r.returncode == 1 and "micrograd[serve]" in r.stderr
+    assert r.returncode == 1 and ".[serve]'" in r.stderr
 
 
 def test_a_missing_extra_on_a_rarer_path_is_a_message_not_a_traceback(tmp_path):

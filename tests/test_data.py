@@ -173,5 +173,5 @@ def test_load_digits():
 
 def test_load_digits_without_scikit_learn(monkeypatch):
     monkeypatch.setitem(sys.modules, "sklearn.datasets", None)  # import now fails
-    with pytest.raises(ImportError, match=r"pip install micrograd\[digits\]"):
+    with pytest.raises(ImportError, match=r"pip install -e '\.\[digits\]'"):
         load_digits()

@@ -40,7 +40,7 @@ def torch_forward(layers, X):
 ])
 def test_mlp_forward_and_backward_match_torch(nin, nouts, act, out_act):
     rng = random.Random(7)
-    model = MLP(nin, nouts, act, out_act, seed=3, bias_init="uniform")
+    model = MLP(nin, nouts, act, out_act, seed=3, bias_init="uniform")  # biases move too
     X = [[rng.uniform(-2, 2) for _ in range(nin)] for _ in range(6)]
     ys = [rng.choice([-1.0, 1.0]) for _ in X]
 
@@ -87,10 +87,35 @@ def test_seed_reproducibility():
     random.seed(1337)
     first = weights(MLP(3, [4, 4, 1]))
     random.seed(1337)
-    assert weights(MLP(3, [4, 4, 1])) == first  # the lecture's random.seed works too
+    assert weights(MLP(3, [4, 4, 1])) == first  # micrograd's random.seed works too
     assert all(-1.0 <= w <= 1.0 for w in first)
     assert weights(Neuron(3, seed=5)) == weights(Neuron(3, seed=5))
     assert weights(Layer(3, 2, seed=5)) == weights(Layer(3, 2, seed=5))
+
+
+def test_default_is_micrograds_network():
+    model = MLP(2, [3, 1], seed=0)
+    assert (model.activation, model.output_activation, model.bias_init) == (
+        "relu", "linear", "zero")
+    assert MLP(2, [3, 1], activation="tanh").output_activation == "linear"
+
+
+def test_lecture_style_is_tanh_everywhere_with_random_biases():
+    model = MLP(3, [4, 4, 1], style="lecture", seed=0)
+    assert {n.activation for layer in model.layers for n in layer.neurons} == {"tanh"}
+    assert model.bias_init == "uniform"
+    # the lecture's draws: each neuron's weights, then its bias, from one generator
+    rng = random.Random(0)
+    want = [rng.uniform(-1, 1) for _ in range(len(model.parameters()))]
+    assert weights(model) == want
+    # any part can still be chosen on its own, and the keyword wins over the style
+    mixed = MLP(2, [3, 1], style="lecture", output_activation="linear", bias_init="zero")
+    assert (mixed.activation, mixed.output_activation, mixed.bias_init) == (
+        "tanh", "linear", "zero")
+    assert repr(Neuron(3, style="lecture")) == "TanhNeuron(3)"
+    draws = random.Random(1)
+    want = [draws.uniform(-1, 1) for _ in range(4)]
+    assert weights(Neuron(3, style="lecture", seed=1)) == want  # w0, w1, w2, then b
 
 
 def test_bias_init_zero_and_activations():
@@ -107,6 +132,8 @@ def test_nonlin_keyword_of_micrograds_repository():
     assert Neuron(2, nonlin=True).activation == "relu" and Neuron(2).nonlin
     model = MLP(2, [3, 1], nonlin=True)
     assert (model.activation, model.output_activation) == ("relu", "linear")
+    model = MLP(2, [3, 1], nonlin=False)
+    assert (model.activation, model.output_activation) == ("linear", "linear")
 
 
 def test_one_output_is_a_value_many_are_a_list():
@@ -119,7 +146,7 @@ def test_one_output_is_a_value_many_are_a_list():
 
 
 def test_neuron_forward_is_the_lecture_sum():
-    n = Neuron(3, seed=4)
+    n = Neuron(3, style="lecture", seed=4)
     x = [0.5, -1.0, 2.0]
     out = n(x)
     want = math.tanh(sum((w.data * xi for w, xi in zip(n.w, x)), n.b.data))
@@ -132,7 +159,7 @@ def test_neuron_forward_is_the_lecture_sum():
 
 
 def test_zero_grad_and_config():
-    model = MLP(3, [4, 1], seed=0)
+    model = MLP(3, [4, 1], style="lecture", seed=0)
     model([1.0, 2.0, 3.0]).backward()
     assert any(p.grad != 0.0 for p in model.parameters())
     model.zero_grad()
@@ -140,7 +167,12 @@ def test_zero_grad_and_config():
     cfg = model.config()
     assert cfg == {"nin": 3, "nouts": [4, 1], "activation": "tanh",
                    "output_activation": "tanh", "bias_init": "uniform"}
-    assert len(MLP(**cfg).parameters()) == len(model.parameters())
+    # the config spells out every choice: it rebuilds the lecture's network by default
+    again = MLP(**cfg, seed=0)
+    assert again.config() == cfg and weights(again) == weights(MLP(3, [4, 1], style="lecture",
+                                                                   seed=0))
+    assert MLP(3, [4, 1]).config() == {"nin": 3, "nouts": [4, 1], "activation": "relu",
+                                       "output_activation": "linear", "bias_init": "zero"}
 
 
 @pytest.mark.parametrize("make,err,match", [
@@ -160,6 +192,13 @@ def test_zero_grad_and_config():
     (lambda: Neuron(True), TypeError, "nin must be an int, got bool"),
     (lambda: Layer(2, 0), ValueError, "nout must be at least 1"),
     (lambda: MLP(2, [1], seed=0)([1.0]), ValueError, "expects 2 inputs, got 1"),
+    (lambda: MLP(2, [1], style="karpathy"), ValueError, "unknown style 'karpathy'.*lecture"),
+    (lambda: Neuron(2, style=None), ValueError, "unknown style None"),
+    (lambda: Neuron(2, "tanh"), TypeError, "nonlin is True or False.*activation='tanh'"),
+    (lambda: Neuron(2, None), TypeError, "nonlin must be True or False, got NoneType"),
+    (lambda: Neuron(2, False, activation="tanh"), ValueError, "nonlin=False.*'tanh'"),
+    (lambda: MLP(2, [1], "tanh", nonlin=True), ValueError, "nonlin or activation"),
+    (lambda: Layer(2, 2, bias_init=0), ValueError, "bias_init must be one of"),
 ])
 def test_bad_arguments_give_clear_errors(make, err, match):
     with pytest.raises(err, match=match):
@@ -167,15 +206,16 @@ def test_bad_arguments_give_clear_errors(make, err, match):
 
 
 def test_readable_repr():
-    assert repr(MLP(2, [3, 1], "relu", "linear")) == (
-        "MLP of [Layer of [ReluNeuron(2), ReluNeuron(2), ReluNeuron(2)], "
+    assert repr(MLP(2, [3, 1], "tanh")) == (
+        "MLP of [Layer of [TanhNeuron(2), TanhNeuron(2), TanhNeuron(2)], "
         "Layer of [LinearNeuron(3)]]")
-    assert repr(Neuron(3)) == "TanhNeuron(3)"
+    assert repr(Neuron(3, activation="sigmoid")) == "SigmoidNeuron(3)"
+    assert repr(Neuron(3, activation="softplus")) == "SoftplusNeuron(3)"
 
 
 def test_one_neuron_hidden_layer_chains():
     # a one-neuron Layer returns a bare Value (the lecture's behaviour); MLP passes it on
-    model = MLP(2, [1, 1], seed=0)
+    model = MLP(2, [1, 1], style="lecture", seed=0)
     (n1,), (n2,) = (layer.neurons for layer in model.layers)
     x = [0.5, -0.25]
     h = math.tanh(n1.w[0].data * x[0] + n1.w[1].data * x[1] + n1.b.data)

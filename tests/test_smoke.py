@@ -47,7 +47,7 @@ def test_training_learns_the_lectures_four_examples():
 
     xs = [[2.0, 3.0, -1.0], [3.0, -1.0, 0.5], [0.5, 1.0, 1.0], [1.0, 1.0, -1.0]]
     ys = [1.0, -1.0, -1.0, 1.0]
-    model = MLP(3, [4, 4, 1], seed=1337)
+    model = MLP(3, [4, 4, 1], style="lecture", seed=1337)
     losses = []
     for _ in range(40):
         ypred = [model(x) for x in xs]

@@ -28,7 +28,7 @@ def weights(model):
 
 def test_fit_learns_the_disk(disk):
     Xtr, Xte, ytr, yte = disk
-    model = MLP(2, [6, 1], seed=0)
+    model = MLP(2, [6, 1], style="lecture", seed=0)
     before, _ = evaluate(model, Xtr, ytr, "mse")
     hist = fit(model, Xtr, ytr, loss="mse", epochs=60, X_test=Xte, y_test=yte,
                optimizer=SGD(model.parameters(), lr=0.2, momentum=0.9), progress=False)
@@ -69,7 +69,7 @@ def test_full_batch_matches_a_hand_written_loop():
 
 def test_eager_gradients_match_torch():
     X, y = make_moons(n_samples=8, seed=0)
-    model = MLP(2, [3, 1], seed=1)
+    model = MLP(2, [3, 1], style="lecture", seed=1)
     model.zero_grad()
     loss, acc = EagerEngine().loss_and_grad(model, X, y, get_loss("mse"), 0.01)
     # the same network in torch

@@ -73,7 +73,8 @@ def _missing(modules):
 def _needs(command, name):
     extra = EXTRAS.get(name, "all")
     print(f"micrograd {command}: needs the package {name!r}, which is not installed; "
-          f"install it with: pip install 'micrograd[{extra}]'", file=sys.stderr)
+          f"install it with: pip install -e '.[{extra}]' in the project's folder",
+          file=sys.stderr)
     return 1
 
 

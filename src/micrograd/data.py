@@ -329,7 +329,7 @@ def load_digits(n_classes=10, labels="index"):
     """scikit-learn's 8x8 handwritten digits: ``X`` is 64 pixel values scaled to [0, 1],
     ``y`` the digit (``n_classes`` < 10 keeps digits 0..n_classes-1).
 
-    Needs scikit-learn (``pip install micrograd[digits]``); the data ship inside it, so
+    Needs scikit-learn (``pip install -e '.[digits]'``); the data ship inside it, so
     nothing is downloaded.
     """
     k = _check_n(n_classes, "n_classes", 2)
@@ -339,8 +339,8 @@ def load_digits(n_classes=10, labels="index"):
     try:
         from sklearn.datasets import load_digits as _sk_load_digits
     except ImportError as err:
-        raise ImportError("load_digits needs scikit-learn: pip install micrograd[digits] "
-                          "(or pip install scikit-learn)") from err
+        raise ImportError("load_digits needs scikit-learn: pip install -e '.[digits]' in "
+                          "the project's folder (or pip install scikit-learn)") from err
     bunch = _sk_load_digits(n_class=k)
     X = [[float(v) / 16.0 for v in row] for row in bunch.data.tolist()]
     y = [to_label(int(c)) for c in bunch.target.tolist()]

@@ -1,18 +1,31 @@
 """A small neural-network library on top of the engine: Neuron, Layer, MLP.
 
+By default these behave as micrograd's published ``micrograd.nn``, so code written for it
+runs here with the same numbers: relu in every layer but the last, a linear last layer,
+weights drawn by ``random.uniform(-1, 1)`` from Python's global ``random`` (weight after
+weight, neuron after neuron, layer after layer), and biases that start at 0.
+
+    >>> import random
     >>> from micrograd.nn import MLP
-    >>> model = MLP(3, [4, 4, 1], seed=0)          # tanh everywhere, as in the lecture
-    >>> out = model([2.0, 3.0, -1.0])               # a single Value for one output
+    >>> random.seed(1337)
+    >>> model = MLP(2, [16, 16, 1])                # micrograd's demo network
     >>> len(model.parameters())
-    41
+    337
+    >>> MLP(2, [2, 1])
+    MLP of [Layer of [ReLUNeuron(2), ReLUNeuron(2)], Layer of [LinearNeuron(2)]]
 
-Activations: ``"tanh"`` (the lecture: every layer), ``"relu"`` (micrograd's repository,
-usually with ``output_activation="linear"``), ``"sigmoid"``, ``"softplus"``, ``"linear"``.
+The lecture's network is one keyword away: ``style="lecture"`` gives tanh in every layer
+and biases drawn from uniform(-1, 1) too (after each neuron's weights).
 
-Initialisation follows the lecture: weights and biases drawn from uniform(-1, 1)
-(``bias_init="zero"`` for micrograd's repository). Randomness comes from ``seed`` (an int)
-or ``rng`` (a ``random.Random``); with neither, from Python's global ``random`` module, so
-``random.seed(1337)`` before building a model reproduces it too.
+    >>> MLP(3, [2, 1], style="lecture", seed=0)
+    MLP of [Layer of [TanhNeuron(3), TanhNeuron(3)], Layer of [TanhNeuron(2)]]
+
+Any part can be set on its own: ``activation`` (hidden layers), ``output_activation``
+(last layer), ``bias_init`` (``"zero"`` or ``"uniform"``); a keyword given wins over the
+style. Activations: ``"tanh"``, ``"relu"``, ``"sigmoid"``, ``"softplus"``, ``"linear"``.
+Randomness comes from ``seed`` (an int) or ``rng`` (a ``random.Random``); with neither,
+from Python's global ``random`` module, so ``random.seed(1337)`` before building a model
+reproduces it, as in micrograd's demo.
 """
 
 from __future__ import annotations
@@ -22,7 +35,7 @@ from numbers import Real
 
 from .engine import Value
 
-__all__ = ["Module", "Neuron", "Layer", "MLP", "ACTIVATIONS"]
+__all__ = ["Module", "Neuron", "Layer", "MLP", "ACTIVATIONS", "STYLES"]
 
 #: name -> function of one Value
 ACTIVATIONS = {
@@ -33,6 +46,16 @@ ACTIVATIONS = {
     "linear": None,
 }
 
+#: how a neuron names itself in reprs: micrograd's ReLUNeuron and LinearNeuron
+_REPR_NAMES = {"tanh": "Tanh", "relu": "ReLU", "sigmoid": "Sigmoid", "softplus": "Softplus",
+               "linear": "Linear"}
+
+#: style -> (hidden activation, output activation or None for "the same", bias init)
+STYLES = {
+    "micrograd": ("relu", "linear", "zero"),  # micrograd's published nn.py
+    "lecture": ("tanh", None, "uniform"),     # the network built in the lecture
+}
+
 _BIAS_INITS = ("uniform", "zero")
 
 
@@ -41,6 +64,30 @@ def _check_activation(name):
         raise ValueError(f"unknown activation {name!r}; choose one of "
                          f"{', '.join(ACTIVATIONS)}")
     return name
+
+
+def _check_style(style):
+    if not isinstance(style, str) or style not in STYLES:
+        raise ValueError(f"unknown style {style!r}; choose one of {', '.join(STYLES)}")
+    return STYLES[style]
+
+
+def _check_bias_init(bias_init):
+    if not isinstance(bias_init, str) or bias_init not in _BIAS_INITS:
+        raise ValueError(f"bias_init must be one of {_BIAS_INITS}, got {bias_init!r}")
+    return bias_init
+
+
+def _check_nonlin(nonlin, who):
+    # micrograd passes a bool (nonlin=i != len(nouts) - 1); 0 and 1 work there too
+    if isinstance(nonlin, str):
+        raise TypeError(f"{who}'s nonlin is True or False as in micrograd (relu or linear), "
+                        f"got the string {nonlin!r}; name an activation with "
+                        f"activation={nonlin!r}")
+    if not isinstance(nonlin, int) and type(nonlin).__name__ != "bool_":
+        raise TypeError(f"{who}'s nonlin must be True or False, got "
+                        f"{type(nonlin).__name__}: {nonlin!r}")
+    return bool(nonlin)
 
 
 def _check_size(n, what):
@@ -62,7 +109,7 @@ def _make_rng(seed, rng):
         if isinstance(seed, bool) or not isinstance(seed, int):
             raise TypeError(f"seed must be an int, got {type(seed).__name__}: {seed!r}")
         return _random.Random(seed)
-    return _random  # the global generator, as the lecture uses
+    return _random  # the global generator, as micrograd and the lecture use
 
 
 class Module:
@@ -73,37 +120,55 @@ class Module:
 
     def zero_grad(self):
         for p in self.parameters():
-            p.grad = 0.0
+            p.grad = 0.0  # micrograd writes the int 0: equal, and grads stay floats here
 
     def num_parameters(self):
         return len(self.parameters())
 
 
 class Neuron(Module):
-    """act(w . x + b) for one output."""
+    """act(w . x + b) for one output.
 
-    def __init__(self, nin, activation="tanh", *, nonlin=None, seed=None, rng=None,
-                 bias_init="uniform"):
+    ``Neuron(nin)`` is micrograd's: relu, weights from uniform(-1, 1), bias 0;
+    ``Neuron(nin, nonlin=False)`` is linear. ``activation=`` names any other activation;
+    ``style="lecture"`` gives the lecture's tanh neuron with a random bias.
+    """
+
+    def __init__(self, nin, nonlin=True, *, activation=None, style="micrograd",
+                 bias_init=None, seed=None, rng=None):
         _check_size(nin, "nin")
-        if nonlin is not None:  # micrograd's repository: Neuron(nin, nonlin=False)
-            activation = "relu" if nonlin else "linear"
+        nonlin = _check_nonlin(nonlin, "Neuron")
+        hidden, _, style_bias = _check_style(style)
+        if activation is None:
+            activation = hidden if nonlin else "linear"
+        elif not nonlin and activation != "linear":
+            raise ValueError(f"nonlin=False means a linear neuron, but activation="
+                             f"{activation!r} was given too")
         self.activation = _check_activation(activation)
-        if bias_init not in _BIAS_INITS:
-            raise ValueError(f"bias_init must be one of {_BIAS_INITS}, got {bias_init!r}")
+        bias_init = _check_bias_init(style_bias if bias_init is None else bias_init)
         rng = _make_rng(seed, rng)
+        # the draws in micrograd's order: every weight, then (lecture) the bias
         self.w = [Value(rng.uniform(-1, 1)) for _ in range(nin)]
         self.b = Value(rng.uniform(-1, 1) if bias_init == "uniform" else 0.0)
         self._act = ACTIVATIONS[activation]
 
     @property
     def nonlin(self):
+        """micrograd's flag: True unless the neuron is linear."""
         return self.activation != "linear"
+
+    @nonlin.setter
+    def nonlin(self, value):
+        value = _check_nonlin(value, "Neuron")
+        if value != self.nonlin:
+            self.activation = "relu" if value else "linear"
+            self._act = ACTIVATIONS[self.activation]
 
     def __call__(self, x):
         if len(x) != len(self.w):
             raise ValueError(f"Neuron expects {len(self.w)} inputs, got {len(x)}")
-        # the lecture's sum((wi*xi for wi, xi in zip(self.w, x)), self.b), as a loop: the
-        # same graph b + w0*x0 + w1*x1 + ..., built without a generator
+        # micrograd's and the lecture's sum(products, self.b), as a loop: the same graph
+        # b + w0*x0 + w1*x1 + ..., the same additions in the same order
         act = self.b
         for wi, xi in zip(self.w, x):
             act = act + wi * xi
@@ -113,16 +178,18 @@ class Neuron(Module):
         return self.w + [self.b]
 
     def __repr__(self):
-        return f"{self.activation.capitalize()}Neuron({len(self.w)})"
+        return f"{_REPR_NAMES[self.activation]}Neuron({len(self.w)})"
 
 
 class Layer(Module):
-    """``nout`` neurons that each see the same ``nin`` inputs."""
+    """``nout`` neurons that each see the same ``nin`` inputs; ``kwargs`` go to every
+    ``Neuron`` (``nonlin``, ``activation``, ``style``, ``bias_init``), and ``seed`` or
+    ``rng`` to the one generator they share."""
 
-    def __init__(self, nin, nout, activation="tanh", **kwargs):
+    def __init__(self, nin, nout, **kwargs):
         _check_size(nout, "nout")
         rng = _make_rng(kwargs.pop("seed", None), kwargs.pop("rng", None))
-        self.neurons = [Neuron(nin, activation, rng=rng, **kwargs) for _ in range(nout)]
+        self.neurons = [Neuron(nin, rng=rng, **kwargs) for _ in range(nout)]
 
     def __call__(self, x):
         outs = [n(x) for n in self.neurons]
@@ -136,24 +203,38 @@ class Layer(Module):
 
 
 class MLP(Module):
-    """A multi-layer perceptron: ``MLP(3, [4, 4, 1])`` is 3 inputs, two hidden layers of
-    4, one output. Hidden layers use ``activation``; the last layer uses
-    ``output_activation`` (default: the same as ``activation``, as in the lecture)."""
+    """A multi-layer perceptron: ``MLP(2, [16, 16, 1])`` is 2 inputs, two hidden layers
+    of 16, one output.
 
-    def __init__(self, nin, nouts, activation="tanh", output_activation=None, *,
-                 seed=None, rng=None, bias_init="uniform", nonlin=None):
+    The default ``style="micrograd"`` is micrograd's published network: ``activation``
+    (relu) in every layer but the last, a linear last layer, zero biases.
+    ``style="lecture"`` is the lecture's: ``activation`` (tanh) in every layer, the last
+    one included, and random biases. ``output_activation`` and ``bias_init`` override the
+    style's choice; ``nonlin=True`` (relu, then linear) and ``nonlin=False`` (all linear)
+    are micrograd's flag.
+    """
+
+    def __init__(self, nin, nouts, activation=None, output_activation=None, *,
+                 style="micrograd", bias_init=None, seed=None, rng=None, nonlin=None):
         _check_size(nin, "nin")
-        if isinstance(nouts, int) or not hasattr(nouts, "__iter__"):
-            raise TypeError(f"nouts must be a list of layer sizes such as [4, 4, 1], "
+        if isinstance(nouts, (int, str)) or not hasattr(nouts, "__iter__"):
+            raise TypeError(f"nouts must be a list of layer sizes such as [16, 16, 1], "
                             f"got {type(nouts).__name__}: {nouts!r}")
         nouts = [_check_size(n, "layer size") for n in nouts]
         if not nouts:
             raise ValueError("nouts must name at least one layer")
-        if nonlin is not None:  # micrograd's repository style: relu hidden, linear last
-            activation, output_activation = ("relu", "linear") if nonlin else ("linear",
-                                                                               "linear")
-        _check_activation(activation)
-        output_activation = _check_activation(output_activation or activation)
+        hidden, last, style_bias = _check_style(style)
+        if nonlin is not None:
+            if activation is not None or output_activation is not None:
+                raise ValueError("give nonlin or activation/output_activation, not both")
+            activation, output_activation = (("relu", "linear")
+                                             if _check_nonlin(nonlin, "MLP")
+                                             else ("linear", "linear"))
+        activation = _check_activation(hidden if activation is None else activation)
+        if output_activation is None:
+            output_activation = activation if last is None else last
+        output_activation = _check_activation(output_activation)
+        bias_init = _check_bias_init(style_bias if bias_init is None else bias_init)
         rng = _make_rng(seed, rng)
         sizes = [nin] + nouts
         self.nin = nin
@@ -163,14 +244,14 @@ class MLP(Module):
         self.bias_init = bias_init
         self.layers = [
             Layer(sizes[i], sizes[i + 1],
-                  output_activation if i == len(nouts) - 1 else activation,
+                  activation=output_activation if i == len(nouts) - 1 else activation,
                   rng=rng, bias_init=bias_init)
             for i in range(len(nouts))
         ]
 
     def __call__(self, x):
         for layer in self.layers:
-            # a one-neuron layer returns a bare Value (the lecture's behaviour); the next
+            # a one-neuron layer returns a bare Value (micrograd's behaviour); the next
             # layer still takes a sequence (a list, a tuple, a NumPy row...)
             x = layer([x] if isinstance(x, (Value, Real)) else x)
         return x
@@ -179,7 +260,8 @@ class MLP(Module):
         return [p for layer in self.layers for p in layer.parameters()]
 
     def config(self):
-        """The constructor arguments that rebuild this architecture (for saving)."""
+        """The constructor arguments that rebuild this architecture (for saving); every
+        choice is spelled out, so the default style does not matter."""
         return {"nin": self.nin, "nouts": list(self.nouts), "activation": self.activation,
                 "output_activation": self.output_activation, "bias_init": self.bias_init}
 

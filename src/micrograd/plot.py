@@ -1,5 +1,5 @@
 """Pictures of training: decision boundaries, learning curves, an animated boundary, and
-seed 001's 1/2/9-neuron comparison. Needs matplotlib (``pip install micrograd[demo]``).
+seed 001's 1/2/9-neuron comparison. Needs matplotlib (``pip install -e '.[demo]'``).
 
     >>> from micrograd.nn import MLP
     >>> from micrograd.data import make_moons

@@ -6,7 +6,7 @@
     >>> from micrograd.train import fit
     >>> X, y = make_disk(n_samples=40, seed=1)
     >>> Xtr, Xte, ytr, yte = train_test_split(X, y, seed=1)
-    >>> model = MLP(2, [4, 1], seed=1)                      # tanh, as in seed 001
+    >>> model = MLP(2, [4, 1], style="lecture", seed=1)     # tanh, as in seed 001
     >>> hist = fit(model, Xtr, ytr, loss="mse", optimizer=SGD(model.parameters(), lr=0.1),
     ...            epochs=5, X_test=Xte, y_test=yte, progress=False)
     >>> len(hist.train_loss), hist.stopped
@@ -128,8 +128,9 @@ def get_engine(engine="auto", loss=None):
         from .train_engines import TracedEngine
     except ImportError as err:  # numpy is missing
         if engine == "traced":
-            raise ModuleNotFoundError("the traced engine needs NumPy: pip install "
-                                      "'micrograd[demo]'", name="numpy") from err
+            raise ModuleNotFoundError("the traced engine needs NumPy: pip install -e "
+                                      "'.[demo]' in the project's folder",
+                                      name="numpy") from err
         return EagerEngine()
     if spec is not None and spec.sample is None:
         if engine == "traced":

@@ -310,8 +310,8 @@ def _widget_class():
         import anywidget
         import traitlets
     except ImportError:
-        raise ImportError("the Walk widget needs anywidget: pip install "
-                          "'micrograd[notebooks]'") from None
+        raise ImportError("the Walk widget needs anywidget: pip install -e "
+                          "'.[notebooks]' in the project's folder") from None
 
     class WalkWidget(anywidget.AnyWidget):
         """The Walk in a notebook: ``state`` is :meth:`WalkModel.state`, synced to the

@@ -1,10 +1,11 @@
 """``micrograd demo``: train two small networks and draw what they learned.
 
-1. micrograd's demo: two moons (100 points, noise 0.1), MLP(2, [16, 16, 1]) with relu
-   hidden layers and a linear output, max-margin loss + 1e-4 L2, SGD with the learning
-   rate 1.0 - 0.9*k/100, 100 full-batch steps.
+1. micrograd's demo: two moons (100 points, noise 0.1), micrograd's network
+   MLP(2, [16, 16, 1]) (relu hidden layers, a linear output, zero biases), max-margin
+   loss + 1e-4 L2, SGD with the learning rate 1.0 - 0.9*k/100, 100 full-batch steps.
 2. Seed 001's circle: points in a square labelled by whether they lie inside the unit
-   circle; networks with 1, 2 and 9 tanh hidden neurons and mean squared error.
+   circle; the lecture's network (style="lecture": tanh everywhere, random biases) with
+   1, 2 and 9 hidden neurons and mean squared error.
 
 Examples:
   micrograd demo                       # everything, pictures in ./demo-out
@@ -156,7 +157,7 @@ def run_circle(seed=1337, epochs=None, progress=True, gif=True, engine="auto",
     Xtr, Xte, ytr, yte = data
     results = []
     for h in (c["hidden"] if hidden is None else hidden):
-        model = MLP(2, [h, 1], activation="tanh", seed=seed)
+        model = MLP(2, [h, 1], style="lecture", seed=seed)  # tanh everywhere
         frames = [(0, snapshot(model))] if gif and h == max(c["hidden"]) else []
         cbs = [_gif_callback(frames, max(1, epochs // gif_frames))] if frames else []
         t0 = time.perf_counter()

@@ -15,7 +15,7 @@ served at once (more get a 503). The other caps are in docs/web.md.
 The page has two parts: the Walk (step a graph forward and backward, node by node) and
 the Playground (train a small network on 2-D data and watch its decision boundary).
 Every number on the page is computed by micrograd in this Python process; the page only
-draws. Needs the ``serve`` extra: ``pip install 'micrograd[serve]'``.
+draws. Needs the ``serve`` extra: ``pip install -e '.[serve]'``.
 """
 
 from __future__ import annotations
@@ -109,7 +109,7 @@ def run(args):
         from ..web.connection import timed_protocol
     except ModuleNotFoundError as err:
         print(f"micrograd serve needs the 'serve' extra ({err.name} is missing): "
-              "pip install 'micrograd[serve]'", file=sys.stderr)
+              "pip install -e '.[serve]' in the project's folder", file=sys.stderr)
         return 1
 
     family = socket.AF_INET6 if ":" in args.host else socket.AF_INET

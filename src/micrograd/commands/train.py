@@ -411,7 +411,7 @@ def run(args):
     n_out = n_classes if spec.outputs == "classes" else 1
     out_act = "tanh" if args.loss == "mse" else "linear"
     model = MLP(len(X[0]), args.hidden + [n_out], activation=args.activation,
-                 output_activation=out_act, seed=args.seed)
+                 output_activation=out_act, bias_init="uniform", seed=args.seed)
     lr = args.lr if args.lr is not None else (1.0 if args.optimizer == "sgd" else 0.01)
     kwargs = {"weight_decay": args.weight_decay}
     if args.optimizer == "sgd":

@@ -112,7 +112,8 @@ class Playground:
         if init_seed is not None:
             cfg.init_seed = init_seed
         self.model = MLP(2, list(cfg.hidden) + [1], activation=cfg.activation,
-                         output_activation=LOSSES[cfg.loss], seed=cfg.init_seed)
+                         output_activation=LOSSES[cfg.loss], bias_init="uniform",
+                         seed=cfg.init_seed)
         self.params = self.model.parameters()
         self.opt = make_optimizer(cfg.optimizer, self.params, lr=cfg.lr)
         self.rng = random.Random(cfg.init_seed)
