@@ -6,9 +6,10 @@ vs a hand-written NumPy step (the floor of any batched NumPy engine).
 
 One step = forward over the batch, loss = mean over samples of sum_k (out_k - t_k)^2,
 backward, SGD on every parameter (for the traced path two ways: a Python loop over the
-Values after ``loss.backward``, and ``TracedSGD`` on the traced parameter array; torch.optim
-for PyTorch; arrays for NumPy), float64, relu hidden layers, linear output. Times are per step, measured
-in this run on the same random data, in CPU time of the process (the machine is shared).
+Values after ``loss.backward``, and ``TracedSGD`` on the traced parameter array;
+torch.optim for PyTorch; arrays for NumPy), float64, relu hidden layers, linear output.
+Times are per step, measured in this run on the same random data, in CPU time of the
+process (the machine is shared).
 
 The eager engine costs the same per sample at every batch size (one graph per sample),
 so at large batches it is timed on a subsample of ``--eager-cap`` samples... no more than
