@@ -33,6 +33,7 @@ from __future__ import annotations
 import random as _random
 from numbers import Real
 
+from . import checks
 from .engine import Value
 
 __all__ = ["Module", "Neuron", "Layer", "MLP", "ACTIVATIONS", "STYLES"]
@@ -90,14 +91,6 @@ def _check_nonlin(nonlin, who):
     return bool(nonlin)
 
 
-def _check_size(n, what):
-    if isinstance(n, bool) or not isinstance(n, int):
-        raise TypeError(f"{what} must be an int, got {type(n).__name__}: {n!r}")
-    if n < 1:
-        raise ValueError(f"{what} must be at least 1, got {n}")
-    return n
-
-
 def _make_rng(seed, rng):
     if rng is not None and seed is not None:
         raise ValueError("give seed or rng, not both")
@@ -136,7 +129,7 @@ class Neuron(Module):
 
     def __init__(self, nin, nonlin=True, *, activation=None, style="micrograd",
                  bias_init=None, seed=None, rng=None):
-        _check_size(nin, "nin")
+        checks.integer(nin, "nin", low=1)
         nonlin = _check_nonlin(nonlin, "Neuron")
         hidden, _, style_bias = _check_style(style)
         if activation is None:
@@ -187,7 +180,7 @@ class Layer(Module):
     ``rng`` to the one generator they share."""
 
     def __init__(self, nin, nout, **kwargs):
-        _check_size(nout, "nout")
+        checks.integer(nout, "nout", low=1)
         rng = _make_rng(kwargs.pop("seed", None), kwargs.pop("rng", None))
         self.neurons = [Neuron(nin, rng=rng, **kwargs) for _ in range(nout)]
 
@@ -216,11 +209,11 @@ class MLP(Module):
 
     def __init__(self, nin, nouts, activation=None, output_activation=None, *,
                  style="micrograd", bias_init=None, seed=None, rng=None, nonlin=None):
-        _check_size(nin, "nin")
+        checks.integer(nin, "nin", low=1)
         if isinstance(nouts, (int, str)) or not hasattr(nouts, "__iter__"):
             raise TypeError(f"nouts must be a list of layer sizes such as [16, 16, 1], "
                             f"got {type(nouts).__name__}: {nouts!r}")
-        nouts = [_check_size(n, "layer size") for n in nouts]
+        nouts = [checks.integer(n, "layer size", low=1) for n in nouts]
         if not nouts:
             raise ValueError("nouts must name at least one layer")
         hidden, last, style_bias = _check_style(style)

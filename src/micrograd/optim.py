@@ -31,25 +31,12 @@ from __future__ import annotations
 import math
 from numbers import Real
 
+from . import checks
 from .engine import Value, _as_float
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "OPTIMIZERS", "make_optimizer",
            "constant_schedule", "linear_schedule", "step_schedule", "cosine_schedule",
            "SCHEDULES"]
-
-
-def _check_number(x, name, low=0.0, low_open=False, high=None, high_open=False):
-    if isinstance(x, bool) or not isinstance(x, Real):
-        raise TypeError(f"{name} must be a number, got {type(x).__name__}: {x!r:.40}")
-    x = _as_float(x)  # 10**400 -> inf, refused below
-    if not math.isfinite(x):  # inf or nan: every hyperparameter here is a finite number
-        raise ValueError(f"{name} must be a finite number, got {x}")
-    if (low_open and x <= low) or (not low_open and x < low) or \
-            (high is not None and ((high_open and x >= high) or (not high_open and x > high))):
-        lo = "(" if low_open else "["
-        hi = ("" if high is None else (f"{high})" if high_open else f"{high}]"))
-        raise ValueError(f"{name} must be in {lo}{low}, {hi or 'inf)'}, got {x}")
-    return x
 
 
 def _data_float(p):
@@ -85,7 +72,7 @@ class Optimizer:
 
     @lr.setter
     def lr(self, value):
-        self._lr = _check_number(value, "lr")
+        self._lr = checks.number(value, "lr", low=0.0)
 
     def zero_grad(self):
         """Set every parameter's grad to 0 (grads accumulate across backward calls)."""
@@ -142,9 +129,9 @@ class SGD(Optimizer):
     def __init__(self, params, lr=0.01, momentum=0.0, dampening=0.0, nesterov=False,
                  weight_decay=0.0):
         super().__init__(params, lr)
-        self.momentum = _check_number(momentum, "momentum")
-        self.dampening = _check_number(dampening, "dampening")
-        self.weight_decay = _check_number(weight_decay, "weight_decay")
+        self.momentum = checks.number(momentum, "momentum", low=0.0)
+        self.dampening = checks.number(dampening, "dampening", low=0.0)
+        self.weight_decay = checks.number(weight_decay, "weight_decay", low=0.0)
         if nesterov and (self.momentum <= 0 or self.dampening != 0):
             raise ValueError("nesterov needs momentum > 0 and dampening = 0")
         self.nesterov = bool(nesterov)
@@ -193,11 +180,11 @@ class Adam(Optimizer):
         super().__init__(params, lr)
         if not isinstance(betas, (tuple, list)) or len(betas) != 2:
             raise TypeError(f"betas must be a pair (b1, b2), got {betas!r}")
-        self.betas = (_check_number(betas[0], "beta1", 0.0, False, 1.0, True),
-                      _check_number(betas[1], "beta2", 0.0, False, 1.0, True))
+        self.betas = (checks.number(betas[0], "beta1", 0.0, False, 1.0, True),
+                      checks.number(betas[1], "beta2", 0.0, False, 1.0, True))
         # eps > 0: with eps = 0 a zero gradient divides 0 by 0
-        self.eps = _check_number(eps, "eps", 0.0, low_open=True)
-        self.weight_decay = _check_number(weight_decay, "weight_decay")
+        self.eps = checks.number(eps, "eps", 0.0, low_open=True)
+        self.weight_decay = checks.number(weight_decay, "weight_decay", low=0.0)
         self.amsgrad = bool(amsgrad)
         n = len(self.params)
         self.m = [0.0] * n
@@ -278,7 +265,7 @@ def _check_steps(steps, name="steps"):
 
 def constant_schedule(lr):
     """``k -> lr`` for every k."""
-    lr = _check_number(lr, "lr")
+    lr = checks.number(lr, "lr", low=0.0)
     return lambda k: lr
 
 
@@ -288,7 +275,7 @@ def linear_schedule(start, end, steps):
     ``linear_schedule(1.0, 0.1, 100)`` is micrograd's demo, ``lr = 1.0 - 0.9*k/100``
     (``torch.optim.lr_scheduler.LinearLR`` with factors start/base and end/base).
     """
-    start, end = _check_number(start, "start"), _check_number(end, "end")
+    start, end = checks.number(start, "start", low=0.0), checks.number(end, "end", low=0.0)
     steps = _check_steps(steps)
 
     def lr_at(k):
@@ -301,9 +288,9 @@ def linear_schedule(start, end, steps):
 
 def step_schedule(lr, step_size, gamma=0.1):
     """``lr * gamma ** (k // step_size)`` (``torch.optim.lr_scheduler.StepLR``)."""
-    lr = _check_number(lr, "lr")
+    lr = checks.number(lr, "lr", low=0.0)
     step_size = _check_steps(step_size, "step_size")
-    gamma = _check_number(gamma, "gamma")
+    gamma = checks.number(gamma, "gamma", low=0.0)
     return lambda k: lr * gamma ** (k // step_size)
 
 
@@ -311,7 +298,7 @@ def cosine_schedule(lr, steps, min_lr=0.0):
     """Half a cosine from ``lr`` at k = 0 to ``min_lr`` at k = ``steps``, then ``min_lr``
     (Loshchilov & Hutter, SGDR, ICLR 2017, without restarts;
     ``torch.optim.lr_scheduler.CosineAnnealingLR`` with ``T_max=steps``)."""
-    lr, min_lr = _check_number(lr, "lr"), _check_number(min_lr, "min_lr")
+    lr, min_lr = checks.number(lr, "lr", low=0.0), checks.number(min_lr, "min_lr", low=0.0)
     steps = _check_steps(steps)
 
     def lr_at(k):

@@ -65,6 +65,7 @@ import time
 from contextlib import contextmanager
 from numbers import Real
 
+from . import checks
 from .engine import _as_float, no_grad
 from .losses import accuracy, get_loss, l2_penalty
 
@@ -368,14 +369,6 @@ def _gc_paused(pause):
 # ---------------------------------------------------------------------------------------
 
 
-def _check_int(x, name, low):
-    if isinstance(x, bool) or not isinstance(x, int):
-        raise TypeError(f"{name} must be an int, got {type(x).__name__}: {x!r:.40}")
-    if x < low:
-        raise ValueError(f"{name} must be at least {low}, got {x}")
-    return x
-
-
 def _make_bar(epochs, desc, progress):
     if not progress:
         return None
@@ -438,9 +431,9 @@ def fit(model, X, y, *, loss="mse", optimizer=None, epochs=100, batch_size=None,
         if len(X_test) != len(y_test) or not X_test:
             raise ValueError(f"X_test has {len(X_test)} samples but y_test has "
                              f"{len(y_test)}")
-    epochs = _check_int(epochs, "epochs", 0)
+    epochs = checks.integer(epochs, "epochs", 0)
     if batch_size is not None:
-        batch_size = _check_int(batch_size, "batch_size", 1)
+        batch_size = checks.integer(batch_size, "batch_size", 1)
     if isinstance(l2, bool) or not isinstance(l2, Real) or not 0 <= _as_float(l2) < math.inf:
         raise ValueError(f"l2 must be a finite number >= 0, got {l2!r:.40}")
     loss = get_loss(loss)

@@ -26,19 +26,9 @@ import weakref
 
 import numpy as np
 
+from .. import checks
 from . import bound
 from .batch_loss import BatchLoss
-
-
-def _number(x, name, low=0.0, below=None):
-    """A finite float in [low, below) (or [low, inf)), else a clear error."""
-    if isinstance(x, bool) or not isinstance(x, (int, float)):
-        raise TypeError(f"{name} must be a number, got {type(x).__name__}: {x!r:.40}")
-    x = float(x) if abs(x) < 2**1023 else math.inf
-    if not math.isfinite(x) or x < low or (below is not None and x >= below):
-        upper = f"{below})" if below is not None else "inf)"
-        raise ValueError(f"{name} must be a finite number in [{low}, {upper}, got {x}")
-    return x
 
 
 class TracedOptimizer:
@@ -69,7 +59,7 @@ class TracedOptimizer:
 
     @lr.setter
     def lr(self, value):
-        self._lr = _number(value, "lr")
+        self._lr = checks.number(value, "lr", low=0.0)
 
     def step(self, *batches):
         """One training step on a batch: returns the loss before the update."""
@@ -114,9 +104,9 @@ class TracedSGD(TracedOptimizer):
     def __init__(self, loss, lr=0.01, momentum=0.0, dampening=0.0, nesterov=False,
                  weight_decay=0.0):
         super().__init__(loss, lr)
-        self.momentum = _number(momentum, "momentum")
-        self.dampening = _number(dampening, "dampening")
-        self.weight_decay = _number(weight_decay, "weight_decay")
+        self.momentum = checks.number(momentum, "momentum", low=0.0)
+        self.dampening = checks.number(dampening, "dampening", low=0.0)
+        self.weight_decay = checks.number(weight_decay, "weight_decay", low=0.0)
         if nesterov and (self.momentum <= 0 or self.dampening != 0):
             raise ValueError("nesterov needs momentum > 0 and dampening = 0")
         self.nesterov = bool(nesterov)
@@ -149,12 +139,12 @@ class TracedAdam(TracedOptimizer):
         super().__init__(loss, lr)
         if not isinstance(betas, (tuple, list)) or len(betas) != 2:
             raise TypeError(f"betas must be a pair (b1, b2), got {betas!r}")
-        self.betas = (_number(betas[0], "beta1", below=1.0),
-                      _number(betas[1], "beta2", below=1.0))
-        self.eps = _number(eps, "eps")
+        self.betas = (checks.number(betas[0], "beta1", low=0.0, high=1.0, high_open=True),
+                      checks.number(betas[1], "beta2", low=0.0, high=1.0, high_open=True))
+        self.eps = checks.number(eps, "eps", low=0.0, low_open=True)
         if self.eps == 0.0:
             raise ValueError("eps must be > 0 (it keeps a zero gradient's step finite)")
-        self.weight_decay = _number(weight_decay, "weight_decay")
+        self.weight_decay = checks.number(weight_decay, "weight_decay", low=0.0)
         self.m = np.zeros(len(self.params))
         self.v = np.zeros(len(self.params))
         self._open()

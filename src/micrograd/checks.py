@@ -1,0 +1,52 @@
+"""The one home of the small argument checks: a clear error that names the argument, its
+type and the allowed range, never an ``assert``.
+
+    >>> integer(3, "epochs", low=0)
+    3
+    >>> number(0.5, "lr", low=0.0, low_open=True)
+    0.5
+    >>> number(float("inf"), "lr")
+    Traceback (most recent call last):
+    ...
+    ValueError: lr must be a finite number, got inf
+
+Standard library only: every layer may use it.
+"""
+
+from __future__ import annotations
+
+import math
+from numbers import Real
+
+__all__ = ["integer", "number"]
+
+
+def integer(x, name, low=None):
+    """``x`` if it is an int (not a bool) of at least ``low``; else a TypeError or
+    ValueError that names ``name``."""
+    if isinstance(x, bool) or not isinstance(x, int):
+        raise TypeError(f"{name} must be an int, got {type(x).__name__}: {x!r:.40}")
+    if low is not None and x < low:
+        raise ValueError(f"{name} must be at least {low}, got {x}")
+    return x
+
+
+def number(x, name, low=None, low_open=False, high=None, high_open=False):
+    """``float(x)`` for a finite real number in the given range (``low``/``high``
+    inclusive, or open with ``low_open``/``high_open``); else a TypeError or ValueError
+    that names ``name``. A huge int (``10**400``) is infinite, hence refused."""
+    if isinstance(x, bool) or not isinstance(x, Real):
+        raise TypeError(f"{name} must be a number, got {type(x).__name__}: {x!r:.40}")
+    try:
+        x = float(x)
+    except OverflowError:
+        x = math.inf if x > 0 else -math.inf
+    if not math.isfinite(x):
+        raise ValueError(f"{name} must be a finite number, got {x}")
+    below = low is not None and (x <= low if low_open else x < low)
+    above = high is not None and (x >= high if high_open else x > high)
+    if below or above:
+        lo = "(-inf" if low is None else ("(" if low_open else "[") + f"{low}"
+        hi = "inf)" if high is None else (f"{high})" if high_open else f"{high}]")
+        raise ValueError(f"{name} must be in {lo}, {hi}, got {x}")
+    return x
