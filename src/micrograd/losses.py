@@ -343,18 +343,22 @@ class LossSpec:
     """A named loss: its function, the label convention it wants, what the model outputs.
 
     ``labels`` is ``"pm1"`` ({-1, +1}), ``"01"`` ({0, 1}) or ``"index"`` (class indices);
-    ``outputs`` is ``"one"`` (a single score per sample) or ``"classes"`` (K logits).
+    ``outputs`` is ``"one"`` (a single score per sample) or ``"classes"`` (K logits);
+    ``output_activation`` is what the model's last layer applies for it (``"tanh"`` for
+    mse on -1/+1 labels, ``"linear"`` for losses that take logits or margins).
     ``sample(out, target)`` is one sample's loss with the target given as Values (for
     tracing); ``target(label, k)`` turns a label into that target (a float, or a one-hot
     list of ``k`` floats for class indices). A custom loss has no ``sample``.
     """
 
-    __slots__ = ("name", "fn", "labels", "outputs", "doc", "sample")
+    __slots__ = ("name", "fn", "labels", "outputs", "doc", "sample", "output_activation")
 
-    def __init__(self, name, fn, labels, outputs, doc, sample=None):
+    def __init__(self, name, fn, labels, outputs, doc, sample=None,
+                 output_activation="linear"):
         self.name, self.fn, self.labels, self.outputs, self.doc = (name, fn, labels,
                                                                    outputs, doc)
         self.sample = sample
+        self.output_activation = output_activation  # what the model's last layer applies
 
     def __call__(self, preds, targets, reduction="mean"):
         return self.fn(preds, targets, reduction)
@@ -378,7 +382,7 @@ class LossSpec:
 
 LOSSES = {
     "mse": LossSpec("mse", mse, "pm1", "one", "mean squared error (tanh output, -1/+1)",
-                    _sample_mse),
+                    _sample_mse, output_activation="tanh"),
     "hinge": LossSpec("hinge", hinge, "pm1", "one", "max-margin hinge (linear output)",
                       _sample_hinge),
     "bce": LossSpec("bce", bce_with_logits, "01", "one",

@@ -12,6 +12,11 @@ import os
 import sys
 import time
 
+from .. import data as _data
+from .. import losses as _losses
+from .. import nn as _nn
+from .. import optim as _optim
+
 EPILOG = """\
 examples:
   # micrograd's demo: two moons, relu MLP, hinge loss + L2, linearly decaying lr
@@ -51,11 +56,13 @@ output went away (a closed pipe).
 
 CTRL_C = True  # runs under micrograd.train.CtrlC (see micrograd.cli)
 
-DATASETS = ("moons", "circles", "disk", "xor", "spiral", "blobs", "digits")
-ACTIVATIONS = ("tanh", "relu", "sigmoid", "softplus")
-LOSSES = ("mse", "hinge", "bce", "ce")
-OPTIMIZERS = ("sgd", "adam", "adamw")
-SCHEDULES = ("constant", "linear", "step", "cosine")
+# the choices, read from the library's registries (a data set, activation, loss,
+# optimizer or schedule added there is offered here at once)
+DATASETS = (*_data.DATASETS, "digits")  # digits: scikit-learn's, loaded on demand
+ACTIVATIONS = tuple(a for a in _nn.ACTIVATIONS if a != "linear")  # hidden layers
+LOSSES = tuple(_losses.LOSSES)
+OPTIMIZERS = tuple(_optim.OPTIMIZERS)
+SCHEDULES = tuple(_optim.SCHEDULES)
 
 # ---------------------------------------------------------------------------------------
 # caps: each keeps a run finite in time and memory on a laptop (measured on the project's
@@ -409,7 +416,7 @@ def run(args):
         Xtr, ytr, Xte, yte = X, y, None, None
 
     n_out = n_classes if spec.outputs == "classes" else 1
-    out_act = "tanh" if args.loss == "mse" else "linear"
+    out_act = spec.output_activation
     model = MLP(len(X[0]), args.hidden + [n_out], activation=args.activation,
                  output_activation=out_act, bias_init="uniform", seed=args.seed)
     lr = args.lr if args.lr is not None else (1.0 if args.optimizer == "sgd" else 0.01)
