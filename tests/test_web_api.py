@@ -20,7 +20,7 @@ with warnings.catch_warnings():  # starlette warns about httpx vs httpx2 at impo
 
 from micrograd.expr import parse
 from micrograd.web import create_app, limits
-from micrograd.web.playground import Playground, PlayConfig
+from micrograd.web.playground import MAX_LAYERS, Playground, PlayConfig
 from micrograd.web.sessions import SessionStore
 from micrograd.web.walkview import PRESETS
 
@@ -68,10 +68,13 @@ def test_page_loads_nothing_from_the_network(client):
 def test_meta_lists_presets_options_and_caps(client):
     m = client.get("/api/meta").json()
     assert [p["key"] for p in m["walk_presets"]] == list(PRESETS)
-    assert m["datasets"] == ["circle", "moons", "xor", "spiral", "blobs"]
+    assert m["datasets"] == ["circle", "moons", "xor", "spiral", "blobs", "plane",
+                             "gaussians"]
+    assert m["regression"] == ["plane", "gaussians"]
+    assert m["features"] == ["x1", "x2", "x1^2", "x2^2", "x1*x2", "sin x1", "sin x2"]
     assert {"sgd", "adam"} <= set(m["optimizers"])
     assert m["limits"]["max_expr_chars"] == limits.MAX_EXPR_CHARS
-    assert m["play_defaults"]["hidden"] == [9]
+    assert m["play_defaults"]["hidden"] == [4, 2]
 
 
 def test_unknown_route_and_method_are_json_refusals(client):
@@ -324,14 +327,25 @@ def test_play_refusals(client):
     refused(post({"samples": limits.MAX_SAMPLES + 1}), 422)
     refused(post({"samples": 5}), 422)
     refused(post({"hidden": []}), 422)
-    refused(post({"hidden": [2] * (limits.MAX_HIDDEN_LAYERS + 1)}), 422)
+    refused(post({"hidden": [2] * (MAX_LAYERS + 1)}), 422)
+    assert post({"hidden": [2] * MAX_LAYERS}).status_code == 200
     assert "neurons" in refused(post({"hidden": [limits.MAX_NEURONS + 1]}), 400)
     assert "parameters" in refused(post({"hidden": [32, 32, 32]}), 400)
     assert "batch size" in refused(post({"samples": 20, "batch_size": 15}), 400)
     refused(post({"lr": 0}), 422)
     refused(post({"lr": -1}), 422)
     refused(post({"activation": "gelu"}), 422)
-    refused(post({"loss": "ce"}), 422)
+    refused(post({"loss": "softmax"}), 422)
+    assert "classes" in refused(post({"dataset": "circle", "classes": 3, "loss": "ce"}), 400)
+    assert "'ce'" in refused(post({"dataset": "spiral", "classes": 3}), 400)
+    assert "'mse'" in refused(post({"dataset": "plane", "loss": "hinge"}), 400)
+    refused(post({"features": []}), 422)
+    refused(post({"features": ["x3"]}), 422)
+    assert "twice" in refused(post({"features": ["x1", "x1"]}), 400)
+    assert "class" in refused(post({"added": [[0.1, 0.2, 3]]}), 400)
+    assert "[x1, x2, label]" in refused(post({"added": [[0.1, 0.2]]}), 400)
+    assert "removed point" in refused(post({"samples": 20, "removed": [20]}), 400)
+    assert "weights" in refused(post(small(weights=[0.5])), 400)
     refused(post({"optimizer": "lbfgs"}), 422)
     refused(post({"noise": -0.1}), 422)
     refused(post({"train_ratio": 1.0}), 422)

@@ -15,6 +15,9 @@ Routes (JSON in and out; every error is ``{"error": message}`` with a 4xx status
     POST   /api/play/{sid}/step   train some steps, return the new state
     PATCH  /api/play/{sid}        change the learning rate (no reset)
     POST   /api/play/{sid}/reset  new weights, same data
+    PATCH  /api/play/{sid}/weight edit one weight or bias by name
+    POST   /api/play/{sid}/inspect  follow one point: its whole graph, data and grad
+    DELETE /api/play/{sid}/inspect  stop following it
     DELETE /api/play/{sid}        drop a session
 
 The engine's modes (``no_grad``) are process-wide, so all engine work runs under one lock;
@@ -118,12 +121,14 @@ def create_app(*, max_sessions=limits.MAX_SESSIONS,
 
     @app.get("/api/meta", response_model=schemas.Meta)
     def meta():
-        from .playground import ACTIVATIONS, DATASETS, LOSSES, OPTIMIZERS
+        from .playground import ACTIVATIONS, DATASETS, FEATURES, LOSSES, OPTIMIZERS
 
         return {"version": __version__,
                 "walk_presets": [{"key": p.key, "title": p.title, "expr": p.source}
                                  for p in PRESETS.values()],
                 "functions": list(FUNCTIONS), "datasets": list(DATASETS),
+                "features": list(FEATURES),
+                "regression": [k for k, v in DATASETS.items() if v[1] == "regression"],
                 "activations": ACTIVATIONS, "losses": list(LOSSES),
                 "optimizers": OPTIMIZERS, "play_defaults": asdict(PlayConfig()),
                 "limits": limits.as_dict()}
@@ -181,22 +186,36 @@ def create_app(*, max_sessions=limits.MAX_SESSIONS,
     def _state(sid, pg, **kw):
         return {"sid": sid, **pg.state(**kw)}
 
-    @app.post("/api/play", response_model=schemas.PlayState,
-              responses={400: {"model": schemas.ErrorResponse}})
-    def play_create(cfg: schemas.PlayConfigIn):
+    def _play_call(fn, *args):
         try:
             with engine_lock:
-                pg = Playground(PlayConfig(**cfg.model_dump()))
-                sid = sessions.create(pg)
-                return _state(sid, pg, points=True)
+                return fn(*args)
         except PlaygroundError as err:
             raise ApiError(400, str(err)) from None
+
+    @app.post("/api/play", response_model=schemas.PlayState,
+              responses={400: {"model": schemas.ErrorResponse}})
+    def play_create(req: schemas.PlayCreate):
+        fields = req.model_dump(exclude={"weights", "step", "inspect"})
+
+        def make():
+            pg = Playground(PlayConfig(**fields), weights=req.weights)
+            if req.step:
+                pg.step_count = req.step
+                pg.seen = req.step * (pg.cfg.batch_size or len(pg.X_train))
+                pg.history = []
+                pg._record()
+            if req.inspect is not None:
+                pg.set_inspect(req.inspect.x, req.inspect.y, req.inspect.label)
+            sid = sessions.create(pg)
+            return _state(sid, pg, points=True, graph_layout=True)
+        return _play_call(make)
 
     @app.get("/api/play/{sid}", response_model=schemas.PlayState)
     def play_get(sid: str):
         pg = _session(sid)
         with engine_lock:
-            return _state(sid, pg, points=True)
+            return _state(sid, pg, points=True, graph_layout=True)
 
     @app.post("/api/play/{sid}/step", response_model=schemas.PlayState)
     def play_step(sid: str, req: schemas.StepRequest):
@@ -219,7 +238,34 @@ def create_app(*, max_sessions=limits.MAX_SESSIONS,
         pg = _session(sid)
         with engine_lock:
             pg.reset(req.init_seed)
-            return _state(sid, pg, points=True)
+            return _state(sid, pg, points=True, graph_layout=True)
+
+    @app.patch("/api/play/{sid}/weight", response_model=schemas.PlayState,
+               responses={400: {"model": schemas.ErrorResponse}})
+    def play_set_weight(sid: str, req: schemas.WeightRequest):
+        pg = _session(sid)
+
+        def edit():
+            pg.set_weight(req.name, req.value)
+            return _state(sid, pg, history="last")
+        return _play_call(edit)
+
+    @app.post("/api/play/{sid}/inspect", response_model=schemas.PlayState,
+              responses={400: {"model": schemas.ErrorResponse}})
+    def play_inspect(sid: str, req: schemas.InspectRequest):
+        pg = _session(sid)
+
+        def follow():
+            pg.set_inspect(req.x, req.y, req.label)
+            return _state(sid, pg, history="last", graph_layout=True)
+        return _play_call(follow)
+
+    @app.delete("/api/play/{sid}/inspect", response_model=schemas.PlayState)
+    def play_inspect_stop(sid: str):
+        pg = _session(sid)
+        with engine_lock:
+            pg.inspect = None
+            return _state(sid, pg, history="last")
 
     @app.delete("/api/play/{sid}", response_model=schemas.Deleted)
     def play_delete(sid: str):
