@@ -3,8 +3,27 @@
  * Every number the page shows comes through `api`. Today it is an HTTP call to the local
  * Python server; a page with no server (the same engine in the browser through Pyodide)
  * replaces this file alone.
+ *
+ * A server that does not answer (stopped, restarting) is said so on the page, and the
+ * request is tried again (0.5 s, 1 s, 2 s, then every 4 s) until it answers: a caller
+ * never sees "Failed to fetch". Refusals (4xx) and errors (5xx) are thrown at once, with
+ * the server's message and the status.
  */
 "use strict";
+
+const Client = {
+  down: false,
+  /** called with (down, message) when the server stops or starts answering */
+  onConnection: null,
+  retryMs: [500, 1000, 2000, 4000],
+};
+
+function connectionChanged(down, message) {
+  Client.down = down;
+  const el = document.getElementById("conn");
+  if (el) { el.textContent = message || ""; el.hidden = !down; }
+  if (Client.onConnection) Client.onConnection(down, message);
+}
 
 async function api(method, path, body) {
   const opts = { method, headers: {} };
@@ -12,7 +31,20 @@ async function api(method, path, body) {
     opts.headers["Content-Type"] = "application/json";
     opts.body = JSON.stringify(body);
   }
-  const res = await fetch(path, opts);
+  let res;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      res = await fetch(path, opts);
+      break;
+    } catch (e) {  // no answer at all: the server is stopped or restarting
+      const wait = Client.retryMs[Math.min(attempt, Client.retryMs.length - 1)];
+      connectionChanged(true, `The micrograd server is not answering (stopped?). ` +
+        `Retrying every ${wait / 1000} s (attempt ${attempt + 1}); start it again with ` +
+        `"micrograd serve" and the page carries on.`);
+      await new Promise((r) => setTimeout(r, wait));
+    }
+  }
+  if (Client.down) connectionChanged(false, "");
   let data = null;
   try { data = await res.json(); } catch (e) { data = null; }
   if (!res.ok) {
