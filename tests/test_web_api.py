@@ -455,7 +455,7 @@ def test_traced_training_equals_eager_training():
     fast = Playground(PlayConfig(**cfg))
     slow = Playground(PlayConfig(**cfg))
     assert fast.fast is not None
-    slow.fast = slow.predict = None
+    slow.fast = slow.probe = None
     fast.train(7)
     slow.train(7)
     for p, q in zip(fast.params, slow.params):

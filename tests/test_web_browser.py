@@ -5,15 +5,11 @@ Screenshots of both pages go to test-artifacts/ (gitignored). These tests never 
 a missing chromium fails them.
 """
 
-import json
 import os
 import re
 import subprocess
 import sys
 import threading
-import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 import pytest
@@ -28,13 +24,6 @@ ARTIFACTS = ROOT / "test-artifacts"
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run"]
-
-#: the issue's set-up for the speed figure: 2-9-1 on 200 training points
-SPEED_HASH = ("page=play&ds=circle&noise=0&n=250&ratio=0.8&seed=1&hidden=9&act=tanh"
-              "&loss=mse&opt=sgd&lr=0.1&batch=0&l2=0&iseed=0")
-CIRCLE_HASH = ("page=play&ds=circle&noise=0&n=200&ratio=0.5&seed=1&hidden=9&act=tanh"
-               "&loss=mse&opt=sgd&lr=0.1&batch=0&l2=0&iseed=0")
-
 
 @pytest.fixture(scope="module")
 def server():
@@ -234,124 +223,10 @@ def test_walk_teaching_mode_and_nudge(page, server):
     assert slope == pytest.approx(1.0, abs=1e-4) and "(agree)" in out
 
 
-# ---------------------------------------------------------------------------------------
-# the playground
-# ---------------------------------------------------------------------------------------
-
-
-def open_play(page, server, hash_):
-    page.goto(f"{server}#{hash_}")
-    page.wait_for_selector("body[data-ready='1']")
-    page.wait_for_function("Play.state !== null && Play.state !== undefined")
-
-
-def percent(page, sel):
-    return float(page.inner_text(sel).rstrip("%"))
-
-
-def test_playground_trains_the_circle_with_9_neurons(page, server):
-    open_play(page, server, CIRCLE_HASH)
-    assert page.inner_text("#p-stepn") == "0"
-    page.click("#p-play")
-    page.wait_for_function("Number(document.querySelector('#p-tracc').dataset.value) >= 0.95"
-                           " && Number(document.querySelector('#p-stepn').textContent) >= 150",
-                           timeout=60_000)
-    page.click("#p-play")  # pause
-    page.wait_for_function("!Play.loop || Play.inflight === false")
-    train_acc, test_acc = percent(page, "#p-tracc"), percent(page, "#p-teacc")
-    assert train_acc >= 95.0
-    assert test_acc >= 85.0
-    assert int(page.inner_text("#p-epoch")) == int(page.inner_text("#p-stepn"))  # full batch
-    assert page.inner_text("#p-engine-name") == "traced"
-    # hover over the curves: exact values of the step under the mouse
-    box = page.locator("#p-curves").bounding_box()
-    page.mouse.move(box["x"] + box["width"] - 10, box["y"] + box["height"] / 2)
-    hover = page.inner_text("#p-hover")
-    assert re.search(r"step \d+: train loss [0-9.e-]+, test loss [0-9.e-]+", hover)
-    page.screenshot(path=str(ARTIFACTS / "playground.png"), full_page=True)
-    print(f"\ncircle 2-9-1: train acc {train_acc}%, test acc {test_acc}% after "
-          f"{page.inner_text('#p-stepn')} steps")
-
-
-def test_playground_speed_in_the_browser(page, server):
-    """>= 20 training steps a second for 2-9-1 on 200 points, the boundary redrawn each
-    step (one step per request, every response drawn)."""
-    open_play(page, server, SPEED_HASH)
-    assert json.loads(page.evaluate("JSON.stringify(Play.state.config)"))["samples"] == 250
-    assert page.evaluate("Play.points.train.length") == 200
-    page.click("#p-play")
-    page.wait_for_function("Number(document.querySelector('#p-stepn').textContent) >= 10")
-    t0, s0, f0 = page.evaluate("[performance.now(), Play.state.step, Play.frames]")
-    time.sleep(3.0)
-    t1, s1, f1 = page.evaluate("[performance.now(), Play.state.step, Play.frames]")
-    page.click("#p-play")
-    rate = (s1 - s0) / ((t1 - t0) / 1000)
-    ARTIFACTS.mkdir(exist_ok=True)
-    (ARTIFACTS / "speed.txt").write_text(f"{rate:.1f} steps/s (2-9-1, 200 train points, "
-                                         f"boundary {40}x{40} redrawn every step)\n")
-    print(f"\nplayground speed: {rate:.1f} steps/s, {f1 - f0} boundary drawings for "
-          f"{s1 - s0} steps")
-    assert f1 - f0 == s1 - s0  # one drawing per step
-    assert rate >= 20.0
-
-
-def test_playground_state_in_the_url_reproduces_the_setup(page, browser, server):
-    open_play(page, server, "page=play")
-    page.select_option("#p-dataset", "moons")
-    page.wait_for_function("Play.state.config.dataset === 'moons'")
-    page.click(".p-preset[data-hidden='2']")
-    page.wait_for_function("Play.state.config.hidden.join(',') === '2'")
-    page.fill("#p-seed", "42")
-    page.press("#p-seed", "Enter")
-    page.wait_for_function("Play.state.config.seed === 42")
-    url = page.url
-    assert "ds=moons" in url and "hidden=2" in url and "seed=42" in url
-    points = page.evaluate("JSON.stringify(Play.points)")
-    other = browser.new_page()
-    try:
-        open_play(other, server, url.split("#", 1)[1])
-        assert other.evaluate("JSON.stringify(Play.points)") == points
-        assert other.input_value("#p-dataset") == "moons"
-        assert other.input_value("#p-hidden") == "2"
-        assert other.evaluate("Play.state.network.sizes.join(',')") == "2,2,1"
-    finally:
-        other.close()
-    # and the walk part of the URL
+def test_walk_state_in_the_url(page, server):
     page.goto(f"{server}#page=walk&preset=diamond&v=a:3")
     page.wait_for_selector("#w-graph g.node")
     assert page.get_attribute("g.node[data-name='a']", "data-data") == "3"
 
 
-def test_learning_rate_changes_without_reset(page, server):
-    open_play(page, server, CIRCLE_HASH)
-    page.click("#p-step")
-    page.wait_for_function("Play.state.step === 1")
-    page.fill("#p-lr", "0.05")
-    page.press("#p-lr", "Enter")
-    page.click("#p-step")
-    page.wait_for_function("Play.state.step === 2")
-    assert page.evaluate("Play.state.lr") == 0.05
-    assert "lr=0.05" in page.url
-
-
-def test_closing_the_tab_stops_its_work(browser, server):
-    pg = browser.new_page()
-    open_play(pg, server, CIRCLE_HASH)
-    pg.click("#p-play")
-    pg.wait_for_function("Play.state.step >= 3")
-    sid = pg.evaluate("Play.sid")
-    pg.close(run_before_unload=True)
-
-    def steps():
-        try:
-            with urllib.request.urlopen(f"{server}api/play/{sid}") as r:
-                return json.loads(r.read())["step"]
-        except urllib.error.HTTPError as err:
-            assert err.code == 404  # the page deleted its session on the way out
-            err.close()
-            return None
-
-    time.sleep(0.3)
-    first = steps()
-    time.sleep(0.5)
-    assert steps() == first  # nothing trains any more
+# The playground's browser tests are in tests/test_web_play_browser.py.

@@ -394,29 +394,40 @@ class Playground:
     # -- what the page draws -----------------------------------------------------------
 
     def _run_all(self, X):
-        """Every neuron's output at each point of X: a list of rows."""
+        """Every feature's and neuron's output at each point of X: a NumPy array of rows
+        (traced), or a list of rows (eager)."""
         if self.probe is not None:
-            return self.probe(X).tolist()
+            return self.probe(X)
         with no_grad():
             return [[v.data for v in self._all([Value(a), Value(b)])] for a, b in X]
 
     def _scores(self, rows):
         """The outputs from _run_all's rows: floats (one output) or lists of K logits."""
         k = self.k
+        if not isinstance(rows, list):
+            return rows[:, -1].tolist() if k == 1 else rows[:, -k:].tolist()
         return [r[-1] for r in rows] if k == 1 else [r[-k:] for r in rows]
 
-    def _metrics(self, X, y):
+    def _metrics(self, X, y, T):
+        """(loss, accuracy) on a set: the mean per-sample loss (the traced program when
+        there is one, else the eager batch loss) and the fraction classified right."""
         from ..losses import accuracy
 
         scores = self._scores(self._run_all(X))
-        with no_grad():
-            loss = self.spec(scores, y).data
+        if self.fast is not None:
+            loss = float(self.fast.per_sample(X, T).mean())
+        else:
+            with no_grad():
+                loss = self.spec(scores, y).data
         acc = None if self.kind == "regression" else accuracy(scores, y)
         return loss, acc
 
     def _record(self, replace=False):
-        trl, tra = self._metrics(self.X_train, self.y_train)
-        tel, tea = self._metrics(self.X_test, self.y_test)
+        if not hasattr(self, "T_train"):
+            self.T_train = [self._target(t) for t in self.y_train]
+            self.T_test = [self._target(t) for t in self.y_test]
+        trl, tra = self._metrics(self.X_train, self.y_train, self.T_train)
+        tel, tea = self._metrics(self.X_test, self.y_test, self.T_test)
         self.metrics = {"train_loss": num(trl), "test_loss": num(tel),
                         "train_acc": tra, "test_acc": tea}
         row = [self.step_count, num(trl), num(tel), tra, tea]
@@ -428,48 +439,46 @@ class Playground:
             half = len(self.history) // 2
             self.history = self.history[:half:2] + self.history[half:]
 
-    def _colour(self, s):
-        """A single output as the page colours it: in [-1, 1], positive for class +1."""
-        if s != s:
-            return 0.0
-        if self.spec.name == "bce":
-            return round(math.tanh(s / 2), 4)  # = 2 sigmoid(s) - 1
-        return round(max(-1.0, min(1.0, s)), 4)
+    def _grid_rows(self):
+        """_run_all on the grid, as a NumPy array (nan and inf made 0 for the colours)."""
+        import numpy as np
+
+        rows = np.asarray(self._run_all(self.grid), dtype=np.float64)
+        return np.nan_to_num(rows, nan=0.0, posinf=0.0, neginf=0.0)
 
     def boundary(self, rows=None):
-        """The output on the grid. One output: ``values`` in [-1, 1]. K classes:
-        ``classes`` (the argmax) and ``values`` (its softmax probability)."""
-        rows = self._run_all(self.grid) if rows is None else rows
+        """The output on the grid. One output: ``values`` in [-1, 1] (positive for class
+        +1). K classes: ``classes`` (the argmax) and ``values`` (its softmax
+        probability)."""
+        import numpy as np
+
+        rows = self._grid_rows() if rows is None else rows
         out = {"n": limits.GRID, "extent": self.extent}
         if self.k == 1:
-            out["values"] = [self._colour(r[-1]) for r in rows]
+            s = rows[:, -1]
+            c = np.tanh(s / 2) if self.spec.name == "bce" else np.clip(s, -1.0, 1.0)
+            out["values"] = np.round(c, 4).tolist()  # bce: tanh(s/2) = 2 sigmoid(s) - 1
             return out
-        classes, probs = [], []
-        for r in rows:
-            z = r[-self.k:]
-            m = max(z)
-            e = [math.exp(v - m) for v in z]
-            c = max(range(self.k), key=z.__getitem__)
-            classes.append(c)
-            probs.append(round(e[c] / sum(e), 4))
-        out["values"] = probs
-        out["classes"] = classes
+        z = rows[:, -self.k:]
+        e = np.exp(z - z.max(axis=1, keepdims=True))
+        p = e / e.sum(axis=1, keepdims=True)
+        out["classes"] = z.argmax(axis=1).tolist()
+        out["values"] = np.round(p.max(axis=1), 4).tolist()
         return out
 
     def thumbnails(self, rows):
         """Each feature's and neuron's output on every other grid cell (THUMB x THUMB),
         by layer: ``[[[values of neuron j]...] for each layer]``; values rounded."""
+        import numpy as np
+
         n, step = limits.GRID, limits.GRID // THUMB
         cells = [i * n + j for i in range(0, n, step) for j in range(0, n, step)]
+        sub = np.round(np.asarray(rows)[cells], 3).T.tolist()
         sizes = [len(self.cfg.features)] + list(self.cfg.hidden) + [self.k]
         out, col = [], 0
         for size in sizes:
-            layer = []
-            for _ in range(size):
-                layer.append([round(rows[c][col], 3) if rows[c][col] == rows[c][col]
-                              else 0.0 for c in cells])
-                col += 1
-            out.append(layer)
+            out.append(sub[col:col + size])
+            col += size
         return out
 
     def zero_lines(self):
@@ -602,13 +611,16 @@ class Playground:
         order]; with ``layout`` also the drawing's positions (micrograd.viz)."""
         from ..viz import layout as vlayout, layout_to_dict, trace as vtrace
 
+        from ..viz import forward_order
+
         root = self._point_root()
-        nodes, edges = vtrace(root)
-        out = {"x": self.inspect["x"], "label": self.inspect["label"], "n": len(nodes),
-               "values": [[num(nd.data), num(nd.grad)] for nd in nodes]}
+        order = forward_order(root)  # the order of micrograd.viz's node ids n0, n1, ...
+        out = {"x": self.inspect["x"], "label": self.inspect["label"], "n": len(order),
+               "values": [[num(v.data), num(v.grad)] for v in order]}
         if layout:
-            if len(nodes) > MAX_GRAPH_NODES:
-                raise PlaygroundError(f"one point's graph has {len(nodes)} nodes; it is "
+            nodes, edges = vtrace(root)
+            if len(order) > MAX_GRAPH_NODES:
+                raise PlaygroundError(f"one point's graph has {len(order)} nodes; it is "
                                       f"drawn up to {MAX_GRAPH_NODES}: use a smaller network")
             out["layout"] = layout_to_dict(vlayout((nodes, edges)))
         out["key"] = self._graph_key()
@@ -625,7 +637,7 @@ class Playground:
         return self.seen // len(self.X_train)
 
     def state(self, *, history="all", points=False, graph_layout=False):
-        rows = self._run_all(self.grid)
+        rows = self._grid_rows()
         out = {"config": asdict(self.cfg), "task": self.kind, "step": self.step_count,
                "epoch": self.epoch, "lr": self.opt.lr, "metrics": self.metrics,
                "nparams": self.nparams,

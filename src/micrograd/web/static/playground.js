@@ -368,11 +368,21 @@ const Play = {
     }
   },
 
+  /** One step per click: clicks made while a step is on its way are queued, not lost. */
   async step() {
-    if (!this.sid || this.inflight) return;
-    this.inflight = true;
-    try { const s = await this.requestStep(); if (s) this.acceptStep(s); }
-    finally { this.inflight = false; }
+    if (!this.sid) return;
+    this.queued = (this.queued || 0) + 1;
+    if (this.stepping) return;
+    this.stepping = true;
+    try {
+      while (this.queued > 0) {
+        this.queued -= 1;
+        this.inflight = true;
+        const s = await this.requestStep();
+        this.inflight = false;
+        if (s) this.acceptStep(s); else this.queued = 0;
+      }
+    } finally { this.stepping = false; this.inflight = false; }
   },
 
   /* Live training: the page asks for one step at a time. The next request is sent as
