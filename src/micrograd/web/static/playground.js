@@ -439,32 +439,36 @@ const Play = {
     $("p-undoedits").hidden = !(s.config.added.length || s.config.removed.length);
   },
 
-  colour(v, cls) {
-    const s = this.state;
+  /** The colour of an output: `v` in [-1, 1] (one output) or, with a class `cls`, that
+   *  class's probability; lighter when unsure. `discrete` paints full colours only. */
+  colour(v, cls, discrete) {
+    let c, t;
     if (cls !== undefined && cls !== null) {
-      const c = P_CLASS_COLOURS[cls % P_CLASS_COLOURS.length];
-      const t = $("p-discrete").checked ? 1 : Math.max(0, (v - 1 / s.config.classes) / (1 - 1 / s.config.classes));
-      return c.map((x) => Math.round(255 + (x - 255) * t * 0.6));
+      const k = this.state.config.classes;
+      c = P_CLASS_COLOURS[cls % P_CLASS_COLOURS.length];
+      t = discrete ? 1 : Math.max(0, (v - 1 / k) / (1 - 1 / k));
+    } else {
+      let u = v > 1 ? 1 : v < -1 ? -1 : v;
+      if (discrete) u = u >= 0 ? 1 : -1;
+      c = u >= 0 ? P_POS : P_NEG; t = Math.abs(u);
     }
-    let u = Math.max(-1, Math.min(1, v));
-    if ($("p-discrete").checked) u = u >= 0 ? 1 : -1;
-    const c = u >= 0 ? P_POS : P_NEG, t = Math.abs(u);
-    return c.map((x) => Math.round(255 + (x - 255) * t * 0.6));
+    const f = t * 0.6;
+    return [Math.round(255 + (c[0] - 255) * f), Math.round(255 + (c[1] - 255) * f), Math.round(255 + (c[2] - 255) * f)];
   },
 
   pointColour(label) {
     const s = this.state;
     if (s.config.loss === "ce") { const c = P_CLASS_COLOURS[label % P_CLASS_COLOURS.length]; return `rgb(${c})`; }
-    if (s.task === "regression") { const c = this.colour(label); const d = c.map((x) => Math.round(x * 0.75)); return `rgb(${d})`; }
+    if (s.task === "regression") { const c = this.colour(label, null, false); const d = c.map((x) => Math.round(x * 0.75)); return `rgb(${d})`; }
     return label > 0 ? "#2f6fdf" : "#e0662f";
   },
 
   drawBoundary() {
     const s = this.state, cv = $("p-boundary"), ctx = cv.getContext("2d");
     const b = s.boundary, n = b.n, W = cv.width, H = cv.height;
-    const img = ctx.createImageData(n, n);
+    const img = ctx.createImageData(n, n), discrete = $("p-discrete").checked;
     for (let i = 0; i < n * n; i++) {
-      const c = this.colour(b.values[i], b.classes ? b.classes[i] : null);
+      const c = this.colour(b.values[i], b.classes ? b.classes[i] : null, discrete);
       img.data[4 * i] = c[0]; img.data[4 * i + 1] = c[1]; img.data[4 * i + 2] = c[2]; img.data[4 * i + 3] = 255;
     }
     const off = document.createElement("canvas"); off.width = n; off.height = n;
@@ -564,6 +568,7 @@ const Play = {
     })));
     // the pictures: features (active ones), hidden neurons, outputs
     const th = s.thumbnails;
+    this.discrete = $("p-discrete").checked;
     this.cells.forEach((col, li) => col.forEach((cell, j) => {
       const vals = li === 0 ? th[0][net.features.indexOf(cell.feature)] : th[li][j];
       if (vals) this.drawThumb(cell.canvas, vals); else cell.canvas.getContext("2d").clearRect(0, 0, 20, 20);
@@ -586,9 +591,9 @@ const Play = {
 
   drawThumb(canvas, vals) {
     const n = Math.round(Math.sqrt(vals.length)), ctx = canvas.getContext("2d");
-    const img = ctx.createImageData(n, n);
+    const img = ctx.createImageData(n, n), discrete = this.discrete;
     for (let i = 0; i < vals.length; i++) {
-      const c = this.colour(vals[i], null);
+      const c = this.colour(vals[i], null, discrete);
       img.data[4 * i] = c[0]; img.data[4 * i + 1] = c[1]; img.data[4 * i + 2] = c[2]; img.data[4 * i + 3] = 255;
     }
     ctx.putImageData(img, 0, 0);
@@ -715,7 +720,11 @@ const Play = {
     t.rows.forEach((r, i) => {
       const cells = body.rows[i].cells;
       const vals = [r[1], r[2]].concat(r[3], [r[4]]);
-      vals.forEach((v, k) => { cells[k + 1].textContent = fmt(v); cells[k + 1].dataset.value = String(v); });
+      vals.forEach((v, k) => {
+        const c = cells[k + 1], text = fmt(v);
+        if (c.textContent !== text) c.textContent = text;
+        c.dataset.value = String(v);
+      });
     });
   },
 
@@ -848,7 +857,10 @@ const Play = {
           x += w;
         });
         const n0 = n.cells.length - 2;  // the data and grad cells are the last two
-        nodes.push({ g: gn, data: texts[n0], grad: texts[n0 + 1], title: svg("title", {}, gn) });
+        const rec = { g: gn, data: texts[n0], grad: texts[n0 + 1] };
+        const title = svg("title", {}, gn);  // exact numbers, written when hovered
+        gn.addEventListener("mouseenter", () => { title.textContent = `${n.name}: data ${gn.dataset.data || "·"}, grad ${gn.dataset.grad || "·"}`; });
+        nodes.push(rec);
       }
       this.graph = { key: g.key, nodes, n: L.nodes.length };
       $("p-gbar").hidden = false;
@@ -868,11 +880,12 @@ const Play = {
     G.nodes.forEach((nd, i) => {
       const [d, gr] = G.values[i];
       const hasData = i < Math.min(pos, N), hasGrad = pos > N && i >= N - (pos - N);
-      nd.data.textContent = "data " + (hasData ? fmt4(d) : "·");
-      nd.grad.textContent = "grad " + (hasGrad ? fmt4(gr) : "·");
+      const td = "data " + (hasData ? fmt4(d) : "·"), tg = "grad " + (hasGrad ? fmt4(gr) : "·");
+      if (nd.td !== td) { nd.data.textContent = td; nd.td = td; }
+      if (nd.tg !== tg) { nd.grad.textContent = tg; nd.tg = tg; }
       nd.g.dataset.data = hasData ? String(d) : ""; nd.g.dataset.grad = hasGrad ? String(gr) : "";
-      nd.g.classList.toggle("cur", pos <= N ? i === pos - 1 : i === N - (pos - N));
-      nd.title.textContent = `data ${d}, grad ${gr}`;
+      const cur = pos <= N ? i === pos - 1 : i === N - (pos - N);
+      if (cur !== nd.cur) { nd.g.classList.toggle("cur", cur); nd.cur = cur; }
     });
     $("p-g-pos").textContent = pos <= N ? `forward ${pos} / ${N}` : `backward ${pos - N} / ${N}`;
   },
