@@ -864,6 +864,12 @@ const Play = {
       }
       this.graph = { key: g.key, nodes, n: L.nodes.length };
       $("p-gbar").hidden = false;
+      // start at the root (the right end): the output, or the point's loss
+      const root = L.nodes.find((n) => n.id === L.root);
+      if (root) {
+        box.scrollLeft = Math.max(0, root.box.x + root.box.w + 20 - box.clientWidth);
+        box.scrollTop = Math.max(0, root.box.y - box.clientHeight / 2);
+      }
     }
     this.graph.values = g.values;
     const where = g.label === null ? `the point (${fmt(g.x[0])}, ${fmt(g.x[1])})`
@@ -884,7 +890,7 @@ const Play = {
       if (nd.td !== td) { nd.data.textContent = td; nd.td = td; }
       if (nd.tg !== tg) { nd.grad.textContent = tg; nd.tg = tg; }
       nd.g.dataset.data = hasData ? String(d) : ""; nd.g.dataset.grad = hasGrad ? String(gr) : "";
-      const cur = pos <= N ? i === pos - 1 : i === N - (pos - N);
+      const cur = pos < 2 * N && (pos <= N ? i === pos - 1 : i === N - (pos - N));
       if (cur !== nd.cur) { nd.g.classList.toggle("cur", cur); nd.cur = cur; }
     });
     $("p-g-pos").textContent = pos <= N ? `forward ${pos} / ${N}` : `backward ${pos - N} / ${N}`;
