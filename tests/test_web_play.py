@@ -161,7 +161,7 @@ def test_point_graph_numbers_equal_torch():
     named = {nd["label"]: i for i, nd in enumerate(nodes) if nd["label"]}
     for name, grad in ref.items():
         assert g["values"][named[name]][1] == pytest.approx(grad, rel=1e-9, abs=1e-12)
-    assert g["output"] == pytest.approx(loss.item(), rel=1e-12)
+    assert g["output"] == pytest.approx(loss.item(), rel=1e-12) and g["root"] == "loss"
     assert g["values"][named["out"]][0] == pytest.approx(out[0, 0].item(), rel=1e-12)
     assert g["values"][named["x1^2"]][0] == pytest.approx(x[0] ** 2)
     # a later state carries the numbers of the trained network, same node order
@@ -303,3 +303,15 @@ def test_every_feature_is_a_value_op():
         ref = TORCH_FEATURES[name](torch.tensor(0.3, dtype=torch.float64),
                                    torch.tensor(-1.2, dtype=torch.float64))
         assert f(a, b).data == pytest.approx(ref.item(), rel=1e-15)
+
+
+def test_point_graph_of_k_classes_without_a_label_is_the_loss_of_its_own_answer():
+    pg = Playground(PlayConfig(dataset="blobs", classes=3, loss="ce", hidden=[3],
+                               samples=30))
+    g = pg.set_inspect(0.4, -0.7)
+    _, forward = torch_net(pg)
+    z = forward([[0.4, -0.7]])
+    c = int(z.argmax())
+    ref = torch.nn.functional.cross_entropy(z, torch.tensor([c]))
+    assert g["root"] == f"loss if class {c}"
+    assert g["output"] == pytest.approx(ref.item(), rel=1e-12)

@@ -587,22 +587,24 @@ class Playground:
             h = nxt
         out = h[0] if self.k == 1 else h
         label = self.inspect["label"]
-        if label is None:
-            root = out if self.k == 1 else None
-            if root is None:  # K logits and no label: the graph of their sum
-                root = sum(h[1:], h[0])
-                root.label = "sum of logits"
+        if label is None and self.k == 1:
+            root = out
         else:
-            if self.kind == "regression":
-                t = float(label)
+            if label is None:  # K logits, no label: the loss if the answer were right
+                c = max(range(self.k), key=lambda j: h[j].data)
+                t = self.spec.target(c, self.k)
+                name = f"loss if class {c}"
+            elif self.kind == "regression":
+                t, name = float(label), "loss"
             elif self.k > 1:
-                t = self.spec.target(int(label), self.k)
+                t, name = self.spec.target(int(label), self.k), "loss"
             else:
                 t = (1.0 if label > 0 else 0.0) if self.spec.labels == "01" else float(label)
+                name = "loss"
             tv = [Value(v, label=f"y{j + 1}") for j, v in enumerate(t)] if self.k > 1 \
                 else Value(t, label="y")
             root = self.spec.sample(out, tv)
-            root.label = "loss"
+            root.label = name
         root.backward()
         return root
 
@@ -625,6 +627,7 @@ class Playground:
             out["layout"] = layout_to_dict(vlayout((nodes, edges)))
         out["key"] = self._graph_key()
         out["output"] = num(root.data)
+        out["root"] = root.label
         return out
 
     def _graph_key(self):

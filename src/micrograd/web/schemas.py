@@ -276,7 +276,9 @@ class PointGraph(BaseModel):
     layout: Optional[dict] = Field(None, description="micrograd.viz's JSON layout "
                                                      "(docs/graphs.md)")
     key: str
-    output: Num
+    output: Num = Field(description="the root's data")
+    root: str = Field(description="the root's name: out, loss, or 'loss if class k' "
+                                  "(K classes, a point without a label)")
 
 
 class PlayState(BaseModel):

@@ -874,7 +874,7 @@ const Play = {
     this.graph.values = g.values;
     const where = g.label === null ? `the point (${fmt(g.x[0])}, ${fmt(g.x[1])})`
       : `the data point (${fmt(g.x[0])}, ${fmt(g.x[1])}) with label ${g.label}`;
-    $("p-gsum").textContent = `${where}: ${g.n} nodes; root ${g.label === null ? "the output" : "its loss"} = ${fmt(g.output)}`;
+    $("p-gsum").textContent = `${where}: ${g.n} nodes; root ${g.root} = ${fmt(g.output)}`;
     this.showGraphValues();
   },
 
