@@ -81,6 +81,12 @@ const Play = {
     $("p-g-all").onclick = () => this.graphStep("all");
     $("p-g-stop").onclick = () => this.unfollow();
     window.addEventListener("pagehide", () => this.drop());
+    // the network is laid out for the box's width: again when it changes (a phone turned)
+    let width = 0;
+    window.addEventListener("resize", () => {
+      const w = $("p-net").clientWidth;
+      if (this.state && w !== width) { width = w; this.netKey = null; this.drawNet(); }
+    });
     this.lessonControls();
     this.startFromUrl();
   },
