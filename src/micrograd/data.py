@@ -22,7 +22,8 @@ they lie inside the circle of radius 1 centred on the origin; the square's side 
 ``sqrt(2*pi)``, so half of its area is inside the circle, and by default the two classes
 are drawn to exactly half each. ``make_plane`` and ``make_gaussians`` are regression
 sets (a float target in [-1, 1], TensorFlow Playground's two), listed in ``REGRESSION``.
-``load_digits`` wraps scikit-learn's 8x8 digits (an optional extra). ``as_numpy(X, y)`` converts to arrays when NumPy is wanted.
+``load_digits`` wraps scikit-learn's 8x8 digits (an optional extra). ``as_numpy(X, y)``
+converts to arrays when NumPy is wanted.
 """
 
 from __future__ import annotations
