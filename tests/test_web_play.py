@@ -219,13 +219,40 @@ def test_zero_lines_lie_where_each_first_layer_sum_is_zero():
     lines = pg.zero_lines()
     assert len(lines) == 5
     x0, x1, y0, y1 = pg.extent
-    for n, seg in zip(pg.model.layers[0].neurons, lines):
-        if seg is None:
-            continue
-        for px, py in (seg[:2], seg[2:]):
-            assert n.w[0].data * px + n.w[1].data * py + n.b.data == pytest.approx(0, abs=1e-9)
-            assert x0 - 1e-9 <= px <= x1 + 1e-9 and y0 - 1e-9 <= py <= y1 + 1e-9
-    assert Playground(PlayConfig(features=["x1", "x1^2"], samples=40)).zero_lines() is None
+    for n, segs in zip(pg.model.layers[0].neurons, lines):
+        assert len(segs) <= 1
+        for seg in segs:
+            for px, py in (seg[:2], seg[2:]):
+                assert n.w[0].data * px + n.w[1].data * py + n.b.data == pytest.approx(
+                    0, abs=1e-9)
+                assert x0 - 1e-9 <= px <= x1 + 1e-9 and y0 - 1e-9 <= py <= y1 + 1e-9
+    assert sum(len(s) for s in lines) >= 1
+
+
+def test_zero_curves_of_other_features():
+    """With x1^2 and sin x2 the zero set is a curve: traced through the grid, each
+    segment's ends lie where the sum (written out here with math) is about 0."""
+    pg = Playground(PlayConfig(hidden=[4], samples=40, features=["x1^2", "sin x2", "x1"],
+                               init_seed=3))
+    lines = pg.zero_lines()
+    assert len(lines) == 4 and sum(len(s) for s in lines) > 10
+    cell = (pg.extent[1] - pg.extent[0]) / 40
+    for n, segs in zip(pg.model.layers[0].neurons, lines):
+        w = [v.data for v in n.w]
+        slope = sum(abs(v) for v in w) * 3  # a bound on the sum's gradient on the plot
+        for seg in segs:
+            for px, py in (seg[:2], seg[2:]):
+                s = w[0] * px * px + w[1] * math.sin(py) + w[2] * px + n.b.data
+                assert abs(s) <= slope * cell * cell + 1e-4, (s, seg)
+    # the eager path (no tracing) finds the same curves
+    eager = Playground(PlayConfig(hidden=[4], samples=40, features=["x1^2", "sin x2", "x1"],
+                                  init_seed=3))
+    eager.sums = None
+    again = eager.zero_lines()
+    assert [len(s) for s in again] == [len(s) for s in lines]
+    for a, b in zip(again, lines):
+        assert [c for seg in a for c in seg] == pytest.approx([c for seg in b for c in seg],
+                                                              abs=2e-4)
 
 
 def test_blobs_at_noise_zero_are_clusters_not_two_points():

@@ -61,7 +61,7 @@ FEATURES = {
 #: the playground's own caps (beside micrograd.web.limits')
 MAX_LAYERS = 6             # hidden layers
 MAX_EDITS = 200            # points added by hand, and points removed
-MAX_GRAPH_NODES = 2500     # the one-point graph is drawn up to this many nodes
+MAX_GRAPH_NODES = 2000     # the one-point graph is drawn up to this many nodes
 THUMB = 20                 # each neuron's picture is THUMB x THUMB (every other grid cell)
 
 
@@ -351,6 +351,7 @@ class Playground:
         """Trace the model and the loss once; every step then runs batched (NumPy)."""
         self.fast = None
         self.probe = None
+        self.sums = None
         try:
             from ..trace import TraceError, trace, trace_loss
         except ModuleNotFoundError:  # pragma: no cover - numpy ships with the serve extra
@@ -362,8 +363,10 @@ class Playground:
             self.fast = trace_loss(self._sample_loss, X, Y, reduction="mean",
                                    regularizer=reg, params=self.params, cache=False)
             self.probe = trace(self._all, X, params=self.params, cache=False)
+            self.sums = trace(self._first_sums, X, params=self.model.layers[0].parameters(),
+                              cache=False)
         except TraceError:  # pragma: no cover - every model here traces
-            self.fast = self.probe = None
+            self.fast = self.probe = self.sums = None
 
     def _loss(self, xs, ys):
         """The eager loss of a batch (the path when tracing is unavailable)."""
@@ -481,11 +484,63 @@ class Playground:
             col += size
         return out
 
+    def _first_sums(self, x):
+        """Each first-layer neuron's weighted sum b + w . features(x), before its
+        activation (a Value per neuron)."""
+        h = self.features(x)
+        out = []
+        for n in self.model.layers[0].neurons:
+            act = n.b
+            for wi, xi in zip(n.w, h):
+                act = act + wi * xi
+            out.append(act)
+        return out
+
     def zero_lines(self):
-        """Where each first-layer neuron's weighted sum is 0, when the features are x1
-        and x2 only: a segment ``[xa, ya, xb, yb]`` across the plot (None: no line)."""
-        if sorted(self.cfg.features) != ["x1", "x2"]:
-            return None
+        """Where each first-layer neuron's weighted sum is 0, per neuron a list of
+        segments ``[xa, ya, xb, yb]`` across the plot. With the features x1 and x2 alone
+        the set is a straight line, solved exactly; otherwise a curve, traced through
+        the grid (marching squares on the sums the engine computes at the grid points)."""
+        if sorted(self.cfg.features) == ["x1", "x2"]:
+            return self._straight_zero_lines()
+        import numpy as np
+
+        if self.sums is not None:
+            S = np.asarray(self.sums(self.grid), dtype=np.float64).reshape(len(self.grid), -1)
+        else:
+            with no_grad():
+                S = np.array([[v.data for v in self._first_sums([Value(a), Value(b)])]
+                              for a, b in self.grid])
+        n = limits.GRID
+        x0, x1, y0, y1 = self.extent
+        xs = [x0 + (x1 - x0) * (j + 0.5) / n for j in range(n)]
+        ys = [y1 - (y1 - y0) * (i + 0.5) / n for i in range(n)]
+        return [self._contour(S[:, k].reshape(n, n), xs, ys) for k in range(S.shape[1])]
+
+    @staticmethod
+    def _contour(V, xs, ys):
+        """Marching squares: the segments where the grid values V cross 0 (only the
+        cells whose corners differ in sign are visited)."""
+        import numpy as np
+
+        neg = V < 0
+        mixed = ((neg[:-1, :-1] != neg[:-1, 1:]) | (neg[:-1, :-1] != neg[1:, :-1])
+                 | (neg[:-1, :-1] != neg[1:, 1:]))
+        segs = []
+        for i, j in zip(*np.nonzero(mixed)):
+            corners = [(xs[j], ys[i], V[i, j]), (xs[j + 1], ys[i], V[i, j + 1]),
+                       (xs[j + 1], ys[i + 1], V[i + 1, j + 1]),
+                       (xs[j], ys[i + 1], V[i + 1, j])]
+            pts = []
+            for (xa, ya, va), (xb, yb, vb) in zip(corners, corners[1:] + corners[:1]):
+                if (va < 0) != (vb < 0) and math.isfinite(va) and math.isfinite(vb):
+                    t = va / (va - vb)
+                    pts.append((xa + t * (xb - xa), ya + t * (yb - ya)))
+            for k in range(0, len(pts) - 1, 2):
+                segs.append([round(float(c), 4) for c in (*pts[k], *pts[k + 1])])
+        return segs
+
+    def _straight_zero_lines(self):
         ix, iy = self.cfg.features.index("x1"), self.cfg.features.index("x2")
         x0, x1, y0, y1 = self.extent
         lines = []
@@ -498,11 +553,10 @@ class Playground:
             if a != 0:
                 for y in (y0, y1):
                     pts.append((-(b * y + c) / a, y))
-            inside = [p for p in pts if x0 - 1e-9 <= p[0] <= x1 + 1e-9
-                      and y0 - 1e-9 <= p[1] <= y1 + 1e-9]
-            inside = sorted(set(inside))
-            lines.append([inside[0][0], inside[0][1], inside[-1][0], inside[-1][1]]
-                         if len(inside) >= 2 else None)
+            inside = sorted({p for p in pts if x0 - 1e-9 <= p[0] <= x1 + 1e-9
+                             and y0 - 1e-9 <= p[1] <= y1 + 1e-9})
+            lines.append([[inside[0][0], inside[0][1], inside[-1][0], inside[-1][1]]]
+                         if len(inside) >= 2 else [])
         return lines
 
     def network(self):

@@ -299,7 +299,9 @@ class PlayState(BaseModel):
     thumbnails: List[List[List[float]]] = Field(description="per layer (features first), "
                                                             "per neuron: its output on a "
                                                             "coarse grid")
-    zero_lines: Optional[List[Optional[List[float]]]]
+    zero_lines: List[List[List[float]]] = Field(
+        description="per first-layer neuron, the segments [xa, ya, xb, yb] where its "
+                    "weighted sum is 0")
     network: Network
     params: ParamTable
     points: Optional[Points] = None

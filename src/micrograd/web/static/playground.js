@@ -487,10 +487,13 @@ const Play = {
     if ($("p-zerolines").checked && s.zero_lines) {
       ctx.save(); ctx.setLineDash([6, 4]); ctx.strokeStyle = "#1d232b"; ctx.lineWidth = 1.2;
       ctx.font = "11px monospace"; ctx.fillStyle = "#1d232b";
-      s.zero_lines.forEach((seg, j) => {
-        if (!seg) return;
-        ctx.beginPath(); ctx.moveTo(px(seg[0]), py(seg[1])); ctx.lineTo(px(seg[2]), py(seg[3])); ctx.stroke();
-        ctx.fillText(`1.${j + 1}`, (px(seg[0]) + px(seg[2])) / 2 + 3, (py(seg[1]) + py(seg[3])) / 2 - 3);
+      s.zero_lines.forEach((segs, j) => {
+        if (!segs.length) return;
+        ctx.beginPath();
+        for (const seg of segs) { ctx.moveTo(px(seg[0]), py(seg[1])); ctx.lineTo(px(seg[2]), py(seg[3])); }
+        ctx.stroke();
+        const mid = segs[Math.floor(segs.length / 2)];
+        ctx.fillText(`1.${j + 1}`, (px(mid[0]) + px(mid[2])) / 2 + 3, (py(mid[1]) + py(mid[3])) / 2 - 3);
       });
       ctx.restore();
     }
