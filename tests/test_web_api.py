@@ -420,7 +420,12 @@ FIELDS = st.fixed_dictionaries({}, optional={
     "expr": st.text(alphabet="ab12+-*/()=; .e", max_size=30) | JSONISH,
     "values": JSONISH, "order": JSONISH, "leaf": JSONISH, "h": JSONISH,
     "assign": JSONISH, "dataset": JSONISH, "samples": JSONISH, "hidden": JSONISH,
-    "lr": JSONISH, "batch_size": JSONISH, "steps": JSONISH})
+    "lr": JSONISH, "batch_size": JSONISH, "steps": JSONISH, "features": JSONISH,
+    "classes": JSONISH, "l1": JSONISH, "inspect": JSONISH, "step": JSONISH,
+    "added": st.lists(st.lists(st.floats(-20, 20) | st.integers(-3, 6), max_size=4),
+                      max_size=3) | JSONISH,
+    "removed": st.lists(st.integers(-5, 300), max_size=3) | JSONISH,
+    "weights": st.lists(st.floats(-1e308, 1e308), min_size=25, max_size=25) | JSONISH})
 
 
 @settings(max_examples=40, deadline=None)
