@@ -55,3 +55,8 @@ async function api(method, path, body) {
   }
   return data;
 }
+
+/** A request that outlives the page (the tab is closing): sent once, never awaited. */
+function apiFarewell(method, path) {
+  try { fetch(path, { method, keepalive: true }).catch(() => {}); } catch (e) { /* closing */ }
+}

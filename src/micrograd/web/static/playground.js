@@ -242,7 +242,7 @@ const Play = {
 
   drop() {
     // the tab is closing: free its session now (idle expiry would, later)
-    if (this.sid) fetch(`/api/play/${this.sid}`, { method: "DELETE", keepalive: true }).catch(() => {});
+    if (this.sid) apiFarewell("DELETE", `/api/play/${this.sid}`);
   },
 
   weights() { return this.state ? this.state.params.rows.map((r) => r[1]) : null; },
