@@ -256,6 +256,11 @@ def test_a_refused_field_is_marked_and_does_not_block_others(page, srv):
     assert state(page, "Play.state.config.hidden") == [9]
     page.click("#p-step")
     page.wait_for_function("Play.state.step === 1")
+    # the + button changes the sizes: the field shows them again, unmarked
+    page.click("#p-layer-plus")
+    page.wait_for_function("Play.state.config.hidden.join(',') === '9,2'")
+    assert page.input_value("#p-hidden") == "9,2"
+    assert page.get_attribute("#p-hidden", "aria-invalid") is None
     # fixing the field clears its mark
     page.fill("#p-lr", "0.05")
     page.press("#p-lr", "Enter")

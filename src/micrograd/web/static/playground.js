@@ -183,7 +183,7 @@ const Play = {
     const cfg = { ...this.accepted, ...patch };
     const keep = Object.keys(patch).every((k) => P_KEEP_WEIGHTS.includes(k));
     const ok = await this.create(cfg, { keep, inspect: this.followed(), field: id });
-    if (ok && id) this.markField(id, null);
+    if (ok && id) { this.markField(id, null); this.fillForm(this.accepted); }
     return ok;
   },
 
@@ -331,8 +331,8 @@ const Play = {
     const seed = (this.accepted.init_seed + 1) % 2147483647;
     try {
       const s = await this.call("POST", "/reset", { init_seed: seed });
-      this.history = s.history; this.accepted = s.config; this.fillForm(s.config);
-      this.markField("p-iseed", null);
+      this.history = s.history; this.accepted = s.config;
+      this.markField("p-iseed", null); this.fillForm(s.config);
       this.accept(s); this.writeUrl();
       this.showNotice(`new weights (init seed ${seed}), step 0`);
     } catch (e) { this.showError("playground: " + e.message); }
