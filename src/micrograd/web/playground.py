@@ -471,12 +471,13 @@ class Playground:
 
     def thumbnails(self, rows):
         """Each feature's and neuron's output on every other grid cell (THUMB x THUMB),
-        by layer: ``[[[values of neuron j]...] for each layer]``; values rounded."""
+        by layer: ``[[[values of neuron j]...] for each layer]``; values rounded to 0.01
+        (a picture's colour needs no more)."""
         import numpy as np
 
         n, step = limits.GRID, limits.GRID // THUMB
         cells = [i * n + j for i in range(0, n, step) for j in range(0, n, step)]
-        sub = np.round(np.asarray(rows)[cells], 3).T.tolist()
+        sub = np.round(np.asarray(rows)[cells], 2).T.tolist()
         sizes = [len(self.cfg.features)] + list(self.cfg.hidden) + [self.k]
         out, col = [], 0
         for size in sizes:

@@ -420,6 +420,8 @@ const Play = {
 
   pause() {
     this.playing = false;
+    this.tableAt = 0;
+    if (this.state) this.drawTable();
     const b = $("p-play");
     if (b) { b.textContent = "play"; b.setAttribute("aria-pressed", "false"); }
   },
@@ -440,7 +442,10 @@ const Play = {
     $("p-tracc").dataset.value = String(m.train_acc); $("p-teacc").dataset.value = String(m.test_acc);
     $("p-netsum").textContent = `(${s.network.sizes.join("-")}, ${s.nparams} parameters)`;
     this.clickMode();
-    this.drawBoundary(); this.drawCurves(); this.drawNet(); this.drawTable();
+    this.drawBoundary(); this.drawCurves(); this.drawNet();
+    // the table is read, not watched: while playing it refreshes 5 times a second
+    const now = performance.now();
+    if (!this.playing || !this.tableAt || now - this.tableAt > 200) { this.tableAt = now; this.drawTable(); }
     if (s.graph) this.drawPointGraph(s.graph); else this.clearGraph();
     $("p-undoedits").hidden = !(s.config.added.length || s.config.removed.length);
   },
@@ -568,12 +573,10 @@ const Play = {
     if (wmax === 0) wmax = 1;
     net.layers.forEach((layer, li) => layer.w.forEach((row, j) => row.forEach((w, i) => {
       const line = this.links[li][j][i], num = typeof w === "number" ? w : 0;
-      line.setAttribute("stroke", num >= 0 ? "#2f6fdf" : "#e0662f");
-      line.setAttribute("stroke-width", (0.6 + 6 * Math.abs(num) / wmax).toFixed(2));
-      const name = `w${li + 1}.${j + 1}.${i + 1}`;
-      line.setAttribute("aria-label", `${name} = ${fmt(w)}; press Enter to edit`);
-      line.firstChild.textContent = `${name} = ${w}`;
-      line.dataset.value = String(w);
+      const stroke = num >= 0 ? "#2f6fdf" : "#e0662f", width = (0.6 + 6 * Math.abs(num) / wmax).toFixed(2);
+      if (line.getAttribute("stroke") !== stroke) line.setAttribute("stroke", stroke);
+      if (line.getAttribute("stroke-width") !== width) line.setAttribute("stroke-width", width);
+      line.dataset.value = String(w);  // its label and tooltip are written when it is focused or hovered
     })));
     // the pictures: features (active ones), hidden neurons, outputs
     const th = s.thumbnails;
@@ -581,11 +584,7 @@ const Play = {
     this.cells.forEach((col, li) => col.forEach((cell, j) => {
       const vals = li === 0 ? th[0][net.features.indexOf(cell.feature)] : th[li][j];
       if (vals) this.drawThumb(cell.canvas, vals); else cell.canvas.getContext("2d").clearRect(0, 0, 20, 20);
-      if (li > 0) {
-        const b = net.layers[li - 1].b[j];
-        cell.node.setAttribute("aria-label", `neuron ${li}.${j + 1}, bias b${li}.${j + 1} = ${fmt(b)}; press Enter to edit`);
-        cell.node.title = `b${li}.${j + 1} = ${b}`;
-      }
+      if (li > 0) cell.node.dataset.value = String(net.layers[li - 1].b[j]);
     }));
     if (this.editing) {
       const cur = this.paramValue(this.editing);
@@ -634,6 +633,14 @@ const Play = {
         svg("title", {}, line);
         const name = `w${li + 1}.${j + 1}.${i + 1}`;
         line.dataset.name = name;
+        const describe = () => {
+          const v = Number(line.dataset.value);
+          line.setAttribute("aria-label", `${name} = ${fmt(v)}; press Enter to edit`);
+          line.firstChild.textContent = `${name} = ${line.dataset.value}`;
+        };
+        line.setAttribute("aria-label", `${name}; press Enter to edit`);
+        line.addEventListener("focus", describe);
+        line.addEventListener("mouseenter", describe);
         line.addEventListener("click", () => this.edit(name));
         line.addEventListener("keydown", (ev) => { if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); this.edit(name); } });
         return line;
@@ -661,6 +668,9 @@ const Play = {
       } else {
         const name = `b${ci}.${j + 1}`;
         node.dataset.name = name;
+        node.setAttribute("aria-label", `neuron ${ci}.${j + 1}: edit its bias ${name}`);
+        const describe = () => { node.title = `${name} = ${node.dataset.value}`; };
+        node.addEventListener("mouseenter", describe);
         node.onclick = () => this.edit(name);
         if (this.hidden("network")) node.disabled = true;
       }
@@ -866,19 +876,29 @@ const Play = {
           x += w;
         });
         const n0 = n.cells.length - 2;  // the data and grad cells are the last two
-        const rec = { g: gn, data: texts[n0], grad: texts[n0 + 1] };
+        const rec = { g: gn, data: texts[n0], grad: texts[n0 + 1], box: b };
         const title = svg("title", {}, gn);  // exact numbers, written when hovered
         gn.addEventListener("mouseenter", () => { title.textContent = `${n.name}: data ${gn.dataset.data || "·"}, grad ${gn.dataset.grad || "·"}`; });
         nodes.push(rec);
       }
       this.graph = { key: g.key, nodes, n: L.nodes.length };
       $("p-gbar").hidden = false;
+      if (!box.dataset.scrolls) {  // the nodes that come into view get their numbers
+        box.dataset.scrolls = "1";
+        let queued = false;
+        box.addEventListener("scroll", () => {
+          if (queued) return;
+          queued = true;
+          requestAnimationFrame(() => { queued = false; this.graphView(); this.showGraphValues(); });
+        });
+      }
       // start at the root (the right end): the output, or the point's loss
       const root = L.nodes.find((n) => n.id === L.root);
       if (root) {
         box.scrollLeft = Math.max(0, root.box.x + root.box.w + 20 - box.clientWidth);
         box.scrollTop = Math.max(0, root.box.y - box.clientHeight / 2);
       }
+      this.graphView();
     }
     this.graph.values = g.values;
     const where = g.label === null ? `the point (${fmt(g.x[0])}, ${fmt(g.x[1])})`
@@ -892,12 +912,19 @@ const Play = {
   showGraphValues() {
     const G = this.graph; if (!G || !G.values) return;
     const N = G.n, pos = this.graphPos === null ? 2 * N : this.graphPos;
+    // texts are rewritten for the nodes in the box's view (and a margin); the others when
+    // they scroll into it: the numbers of the whole graph are in the nodes' data- attributes
+    const v = G.view || this.graphView(), m = 200;  // the view, measured on scroll only
+    const vx0 = v[0] - m, vx1 = v[0] + v[2] + m, vy0 = v[1] - m, vy1 = v[1] + v[3] + m;
     G.nodes.forEach((nd, i) => {
       const [d, gr] = G.values[i];
       const hasData = i < Math.min(pos, N), hasGrad = pos > N && i >= N - (pos - N);
-      const td = "data " + (hasData ? fmt4(d) : "·"), tg = "grad " + (hasGrad ? fmt4(gr) : "·");
-      if (nd.td !== td) { nd.data.textContent = td; nd.td = td; }
-      if (nd.tg !== tg) { nd.grad.textContent = tg; nd.tg = tg; }
+      const b = nd.box;
+      if (b.x + b.w >= vx0 && b.x <= vx1 && b.y + b.h >= vy0 && b.y <= vy1) {
+        const td = "data " + (hasData ? fmt4(d) : "·"), tg = "grad " + (hasGrad ? fmt4(gr) : "·");
+        if (nd.td !== td) { nd.data.textContent = td; nd.td = td; }
+        if (nd.tg !== tg) { nd.grad.textContent = tg; nd.tg = tg; }
+      }
       nd.g.dataset.data = hasData ? String(d) : ""; nd.g.dataset.grad = hasGrad ? String(gr) : "";
       const cur = pos < 2 * N && (pos <= N ? i === pos - 1 : i === N - (pos - N));
       if (cur !== nd.cur) { nd.g.classList.toggle("cur", cur); nd.cur = cur; }
@@ -905,14 +932,24 @@ const Play = {
     $("p-g-pos").textContent = pos <= N ? `forward ${pos} / ${N}` : `backward ${pos - N} / ${N}`;
   },
 
+  /** The graph box's scroll position and size (read after a scroll, not at each step:
+   *  reading them right after the DOM changed would force a layout). */
+  graphView() {
+    const box = $("p-gbox");
+    const v = [box.scrollLeft, box.scrollTop, box.clientWidth, box.clientHeight];
+    if (this.graph) this.graph.view = v;
+    return v;
+  },
+
   graphStep(d) {
     const G = this.graph; if (!G) return;
     const N = G.n, pos = this.graphPos === null ? 2 * N : this.graphPos;
     let p = d === "start" ? 0 : d === "all" ? 2 * N : Math.max(0, Math.min(2 * N, pos + d));
     this.graphPos = p === 2 * N ? null : p;
+    const cur = G.nodes.find((nd, i) => (p <= G.n ? i === p - 1 : i === 2 * G.n - p));
+    if (cur && p < 2 * G.n && cur.g.scrollIntoView) cur.g.scrollIntoView({ block: "nearest", inline: "nearest" });
+    this.graphView();
     this.showGraphValues();
-    const cur = G.nodes.find((nd) => nd.g.classList.contains("cur"));
-    if (cur && cur.g.scrollIntoView) cur.g.scrollIntoView({ block: "nearest", inline: "nearest" });
   },
 
   /* ---------------------------------------------------------------- lesson links */
