@@ -209,6 +209,16 @@ def test_a_lost_session_is_recreated_with_its_weights(page, srv):
     page.click("#p-play")  # and play goes on
     page.wait_for_function("Play.state.step >= 8")
     pause(page)
+    # two requests that find the session gone at once make ONE new session
+    creates = []
+    page.on("request", lambda r: creates.append(r.url) if r.method == "POST"
+            and r.url.endswith("/api/play") else None)
+    sid = page.evaluate("Play.sid")
+    urllib.request.urlopen(urllib.request.Request(f"{srv.url}api/play/{sid}",
+                                                  method="DELETE")).close()
+    page.evaluate("Promise.all([Play.setLr(0.2), Play.step()])")
+    page.wait_for_function("Play.state.lr === 0.2 && !Play.stepping")
+    assert len(creates) == 1, creates
 
 
 def test_server_restart_is_said_and_training_resumes(browser, srv):

@@ -288,8 +288,14 @@ const Play = {
     return true;
   },
 
-  /** The session is gone (404): make it again from what the page knows, and go on. */
-  async recover() {
+  /** The session is gone (404): make it again from what the page knows, and go on.
+   *  Requests that find it gone at the same time share one re-creation. */
+  recover() {
+    if (!this.recovering) this.recovering = this.recreate().finally(() => { this.recovering = null; });
+    return this.recovering;
+  },
+
+  async recreate() {
     const at = this.state ? this.state.step : 0;
     const cfg = { ...this.accepted, lr: this.state ? this.state.lr : this.accepted.lr };
     const playing = this.playing;
@@ -316,11 +322,15 @@ const Play = {
 
   /** One request against the session; a lost session is re-created and asked again. */
   async call(method, path, body) {
+    const sid = this.sid;
     try {
-      return await api(method, `/api/play/${this.sid}${path}`, body);
+      return await api(method, `/api/play/${sid}${path}`, body);
     } catch (e) {
-      if (e.status === 404 && /no playground session/.test(e.message) && await this.recover()) {
-        return await api(method, `/api/play/${this.sid}${path}`, body);
+      if (e.status === 404 && /no playground session/.test(e.message)) {
+        // made again already (by another request), or now
+        if (this.sid !== sid || await this.recover()) {
+          return await api(method, `/api/play/${this.sid}${path}`, body);
+        }
       }
       throw e;
     }
