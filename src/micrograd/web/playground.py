@@ -166,7 +166,7 @@ def _check_added(cfg, p):
     if task(cfg) == "regression":
         if not -1 <= p[2] <= 1:
             raise PlaygroundError(f"a regression target lies in [-1, 1], got {p[2]}")
-    elif cfg.classes > 2:
+    elif cfg.loss == "ce":  # class indices, as the points of a K-logit network carry
         if p[2] != int(p[2]) or not 0 <= p[2] < cfg.classes:
             raise PlaygroundError(f"an added point's class is 0 to {cfg.classes - 1}, "
                                   f"got {p[2]}")
@@ -194,8 +194,8 @@ def make_points(cfg, labels):
         X.append([float(x1), float(x2)])
         if kind == "regression":
             y.append(float(lab))
-        elif cfg.classes > 2 or labels == "index":
-            y.append(int(lab) if cfg.classes > 2 else (1 if lab > 0 else 0))
+        elif labels == "index":
+            y.append(int(lab))
         else:
             y.append((1 if lab > 0 else 0) if labels == "01" else (1 if lab > 0 else -1))
     return X, y, keep
