@@ -175,6 +175,11 @@ const Play = {
     if (key === "classes" && v === 2 && this.accepted.loss === "ce") patch.loss = "mse";
     if (key === "dataset" || key === "samples" || key === "seed") { patch.added = []; patch.removed = []; }
     if (key === "lr") return this.setLr(v);
+    // hand-added points keep their class across the two label conventions (+1/-1, 0/1)
+    const loss = patch.loss || this.accepted.loss;
+    if (loss !== this.accepted.loss && this.accepted.added.length && (patch.classes || this.accepted.classes) === 2) {
+      patch.added = this.accepted.added.map(([x, y, l]) => [x, y, loss === "ce" ? (l > 0 ? 1 : 0) : (l > 0 ? 1 : -1)]);
+    }
     this.propose(patch, id);
   },
 
