@@ -436,6 +436,13 @@ def test_points_added_and_removed_by_clicking(page, srv):
     page.wait_for_function("Play.state.config.removed.length === 1")
     assert state(page, "Play.state.config.removed") == [p[3]]
     assert "rm=" in page.url
+    # the softmax takes class indices: the hand-added -1 becomes class 0, and back
+    page.select_option("#p-loss", "ce")
+    page.wait_for_function("Play.state.config.loss === 'ce'")
+    assert state(page, "Play.state.config.added")[0][2] == 0
+    page.select_option("#p-loss", "mse")
+    page.wait_for_function("Play.state.config.loss === 'mse'")
+    assert state(page, "Play.state.config.added")[0][2] == -1
     page.click("#p-undoedits")
     page.wait_for_function("Play.state.config.added.length === 0 && "
                            "Play.state.config.removed.length === 0")
