@@ -71,6 +71,7 @@ def test_meta_lists_presets_options_and_caps(client):
     assert m["datasets"] == ["circle", "moons", "xor", "spiral", "blobs", "plane",
                              "gaussians"]
     assert m["regression"] == ["plane", "gaussians"]
+    assert m["play_limits"]["max_layers"] == MAX_LAYERS == 6
     assert m["features"] == ["x1", "x2", "x1^2", "x2^2", "x1*x2", "sin x1", "sin x2"]
     assert {"sgd", "adam"} <= set(m["optimizers"])
     assert m["limits"]["max_expr_chars"] == limits.MAX_EXPR_CHARS

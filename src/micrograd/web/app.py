@@ -121,7 +121,8 @@ def create_app(*, max_sessions=limits.MAX_SESSIONS,
 
     @app.get("/api/meta", response_model=schemas.Meta)
     def meta():
-        from .playground import ACTIVATIONS, DATASETS, FEATURES, LOSSES, OPTIMIZERS
+        from .playground import (ACTIVATIONS, DATASETS, FEATURES, LOSSES, OPTIMIZERS,
+                                 play_limits)
 
         return {"version": __version__,
                 "walk_presets": [{"key": p.key, "title": p.title, "expr": p.source}
@@ -131,7 +132,7 @@ def create_app(*, max_sessions=limits.MAX_SESSIONS,
                 "regression": [k for k, v in DATASETS.items() if v[1] == "regression"],
                 "activations": ACTIVATIONS, "losses": list(LOSSES),
                 "optimizers": OPTIMIZERS, "play_defaults": asdict(PlayConfig()),
-                "limits": limits.as_dict()}
+                "limits": limits.as_dict(), "play_limits": play_limits()}
 
     # -- the walk -------------------------------------------------------------------------
 

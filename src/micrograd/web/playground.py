@@ -65,6 +65,12 @@ MAX_GRAPH_NODES = 2000     # the one-point graph is drawn up to this many nodes
 THUMB = 20                 # each neuron's picture is THUMB x THUMB (every other grid cell)
 
 
+def play_limits():
+    """The playground's own caps, for ``GET /api/meta``."""
+    return {"max_layers": MAX_LAYERS, "max_classes": MAX_CLASSES, "max_edits": MAX_EDITS,
+            "max_graph_nodes": MAX_GRAPH_NODES, "thumb": THUMB}
+
+
 class PlaygroundError(ValueError):
     """A set-up the playground refuses (over a cap, or not a valid combination)."""
 

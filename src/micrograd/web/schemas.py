@@ -340,6 +340,9 @@ class Meta(BaseModel):
     optimizers: List[str]
     play_defaults: PlayConfigIn
     limits: Dict[str, float]
+    play_limits: Dict[str, int] = Field(description="the playground's own caps (hidden "
+                                                    "layers, classes, hand edits, nodes "
+                                                    "of one point's graph)")
 
 
 class ErrorResponse(BaseModel):

@@ -199,7 +199,8 @@ const Play = {
 
   layers(delta) {
     const h = this.accepted.hidden.slice();
-    if (delta > 0) { if (h.length >= 6) return this.showNotice("at most 6 hidden layers"); h.push(2); }
+    const most = META.play_limits.max_layers;
+    if (delta > 0) { if (h.length >= most) return this.showNotice(`at most ${most} hidden layers`); h.push(2); }
     else { if (h.length <= 1) return this.showNotice("at least one hidden layer"); h.pop(); }
     this.propose({ hidden: h }, "p-hidden");
   },
