@@ -200,12 +200,7 @@ def create_app(*, max_sessions=limits.MAX_SESSIONS,
         fields = req.model_dump(exclude={"weights", "step", "inspect"})
 
         def make():
-            pg = Playground(PlayConfig(**fields), weights=req.weights)
-            if req.step:
-                pg.step_count = req.step
-                pg.seen = req.step * (pg.cfg.batch_size or len(pg.X_train))
-                pg.history = []
-                pg._record()
+            pg = Playground(PlayConfig(**fields), weights=req.weights, step=req.step)
             if req.inspect is not None:
                 pg.set_inspect(req.inspect.x, req.inspect.y, req.inspect.label)
             sid = sessions.create(pg)

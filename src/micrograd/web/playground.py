@@ -210,7 +210,9 @@ def make_points(cfg, labels):
 class Playground:
     """One training session (a browser tab): data, model, optimizer, history."""
 
-    def __init__(self, cfg, weights=None):
+    def __init__(self, cfg, weights=None, step=0):
+        """A session for ``cfg``; ``weights`` (every parameter, in ``names`` order) and
+        ``step`` restore one that was lost (the optimizer's state starts afresh)."""
         from .. import data as _data
         from ..losses import LOSSES as _LOSSES
 
@@ -240,6 +242,11 @@ class Playground:
         self.reset()
         if weights is not None:
             self.set_weights(weights)
+        if step:
+            self.step_count = step
+            self.seen = step * (min(cfg.batch_size, len(self.X_train)) or len(self.X_train))
+            self.history = []
+            self._record()
 
     # -- the network on Values: features, then every layer --------------------------------
 
