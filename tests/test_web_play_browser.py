@@ -397,6 +397,9 @@ def test_show_test_data_and_discretize(page, srv):
     base = pixels()
     page.uncheck("#p-showtest")
     assert "test=0" in page.url and pixels() != base
+    without_test = pixels()
+    page.uncheck("#p-zerolines")  # the first-layer zero lines go
+    assert "zl=0" in page.url and pixels() > without_test  # dark dashes gone: lighter
     page.check("#p-discrete")
     assert "disc=1" in page.url
     # discretized: apart from the points and lines, two colours fill the plot
