@@ -80,7 +80,7 @@ def demo_loss(model, X, y, V):
 def chain(V, n=CHAIN):
     x0 = V(0.5)
     x = x0
-    for i in range(n // 2):
+    for _ in range(n // 2):
         x = x * 0.9999
         x = x + 0.001
     return x0, x

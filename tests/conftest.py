@@ -6,7 +6,6 @@ missing reference (torch, chromium) can never pass silently.
 
 import os
 
-import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile("ci", derandomize=True, deadline=None, max_examples=60,

@@ -82,7 +82,7 @@ def programs(names):
 coord = st.floats(-2.0, 2.0, allow_nan=False)
 
 
-def case(names=list(INSTR)):
+def case(names=tuple(INSTR)):
     return st.integers(1, 3).flatmap(
         lambda n: st.tuples(programs(names), st.lists(coord, min_size=n, max_size=n),
                             st.lists(coord, min_size=n, max_size=n)))

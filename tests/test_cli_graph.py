@@ -150,7 +150,8 @@ def test_values_edit_assigned_leaves_like_the_web_page(capsys):
     out = capsys.readouterr().out
     assert "b = 25" in out and "grads: a=10" in out
     view = build("a = 2; b = a*a", {"a": 5.0})
-    assert next(n for n in view["nodes"] if n["id"] == view["root"])["data"] == 25.0
+    g = view["graph"]
+    assert next(n for n in g["nodes"] if n["id"] == g["root"])["data"] == 25.0
     assert main(["graph", SEED002, "--values", "a=1,c=0", "--nudge", "a"]) == 0
     assert "grad[a] = 6" in capsys.readouterr().out  # d(L)/da = b*f = 6 at any a
 

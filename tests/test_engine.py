@@ -13,6 +13,7 @@ from fractions import Fraction
 
 import pytest
 import torch
+from opinfo import SPEC
 
 from micrograd import engine, ops
 from micrograd.engine import AnomalyError, Value, detect_anomaly, enable_grad, no_grad
@@ -160,14 +161,8 @@ def test_random_graph_against_torch(seed):
             ts[v] = tensor(v.data)
             continue
         args = [ts[p] for p in v._prev]
-        key = ops.KEY[v._fn]
-        fn = {"add": lambda x, y: x + y, "mul": lambda x, y: x * y,
-              "pow": lambda x, y: x**y, "powc": lambda x: x**v._arg,
-              "exp": torch.exp, "tanh": torch.tanh, "sigmoid": torch.sigmoid,
-              "relu": torch.relu, "abs": torch.abs, "sin": torch.sin, "log": torch.log,
-              "sqrt": torch.sqrt, "cos": torch.cos,
-              "softplus": lambda x: torch.logaddexp(x, torch.zeros_like(x))}[key]
-        ts[v] = fn(*args)
+        twin = SPEC[v._fn.key]["torch"]  # the op's PyTorch twin, from the one op table
+        ts[v] = twin(*args, v._arg) if v._fn.has_arg else twin(*args)
     ts[root].backward()
     assert math.isclose(ts[root].item(), root.data, rel_tol=1e-12)
     for v in leaves:
@@ -467,3 +462,98 @@ def test_numpy_float_data_at_a_kink():
         x.data = np.float64(-2.0) if method == "abs" else np.float64(2.0)
         getattr(x, method)().backward()
         assert x.grad == expected
+
+
+# ---- nodes built by hand, as the lecture does, are real op nodes ----
+
+
+def test_a_hand_built_node_backpropagates_like_an_operator_node():
+    a, b = Value(2.0), Value(-3.0)
+    e = Value(a.data * b.data, (a, b), "*")
+    t = Value(math.tanh(e.data), (e,), "tanh")
+    p = Value(e.data ** 2, (e,), "**2")
+    (t + p).backward()
+    a2, b2 = Value(2.0), Value(-3.0)
+    e2 = a2 * b2
+    (e2.tanh() + e2**2).backward()
+    assert (a.grad, b.grad) == (a2.grad, b2.grad) and a.grad != 0.0
+    assert e._fn is ops.MUL and t._fn is ops.TANH and (p._fn, p._arg) == (ops.POWC, 2)
+    assert Value(-1.0, (a, b), "add")._fn is ops.ADD  # the op's key works too
+
+
+def test_a_hand_built_node_that_no_rule_could_backpropagate_is_refused():
+    a, b = Value(2.0), Value(3.0)
+    with pytest.raises(ValueError, match="'sum3' is not an op of 2 inputs"):
+        Value(5.0, (a, b), "sum3")
+    with pytest.raises(ValueError, match="needs the op that made it"):
+        Value(5.0, (a, b))
+    with pytest.raises(ValueError, match=r"\+ of the inputs \(2.0, 3.0\) is 5.0, not 6.0"):
+        Value(6.0, (a, b), "+")  # the data does not match the op: no silent wrong grads
+
+
+# ---- what a user of PyTorch expects ----
+
+
+def test_bool_of_a_value_is_its_truth_as_a_number():
+    assert not Value(0.0) and not Value(-0.0) and Value(2.0) and Value(math.nan)
+
+
+def test_a_label_must_be_text():
+    with pytest.raises(TypeError, match="label must be a str, got int"):
+        Value(1.0, label=5)
+    assert Value(1.0, label=None).label == ""
+
+
+def test_backward_takes_a_number_not_an_array():
+    import numpy as np
+
+    x = Value(2.0)
+    with pytest.raises(TypeError, match="backward's grad needs a real number.*ndarray"):
+        (x * x).backward(grad=np.array([1.0, 2.0]))
+    (x * x).backward(grad=np.float64(2.0))
+    assert type(x.grad) is float and x.grad == 8.0
+
+
+def test_huge_ints_become_signed_infinities():
+    assert Value(10**400).data == math.inf
+    assert Value(-(10**400)).data == -math.inf
+    assert (Value(1.0) * -(10**400)).data == -math.inf
+
+
+def test_the_root_is_seeded_with_plus_equals():
+    # backward() twice from a leaf: its grad accumulates, as every leaf's does
+    x = Value(3.0)
+    x.backward()
+    x.backward(grad=2.0)
+    assert x.grad == 3.0
+
+
+# ---- detect_anomaly checks what reaches the grads ----
+
+
+def test_anomaly_checks_the_contribution_not_the_local_derivative():
+    # local derivative 1e300 is finite; the contribution 1e300 * 1e300 = inf is not
+    a, b = Value(1e300), Value(1e-300)
+    y = (a * b) * 1e300
+    with detect_anomaly():
+        with pytest.raises(AnomalyError, match="contribution inf"):
+            y.backward()
+
+
+def test_anomaly_does_not_blame_an_op_for_a_nan_it_was_given():
+    with detect_anomaly():
+        y = Value(math.nan) + 1.0  # the nan came in: not this op's doing
+        assert math.isnan(y.data)
+        with pytest.raises(AnomalyError, match="from finite inputs"):
+            Value(1.0) / 0.0
+
+
+def test_anomaly_backward_gives_the_same_grads_as_the_fast_path():
+    leaves, root = random_graph(7, n=120)
+    root.backward()
+    fast = [v.grad for v in leaves]
+    for v in leaves:
+        v.grad = 0.0
+    with detect_anomaly():
+        root.backward()
+    assert [v.grad for v in leaves] == fast

@@ -68,8 +68,8 @@ def test_precedence_and_values(text, expected):
 def test_every_function_is_the_engine_op(fn):
     v = parse(f"y = {fn}(x)", {"x": 0.7})
     assert v.label == "y" and len(v._prev) == 1
-    assert v.data == getattr(Value(0.7), FUNCTIONS[fn])().data
-    assert v._fn is getattr(Value(0.7), FUNCTIONS[fn])()._fn
+    direct = getattr(Value(0.7), FUNCTIONS[fn].method)()  # x.tanh(), x.relu(), ...
+    assert v.data == direct.data and v._fn is direct._fn is FUNCTIONS[fn]
 
 
 def test_names_leaves_constants_and_exponents():
@@ -270,10 +270,11 @@ def test_override_matches_the_web_pages_leaf_edits(text, values):
     prog = evaluate(text, values, override=True)
     prog.root.backward()
     view = build(text, values)
-    root = next(n for n in view["nodes"] if n["id"] == view["root"])
+    g = view["graph"]
+    root = next(n for n in g["nodes"] if n["id"] == g["root"])
     assert prog.root.data == root["data"]
-    web_leaves = {n["name"]: (n["data"], n["grad"]) for n in view["nodes"]
-                  if n["leaf"] and n["name"] and not n["const"]}
+    web_leaves = {n["name"]: (n["data"], n["grad"]) for n in g["nodes"]
+                  if n["leaf"] and n["label"]}
     mine = {k: (v.data, v.grad) for k, v in leaves(prog.root).items()}
     assert mine == web_leaves
     for k, x in values.items():
@@ -336,7 +337,7 @@ def test_a_name_assigned_twice_is_not_an_editable_leaf():
         build(text, {"a": 4.0})
     view = build(text)  # the page offers no editor for it, and the numbers stand
     assert view["leaves"] == []
-    assert [n["data"] for n in view["nodes"] if n["name"] == "d"] == [12.0]
+    assert [n["data"] for n in view["graph"]["nodes"] if n["name"] == "d"] == [12.0]
 
 
 @pytest.mark.parametrize("text, values", [

@@ -1,7 +1,8 @@
 """Every op of the table, value and gradient, against PyTorch float64 and finite differences.
 
-The tests are generated from ``micrograd.ops.OPS``: each key needs one entry in ``SPEC``
-below (how to call it on Values, its torch twin, its domain), and then gets
+The tests are generated from the built-in ops (``micrograd.ops.BUILTIN``): each key
+needs one entry in ``SPEC`` (tests/opinfo.py: how to call it on Values, its torch twin,
+its domain), and then gets
 
 * value and gradient against torch at random points of its domain (hypothesis),
 * the gradient against central finite differences at random points,
@@ -19,77 +20,20 @@ import pytest
 import torch
 from hypothesis import assume, given
 from hypothesis import strategies as st
+from opinfo import SPEC, floats
 
 from micrograd import ops
 from micrograd.engine import Value
 
 inf, nan = math.inf, math.nan
 
-
-def floats(lo, hi):
-    return st.floats(lo, hi, allow_nan=False, allow_infinity=False)
-
-
-def _softplus_torch(x):
-    # log(1 + e^x) exactly; F.softplus switches to x above a threshold (20) and would
-    # differ from the true value by ~1e-9 there
-    return torch.logaddexp(x, torch.zeros_like(x))
-
-
-#: key -> how to call the op on Values (``arg`` for ops with a constant), the same in
-#: torch, a hypothesis strategy per input (the op's domain), kinks to keep away from in
-#: finite differences, and edge cases ``(inputs, arg)``.
-SPEC = {
-    "add": dict(value=lambda a, b: a + b, torch=lambda a, b: a + b,
-                domain=[floats(-10, 10), floats(-10, 10)],
-                edges=[((1e308, 1e308), None), ((inf, -inf), None), ((-0.0, 0.0), None)]),
-    "mul": dict(value=lambda a, b: a * b, torch=lambda a, b: a * b,
-                domain=[floats(-10, 10), floats(-10, 10)],
-                edges=[((1e200, 1e200), None), ((0.0, inf), None), ((-2.0, 0.0), None)]),
-    "pow": dict(value=lambda a, b: a**b, torch=lambda a, b: a**b,
-                domain=[floats(0.1, 5), floats(-3, 3)],
-                edges=[((0.0, 0.0), None), ((0.0, -1.0), None), ((0.0, 2.0), None),
-                       ((-8.0, 2.0), None), ((-8.0, 1 / 3), None), ((2.0, 2000.0), None),
-                       ((4.0, 0.5), None)]),
-    "powc": dict(value=lambda a, n: a**n, torch=lambda a, n: a**n,
-                 domain=[floats(0.1, 5)],
-                 arg=st.sampled_from([-2, -1, -0.5, 0, 0.5, 1, 2, 3, 2.5, 1 / 3]),
-                 edges=[((0.0,), -1), ((-0.0,), -1), ((0.0,), 0), ((0.0,), 0.5),
-                        ((0.0,), 2), ((-8.0,), 1 / 3), ((-2.0,), 3), ((-2.0,), -2),
-                        ((10.0,), 400), ((-10.0,), 401), ((0.0,), -2)]),
-    "exp": dict(value=Value.exp, torch=torch.exp, domain=[floats(-20, 20)],
-                edges=[((700.0,), None), ((-700.0,), None), ((710.0,), None),
-                       ((-750.0,), None), ((inf,), None), ((-inf,), None)]),
-    "log": dict(value=Value.log, torch=torch.log, domain=[floats(1e-3, 100)],
-                edges=[((1e-300,), None), ((5e-324,), None), ((0.0,), None),
-                       ((-1.0,), None), ((inf,), None)]),
-    "tanh": dict(value=Value.tanh, torch=torch.tanh, domain=[floats(-10, 10)],
-                 edges=[((1e3,), None), ((-1e3,), None), ((0.0,), None), ((20.0,), None)]),
-    "sigmoid": dict(value=Value.sigmoid, torch=torch.sigmoid, domain=[floats(-30, 30)],
-                    edges=[((1e3,), None), ((-1e3,), None), ((-40.0,), None),
-                           ((40.0,), None), ((0.0,), None), ((-745.0,), None)]),
-    "relu": dict(value=Value.relu, torch=torch.relu, domain=[floats(-10, 10)], kinks=[0.0],
-                 edges=[((-1.0,), None), ((0.0,), None), ((1.0,), None), ((-0.0,), None)]),
-    "abs": dict(value=Value.abs, torch=torch.abs, domain=[floats(-10, 10)], kinks=[0.0],
-                edges=[((-1.0,), None), ((0.0,), None), ((1.0,), None), ((-inf,), None)]),
-    "sqrt": dict(value=Value.sqrt, torch=torch.sqrt, domain=[floats(1e-3, 100)],
-                 edges=[((0.0,), None), ((-1.0,), None), ((1e-300,), None), ((inf,), None)]),
-    "softplus": dict(value=Value.softplus, torch=_softplus_torch, domain=[floats(-30, 30)],
-                     edges=[((1e3,), None), ((-1e3,), None), ((0.0,), None),
-                            ((40.0,), None)]),
-    "sin": dict(value=Value.sin, torch=torch.sin, domain=[floats(-10, 10)],
-                edges=[((0.0,), None), ((inf,), None), ((1e10,), None)]),
-    "cos": dict(value=Value.cos, torch=torch.cos, domain=[floats(-10, 10)],
-                edges=[((0.0,), None), ((-inf,), None), ((1e10,), None)]),
-}
-
-KEYS = list(ops.OPS)
+KEYS = list(ops.BUILTIN)
 
 
 def test_every_op_has_a_spec():
-    missing = set(ops.OPS) - set(SPEC)
+    missing = set(ops.BUILTIN) - set(SPEC)
     assert not missing, f"add a SPEC entry (domain, torch twin, edges) for op(s) {missing}"
-    assert set(SPEC) == set(ops.OPS)
+    assert set(SPEC) == set(ops.BUILTIN)
 
 
 TINY = 2.3e-308  # the smallest normal float64: subnormal results may differ (torch flushes)
@@ -107,8 +51,8 @@ def same(ours, ref, rel=1e-12, abs_=TINY):
 def run_ours(key, xs, arg, upstream):
     spec = SPEC[key]
     vs = [Value(x) for x in xs]
-    y = spec["value"](*vs, arg) if ops.OPS[key].has_arg else spec["value"](*vs)
-    assert y._fn is ops.OPS[key], f"{key}: the Value method made op {y._fn!r}"
+    y = spec["value"](*vs, arg) if ops.BUILTIN[key].has_arg else spec["value"](*vs)
+    assert y._fn is ops.BUILTIN[key], f"{key}: the Value method made op {y._fn!r}"
     upstream(y).backward()
     return y.data, [v.grad for v in vs]
 
@@ -116,7 +60,7 @@ def run_ours(key, xs, arg, upstream):
 def run_torch(key, xs, arg, upstream):
     spec = SPEC[key]
     ts = [torch.tensor(x, dtype=torch.float64, requires_grad=True) for x in xs]
-    y = spec["torch"](*ts, arg) if ops.OPS[key].has_arg else spec["torch"](*ts)
+    y = spec["torch"](*ts, arg) if ops.BUILTIN[key].has_arg else spec["torch"](*ts)
     upstream(y).backward()
     return y.item(), [t.grad.item() for t in ts]
 
@@ -141,7 +85,7 @@ def check_against_torch(key, xs, arg, upstream, rel=1e-12, grad_abs=TINY):
 def draw_point(data, key):
     spec = SPEC[key]
     xs = [data.draw(s, label=f"x{i}") for i, s in enumerate(spec["domain"])]
-    arg = data.draw(spec["arg"], label="arg") if ops.OPS[key].has_arg else None
+    arg = data.draw(spec["arg"], label="arg") if ops.BUILTIN[key].has_arg else None
     return xs, arg
 
 
@@ -162,7 +106,7 @@ def test_grad_matches_central_differences(key, data):
     xs, arg = draw_point(data, key)
     for k in SPEC[key].get("kinks", []):
         assume(all(abs(x - k) > 1e-3 for x in xs))
-    op = ops.OPS[key]
+    op = ops.BUILTIN[key]
 
     def f(*p):  # the same upstream as the backward pass: L = 3 f(x)
         return 3.0 * (op.forward(*p, arg) if op.has_arg else op.forward(*p))
@@ -194,10 +138,10 @@ def test_edges_match_torch_exactly(key, xs, arg):
 def test_rules_run_on_values(key, data):
     """``op.local`` works on Values too (higher order): same numbers as on floats."""
     xs, arg = draw_point(data, key)
-    op = ops.OPS[key]
+    op = ops.BUILTIN[key]
     out = op.forward(*xs, arg) if op.has_arg else op.forward(*xs)
     on_floats = ops.local_grads(op, xs, out, arg)
-    on_values = ops.local_grads(op, [Value(x) for x in xs], Value(out), arg)
+    on_values = ops.local_grads(op, [Value(x) for x in xs], Value(out), arg, m=ops.VALUE)
     assert len(on_floats) == len(on_values) == op.arity
     for f, v in zip(on_floats, on_values):
         v = v.data if isinstance(v, Value) else v
@@ -212,10 +156,10 @@ def test_second_derivatives_match_torch(key, data):
     xs, arg = draw_point(data, key)
     for k in SPEC[key].get("kinks", []):
         assume(all(abs(x - k) > 1e-3 for x in xs))
-    op = ops.OPS[key]
+    op = ops.BUILTIN[key]
     vs = [Value(x) for x in xs]
     out = SPEC[key]["value"](*vs, arg) if op.has_arg else SPEC[key]["value"](*vs)
-    firsts = ops.local_grads(op, vs, out, arg)
+    firsts = ops.local_grads(op, vs, out, arg, m=ops.VALUE)
 
     ts = [torch.tensor(x, dtype=torch.float64, requires_grad=True) for x in xs]
     ty = SPEC[key]["torch"](*ts, arg) if op.has_arg else SPEC[key]["torch"](*ts)
@@ -241,7 +185,7 @@ def test_every_forward_is_ieee_safe():
     """No op raises OverflowError/ValueError/ZeroDivisionError, whatever the input."""
     specials = [0.0, -0.0, 1.0, -1.0, 0.5, -8.0, 1e308, -1e308, 710.0, -710.0, 5e-324, inf,
                 -inf, nan]
-    for key, op in ops.OPS.items():
+    for key, op in ops.BUILTIN.items():
         second = specials if (op.arity == 2 or op.has_arg) else [None]
         for x in specials:
             for y in second:
@@ -342,7 +286,8 @@ def test_composites_match_torch(name, a, b):
 def test_composites_are_built_from_primitives():
     a, b = Value(2.0), Value(4.0)
     assert (a - b)._op == "+" and (a - b)._prev[1]._op == "*"  # a + (b * -1)
-    assert (a / b)._op == "*" and (a / b)._prev[1]._op == "**-1"  # a * b**-1
+    assert (a / b)._fn is ops.DIV  # a primitive, so that it rounds as torch's division
+    assert (1 / b)._op == "*" and (1 / b)._prev[0]._op == "**-1"  # b**-1 * 1, as torch
     assert (-a)._op == "*" and (-a)._prev[1].data == -1.0
     r = 2**a
     assert r._fn is ops.POW and r._prev[0].data == 2.0 and r._prev[1] is a

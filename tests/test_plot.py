@@ -9,7 +9,6 @@ from micrograd.nn import MLP
 from micrograd.plot import (animate_boundary, auto_figsize, plot_comparison,
                             plot_decision_boundary, plot_learning_curves, predict_scores,
                             snapshot)
-from micrograd.nn import MLP
 from micrograd.train import fit
 
 

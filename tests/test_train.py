@@ -8,7 +8,6 @@ import pytest
 import torch
 
 from micrograd.data import make_disk, make_moons, train_test_split
-from micrograd.engine import Value
 from micrograd.losses import get_loss
 from micrograd.nn import MLP
 from micrograd.optim import SGD, Adam, linear_schedule

@@ -8,7 +8,6 @@ import json
 import math
 import socket
 import warnings
-from types import SimpleNamespace
 
 import pytest
 from hypothesis import given, settings
@@ -27,7 +26,7 @@ from micrograd.web.walkview import PRESETS
 
 @pytest.fixture(scope="module")
 def client():
-    return TestClient(create_app())
+    return TestClient(create_app(evict_after=0))  # many sessions: the oldest make room
 
 
 def refused(r, status):
@@ -39,7 +38,10 @@ def refused(r, status):
 
 
 def by_name(view):
-    return {n["name"]: n for n in view["nodes"]}
+    """name -> the node as drawn, with its walk's final and correct grads."""
+    w = view["walk"]
+    return {n["name"]: {**n, "grad": w["grads"][n["id"]], "true_grad": w["expected"][n["id"]]}
+            for n in view["graph"]["nodes"]}
 
 
 # ---------------------------------------------------------------------------------------
@@ -122,16 +124,20 @@ def test_walk_preset_matches_the_engine(client, key):
             assert nodes[n.value.label]["data"] == n.value.data
     for name, g in SEED_GRADS.get(key, {}).items():
         assert nodes[name]["grad"] == g
-    # the steps: forward first, then the seed, and the last update of each node is its grad
-    phases = [s["phase"] for s in view["steps"]]
-    assert phases == sorted(phases, key=lambda p: p != "forward")
-    last = {}
-    for s in view["steps"]:
-        for u in s["updates"]:
-            last[u["node"]] = u["after"]
-    for n in view["nodes"]:
-        if n["id"] in last:
-            assert last[n["id"]] == n["grad"]
+    # the steps: forward, then the seed, and the last update of each node is its grad;
+    # the records' texts are the steps' texts
+    w = view["walk"]
+    assert w["backward"][0]["kind"] == "seed" and w["backward"][0]["node"] == w["root"]
+    last = {w["root"]: (1.0, w["backward"][0]["cell"])}
+    for s in w["backward"]:
+        for c in s["contributions"]:
+            last[c["parent"]] = (c["grad_after"], c["cell"])
+    for n in view["graph"]["nodes"]:
+        assert n["grad"] == w["grads"][n["id"]]
+        assert n["cells"][-1] == w["grad_cells"][n["id"]] == last[n["id"]][1]
+        assert last[n["id"]][0] == n["grad"]
+    assert [s["node"] for s in w["forward"]] == [n["id"] for n in view["graph"]["nodes"]
+                                                 if not n["leaf"]]
 
 
 def test_walk_neuron_w1_grad_and_root_value(client):
@@ -143,16 +149,15 @@ def test_walk_neuron_w1_grad_and_root_value(client):
 
 def test_walk_updates_are_upstream_times_local(client):
     view = client.post("/api/walk", json={"preset": "lecture"}).json()
-    edges = {e["id"]: e for e in view["edges"]}
+    edges = {e["id"]: e for e in view["graph"]["edges"]}
     n_updates = 0
-    for s in view["steps"]:
-        for u in s["updates"]:
-            if u["seed"]:
-                continue
+    for s in view["walk"]["backward"]:
+        for u in s["contributions"]:
             n_updates += 1
             assert u["contribution"] == u["upstream"] * u["local"]
-            assert u["after"] == u["before"] + u["contribution"]
+            assert u["grad_after"] == u["grad_before"] + u["contribution"]
             assert edges[u["edge"]]["local"] == u["local"]
+            assert u["edge"] in view["edge_notes"]
     assert n_updates == 6
 
 
@@ -178,14 +183,16 @@ def test_walk_own_expression(client):
 def test_walk_teaching_modes(client):
     sq = client.post("/api/walk", json={"preset": "square", "assign": True}).json()
     assert by_name(sq)["a"]["grad"] == 3.0 and by_name(sq)["a"]["true_grad"] == 6.0
-    assert sq["notes"] and all(u["op"] == "=" for s in sq["steps"] for u in s["updates"])
+    assert not sq["walk"]["ok"] and "wrong: grad[a] = 3, correct 6" in sq["walk"]["notes"]
+    assert all(" = " in u["text"] and "+=" not in u["text"]
+               for s in sq["walk"]["backward"] for u in s["contributions"])
     rec = client.post("/api/walk", json={"expr": "a = 1; b = a + a; c = b + b",
                                          "recursive": True}).json()
     assert by_name(rec)["a"]["grad"] == 8.0 and by_name(rec)["a"]["true_grad"] == 4.0
     nz = client.post("/api/walk", json={"preset": "lecture", "no_zero_grad": True}).json()
     assert by_name(nz)["a"]["grad"] == 24.0
     ok = client.post("/api/walk", json={"preset": "square"}).json()
-    assert ok["notes"] == []
+    assert ok["walk"]["ok"] and ok["walk"]["notes"] == ["every grad is correct"]
 
 
 def test_walk_refusals(client):
@@ -198,7 +205,7 @@ def test_walk_refusals(client):
     refused(post({"expr": "a = 1; b = __import__('os')"}), 400)
     refused(post({"expr": "a = 1; b = a.data"}), 400)
     assert "characters" in refused(post({"expr": "a = 1; " * 300}), 422)
-    assert "nodes" in refused(post({"expr": "a = 1; b = " + "+".join(["a"] * 200)}), 400)
+    assert "nodes" in refused(post({"expr": "a = 1; b = " + "+".join(["a"] * 400)}), 400)
     assert "deep" in refused(post({"expr": "a = 1; b = " + "(" * 60 + "a" + ")" * 60}), 400)
     assert "no leaf named" in refused(post({"preset": "square", "values": {"zz": 1}}), 400)
     refused(post({"preset": "square", "values": {"a": "x"}}), 422)
@@ -221,20 +228,21 @@ def test_walk_non_finite_numbers_travel_as_strings(client):
 
 def test_visit_order_diamond(client):
     ids = {n["name"]: n["id"] for n in
-           client.post("/api/walk", json={"preset": "diamond"}).json()["nodes"]}
+           client.post("/api/walk", json={"preset": "diamond"}).json()["graph"]["nodes"]}
     order = lambda names: [ids[n] for n in names]  # noqa: E731
     bad = client.post("/api/walk/order", json={"preset": "diamond",
                                                "order": order("adbc")}).json()
-    assert not bad["ok"] and bad["grads"][ids["a"]] == 0.0
-    assert {x["via"] for x in bad["lost"]} == {ids["b"], ids["c"]}
+    assert not bad["ok"] and bad["walk"]["grads"][ids["a"]] == 0.0
+    assert {x["source"] for x in bad["walk"]["lost"]} == {ids["b"], ids["c"]}
     assert "lost" in bad["message"] and "d -> b -> a" in bad["message"]
     half = client.post("/api/walk/order", json={"preset": "diamond",
                                                 "order": order("dbac")}).json()
-    assert half["grads"][ids["a"]] == 6.0 and [x["via"] for x in half["lost"]] == [ids["c"]]
+    assert half["walk"]["grads"][ids["a"]] == 6.0
+    assert [x["source"] for x in half["walk"]["lost"]] == [ids["c"]]
     good = client.post("/api/walk/order", json={"preset": "diamond",
                                                 "order": order("dbca")}).json()
-    assert good["ok"] and good["grads"][ids["a"]] == 15.0 and good["lost"] == []
-    assert good["true_grads"][ids["a"]] == 15.0
+    assert good["ok"] and good["walk"]["grads"][ids["a"]] == 15.0
+    assert good["walk"]["lost"] == [] and good["walk"]["expected"][ids["a"]] == 15.0
 
 
 def test_visit_order_refusals(client):
@@ -251,7 +259,7 @@ def test_nudge(client):
     r = client.post("/api/walk/nudge", json={"preset": "neuron", "leaf": "w1"}).json()
     assert r["grad"] == pytest.approx(1.0, abs=1e-12)
     assert r["slope"] == pytest.approx(1.0, abs=1e-6) and r["ok"]
-    assert r["difference"] == r["slope"] - r["grad"]
+    assert r["abs_err"] == abs(r["slope"] - r["grad"]) and r["name"] == "w1"
     r = client.post("/api/walk/nudge", json={"preset": "diamond", "leaf": "a", "h": 1e-3,
                                              "values": {"a": 3.0}}).json()
     assert r["slope"] == pytest.approx(6 * 3.0 + 3, abs=1e-6)
@@ -372,7 +380,7 @@ def test_play_session_route_refusals(client):
 
 
 def test_sessions_are_capped_least_recently_used_first():
-    c = TestClient(create_app(max_sessions=2))
+    c = TestClient(create_app(max_sessions=2, evict_after=0))
     a, b = (c.post("/api/play", json=small()).json()["sid"] for _ in range(2))
     c.get(f"/api/play/{a}")                      # a is now the most recently used
     third = c.post("/api/play", json=small()).json()["sid"]
@@ -383,7 +391,8 @@ def test_sessions_are_capped_least_recently_used_first():
 
 def test_session_store_idle_expiry_and_cap():
     now = [0.0]
-    store = SessionStore(max_sessions=3, idle_seconds=10, clock=lambda: now[0])
+    store = SessionStore(max_sessions=3, idle_seconds=10, evict_after=0,
+                         clock=lambda: now[0])
     ids = [store.create(i) for i in range(3)]
     now[0] = 5.0
     assert store.get(ids[0]) == 0
@@ -445,7 +454,7 @@ _FUZZ = []
 
 def _fuzz_client():
     if not _FUZZ:
-        _FUZZ.append(TestClient(create_app(max_sessions=4)))
+        _FUZZ.append(TestClient(create_app(max_sessions=4, evict_after=0)))
     return _FUZZ[0]
 
 
@@ -484,6 +493,12 @@ def test_boundary_is_the_model_on_the_grid():
 # ---------------------------------------------------------------------------------------
 
 
+def _serve_args(*argv):
+    from micrograd.cli import build_parser
+
+    return build_parser().parse_args(["serve", *argv])
+
+
 def test_serve_help_and_bad_port(capsys):
     from micrograd.cli import main
     from micrograd.commands import serve
@@ -491,8 +506,7 @@ def test_serve_help_and_bad_port(capsys):
     with pytest.raises(SystemExit) as e:
         main(["serve", "--help"])
     assert e.value.code == 0 and "--port" in capsys.readouterr().out
-    assert serve.run(SimpleNamespace(host="127.0.0.1", port=70000, open=False,
-                                     log_level="warning")) == 2
+    assert serve.run(_serve_args("--port", "70000")) == 2
     assert "--port" in capsys.readouterr().err
 
 
@@ -503,6 +517,5 @@ def test_serve_reports_a_busy_port(capsys):
         s.bind(("127.0.0.1", 0))
         s.listen(1)
         port = s.getsockname()[1]
-        rc = serve.run(SimpleNamespace(host="127.0.0.1", port=port, open=False,
-                                       log_level="warning"))
+        rc = serve.run(_serve_args("--port", str(port)))
     assert rc == 1 and "cannot bind" in capsys.readouterr().err

@@ -44,8 +44,9 @@ import math
 from numbers import Real
 
 from . import ops as _ops
-from .engine import Value, _topo_order, enable_grad
+from .engine import Value, _contributions, _depends_on, _sweep, _topo_order, enable_grad
 from .engine import _as_float as _number  # a real number as a float (10**400 -> inf)
+from .ops import FLOAT, VALUE
 
 __all__ = [
     "grad", "value_and_grad", "gradients", "backward", "jvp", "jacfwd", "jacrev",
@@ -67,102 +68,37 @@ def _topo(roots):
     return _topo_order(*roots)
 
 
-def _depends_on(topo, inputs):
-    """The nodes of ``topo`` that are one of ``inputs`` or are computed from one."""
-    needed = set(inputs)
-    for v in topo:
-        if v not in needed:
-            for p in v._prev:
-                if p in needed:
-                    needed.add(v)
-                    break
-    return needed
-
-
-def _locals(v, create_graph):
-    """Local derivatives of node ``v``: on floats, or on its input and output Values."""
-    if create_graph:
-        return _ops.local_grads(v._fn, v._prev, v, v._arg)
-    return _ops.local_grads(v._fn, [p.data for p in v._prev], v.data, v._arg)
-
-
-def _scale(d, g):
-    """d * g, skipping the multiplication by an exact float 1.0 (same value, fewer nodes)."""
-    if type(d) is float and d == 1.0:
-        return g
-    return d * g
-
-
 def _reverse(topo, seeds, create_graph, needed=None):
     """Reverse sweep: ``{node: d(seeded outputs)/d node}`` (floats, or Values if graph).
 
     ``seeds`` maps output nodes to their upstream gradients. With ``needed`` given, only
     nodes in it receive gradients (a gradient with respect to some inputs only never
-    builds nodes for constants).
+    builds nodes for constants). The engine's one sweep, run on floats or on Values.
     """
-    grads = dict(seeds)
-    get = grads.get
-    if not create_graph and needed is None:
-        return _reverse_floats(topo, grads)
-    for v in reversed(topo):
-        if v._fn is None:
-            continue
-        g = get(v)
-        if g is None:
-            continue
-        prev = v._prev
-        if needed is not None and not any(p in needed for p in prev):
-            continue
-        for p, d in zip(prev, _locals(v, create_graph)):
-            if needed is not None and p not in needed:
-                continue
-            c = _scale(d, g)
-            old = get(p)
-            grads[p] = c if old is None else old + c
-    return grads
-
-
-def _reverse_floats(topo, grads):
-    """``_reverse`` on floats over every node: the engine's loop, with a dict for grads."""
-    get = grads.get
-    for v in reversed(topo):
-        fn = v._fn
-        if fn is None:
-            continue
-        g = get(v)
-        if g is None:
-            continue
-        prev = v._prev
-        if len(prev) == 2:
-            a, b = prev
-            ds = fn.local(a.data, b.data, v.data)
-        elif v._arg is None:
-            ds = fn.local(prev[0].data, v.data)
-        else:
-            ds = fn.local(prev[0].data, v.data, v._arg)
-        for p, d in zip(prev, ds):
-            old = get(p)
-            grads[p] = d * g if old is None else old + d * g
-    return grads
+    return _sweep(topo, dict(seeds), VALUE if create_graph else FLOAT, needed)
 
 
 def _forward(topo, seeds, create_graph):
-    """Forward sweep: ``{node: tangent}`` given tangents ``seeds`` at some nodes."""
+    """Forward sweep: ``{node: tangent}`` given tangents ``seeds`` at some nodes.
+
+    The same rules as the reverse sweep: for a scalar op each contribution is linear in
+    the upstream gradient, so the tangent of a node is the sum over its inputs of the
+    rule run with that input's tangent as the upstream (``t_out = sum_i d_i t_i``)."""
+    m = VALUE if create_graph else FLOAT
     tans = dict(seeds)
     get = tans.get
     for v in topo:
         if v._fn is None or v in seeds:
             continue
-        ts = [get(p) for p in v._prev]
-        if all(t is None for t in ts):
-            continue
         acc = None
-        for d, t in zip(_locals(v, create_graph), ts):
+        for i, p in enumerate(v._prev):
+            t = get(p)
             if t is None:
                 continue
-            c = _scale(d, t)
+            c = _contributions(v, m, t)[i]
             acc = c if acc is None else acc + c
-        tans[v] = acc
+        if acc is not None:
+            tans[v] = acc
     return tans
 
 
@@ -278,38 +214,7 @@ def backward(root, grad=1.0, create_graph=False):
         raise TypeError(f"backward needs a Value, got {type(root).__name__}")
     if not isinstance(grad, (Value, Real)) or isinstance(grad, bool):
         raise TypeError(f"backward: grad must be a number or a Value, got {type(grad).__name__}")
-    # Phase 1: order the graph.
-    topo = _topo([root])
-    if not create_graph:
-        # Phase 2 (floats): the engine's arithmetic in the engine's order, so the result
-        # is identical: interior grads start at 0, leaves at their current grad.
-        g = {v: (v.grad if v._fn is None else 0.0) for v in topo}
-        g[root] = g[root] + _as_float(grad)
-        for v in reversed(topo):
-            fn = v._fn
-            if fn is None:
-                continue
-            gv = g[v]
-            for p, d in zip(v._prev, _locals(v, False)):
-                g[p] = g[p] + d * gv
-        for v in topo:
-            v.grad = g[v]
-        return None
-    # Phase 2 (graph): the same sweep on Values; then write interior grads, accumulate
-    # into leaves.
-    with enable_grad():
-        g = _reverse(topo, {root: grad}, True)
-        for v in topo:
-            gv = g.get(v, 0.0)
-            if v._fn is not None:
-                v.grad = _as_value(gv)
-            else:
-                old = v.grad
-                if type(old) is float and old == 0.0:
-                    v.grad = _as_value(gv)
-                else:
-                    v.grad = _as_value(old + gv)
-    return None
+    root.backward(grad, create_graph=create_graph)
 
 
 # ---------------------------------------------------------------------------------------
@@ -689,8 +594,8 @@ def _check_ops(topo, eps, atol, rtol):
             continue
         analytic = _ops.local_grads(fn, xs, v.data, v._arg)
 
-        def fwd(ys):
-            return fn.forward(*ys, v._arg) if fn.has_arg else fn.forward(*ys)
+        def fwd(ys, fn=fn, arg=v._arg):
+            return _ops.forward(fn, ys, arg)
 
         y0 = fwd(xs)
         for i, x in enumerate(xs):
@@ -701,8 +606,8 @@ def _check_ops(topo, eps, atol, rtol):
             if not all(math.isfinite(y) for y in (yp, ym, y0)):
                 continue
             num = (yp - ym) / (2 * h)
-            a = float(_ops._data(analytic[i]))
-            entry = {"key": _ops.KEY.get(fn, fn.name), "op": fn.label(v._arg),
+            a = float(analytic[i])
+            entry = {"key": fn.key, "op": fn.label(v._arg),
                      "inputs": tuple(xs), "arg": v._arg, "input": i, "analytic": a,
                      "numerical": num}
             right, left = (yp - y0) / h, (y0 - ym) / h

@@ -19,7 +19,7 @@ import sys
 from . import __version__
 
 #: the commands, in the order ``--help`` lists them
-COMMANDS = ("demo", "train", "graph", "serve")
+COMMANDS = ("demo", "train", "graph", "serve", "notebooks")
 
 
 def build_parser():

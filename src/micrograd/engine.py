@@ -24,24 +24,29 @@ interior node holds the gradient of the most recent backward pass.
 
 from __future__ import annotations
 
+import contextvars
 import math
 from contextlib import contextmanager
 from numbers import Real
 
 from . import ops as _ops
-from .ops import ADD, MUL, POW, POWC
+from .ops import ADD, DIV, FLOAT, MUL, POW, POWC, VALUE
 
 __all__ = ["Value", "no_grad", "enable_grad", "is_grad_enabled", "detect_anomaly",
-           "AnomalyError"]
+           "AnomalyError", "define_op", "apply_op"]
 
 _isfinite = math.isfinite
 
-# Engine modes. One module-level integer keeps the hot path to a single test:
-# bit 1 = gradients disabled (no_grad), bit 2 = anomaly detection on.
-# NOTE: the modes are process-wide, not per thread.
+# Engine modes, one small integer per thread and per async task (a context variable, as
+# PyTorch keeps its grad mode per thread): bit 1 = gradients disabled (no_grad), bit 2 =
+# anomaly detection on. A block entered in one thread never changes another thread.
 _NO_GRAD = 1
 _ANOMALY = 2
-_mode = 0
+_modes = contextvars.ContextVar("micrograd_modes", default=0)
+_mode = _modes.get  # the hot path's one call: _mode() is 0 unless a mode is on
+
+#: draws a Value as SVG for Jupyter; set by the package to the graph views' renderer
+_svg_renderer = None
 
 
 class AnomalyError(FloatingPointError):
@@ -76,11 +81,19 @@ class Value:
     def __init__(self, data, _children=(), _op="", label=""):
         self.data = data if type(data) is float else _as_float(data)
         self.grad = 0.0
+        if label is None:
+            label = ""
+        elif not isinstance(label, str):
+            raise TypeError(f"a Value's label must be a str, got {type(label).__name__}: "
+                            f"{label!r:.60}")
         self.label = label
         self._fn = None  # the Op that made this node (None for a leaf)
         self._arg = None  # the op's constant argument (the n of x**n), if any
         self._prev = _children
-        self._oplabel = _op
+        if self._a is not None:  # built by hand, as the lecture does: a real op node
+            self._fn, self._arg = _op_from_label(_op, self._prev, self.data)
+        elif _op:
+            self._oplabel = _op
 
     @property
     def _prev(self):
@@ -200,14 +213,16 @@ class Value:
             return NotImplemented
         return self * other
 
-    def __truediv__(self, other):  # x / y = x * y**-1
-        if isinstance(other, Value):
-            return self * other**-1
-        if not isinstance(other, Real):
-            return NotImplemented
-        return self * _ops._frecip(_as_float(other))  # x / n = x * (1/n)
+    def __truediv__(self, other):
+        # NOTE: the lecture composes x / y = x * y**-1; a primitive division gives
+        # PyTorch's numbers where that composition rounds differently (1e-300 / 1e-300)
+        if type(other) is not Value:
+            other = _coerce(other)
+            if other is NotImplemented:
+                return other
+        return _make(_ops._fdiv(self.data, other.data), DIV, self, other)
 
-    def __rtruediv__(self, other):  # n / x = n * x**-1
+    def __rtruediv__(self, other):  # n / x = x**-1 * n, as PyTorch computes it
         if not isinstance(other, Real):
             return NotImplemented
         return self**-1 * other
@@ -230,25 +245,29 @@ class Value:
         ``grad += local derivative * upstream grad`` through the graph. Leaf grads
         accumulate across calls, as in PyTorch: zero them between steps.
 
-        With ``create_graph=True`` every ``.grad`` becomes a ``Value`` built from the
-        same op table, so it can be differentiated again (see ``micrograd.autodiff``).
+        With ``create_graph=True`` every ``.grad`` becomes a ``Value`` built by running
+        the op table's rules on the graph's own Values, so it can be differentiated again
+        (see ``micrograd.autodiff``). As in PyTorch, a leaf's ``.grad`` then refers to a
+        graph that refers back to the leaf.
         """
-        if create_graph:
-            from .autodiff import backward as _graph_backward  # autodiff imports engine
-
-            return _graph_backward(self, grad, create_graph=True)
         # Phase 1: order the graph. Iterative depth-first search: every node is placed
         # after all of its inputs, whatever the depth of the graph.
         topo = _topo_order(self)
+        if create_graph:
+            if not isinstance(grad, Value):
+                grad = _as_float(grad, "backward's grad")
+            return _backward_graph(self, topo, grad)
+        if type(grad) is not float:
+            grad = _as_float(grad, "backward's grad")
 
         # Phase 2: the chain rule, from the root back to the leaves. Interior grads start
         # from zero on every pass, so only this pass's contributions flow through them.
+        if _mode() & _ANOMALY:
+            return _backward_checked(self, topo, grad)
         for v in topo:
             if v._fn is not None:
                 v.grad = 0.0
         self.grad += grad
-        if _mode & _ANOMALY:
-            return _backward_checked(topo)
         for v in reversed(topo):
             fn = v._fn
             # NOTE: + and * (nine nodes in ten) are the op table's rules written inline,
@@ -257,8 +276,8 @@ class Value:
                 a = v._a
                 b = v._b
                 g = v.grad
-                a.grad += b.data * g
-                b.grad += a.data * g
+                a.grad += g * b.data
+                b.grad += g * a.data
             elif fn is ADD:  # d(x+y) = dx + dy
                 g = v.grad
                 v._a.grad += g
@@ -270,7 +289,7 @@ class Value:
         """Push this node's grad to its inputs (``grad[p] += local * grad``), one node.
 
         ``backward()`` does this for every node in order; this method exists so that the
-        seeds' hand-written loop (``for v in reversed(order): v._backward()``) works too.
+        lecture's hand-written loop (``for v in reversed(order): v._backward()``) works too.
         """
         if self._fn is not None:
             _push_grad(self)
@@ -287,12 +306,14 @@ class Value:
         return f"Value(data={self.data}, grad={self.grad}{label})"
 
     def _repr_svg_(self):
-        """Jupyter shows a Value as the drawing of its graph (needs micrograd.viz)."""
-        try:
-            from .viz import to_svg
-        except ImportError:  # pragma: no cover - viz ships with the package
-            return None
-        return to_svg(self)
+        """Jupyter shows a Value as the drawing of its graph. The renderer is handed in
+        by the package (``micrograd/__init__.py``), so the engine imports nothing above
+        it."""
+        return None if _svg_renderer is None else _svg_renderer(self)
+
+    def __bool__(self):
+        # as PyTorch's bool(tensor): false only for zero (nan is true)
+        return self.data != 0.0
 
     # Values hash by identity (they are graph nodes, kept in sets and dicts); comparing
     # them with < or == would silently compare numbers and hide the graph, so == stays
@@ -310,10 +331,11 @@ def _make(data, fn, a, b=None, arg=None):
     out.data = data
     out.grad = 0.0
     out.label = ""
-    if _mode:
-        if _mode & _ANOMALY and not _isfinite(data):
+    mode = _mode()
+    if mode:
+        if mode & _ANOMALY and not _isfinite(data):
             _anomaly_forward(fn, a, b, arg, data)
-        if _mode & _NO_GRAD:  # a plain leaf: no inputs, no op
+        if mode & _NO_GRAD:  # a plain leaf: no inputs, no op
             a = b = fn = arg = None
     out._a = a
     out._b = b
@@ -336,42 +358,160 @@ def _coerce(x):
     return NotImplemented
 
 
+# ---------------------------------------------------------------------------------------
+# The chain rule: one rule per op (micrograd.ops), run by every sweep below
+# ---------------------------------------------------------------------------------------
+
+
+def _contributions(v, m, g):
+    """What node ``v`` adds to each of its inputs' grads, for upstream ``g``: the op's
+    rule run in math namespace ``m`` (floats: ``ops.FLOAT``; Values: ``ops.VALUE``)."""
+    fn = v._fn
+    a = v._a
+    b = v._b
+    if m is FLOAT:
+        if b is not None:
+            return fn.grad(m, g, a.data, b.data, v.data)
+        if fn.has_arg:
+            return fn.grad(m, g, a.data, v.data, v._arg)
+        return fn.grad(m, g, a.data, v.data)
+    if b is not None:
+        return fn.grad(m, g, a, b, v)
+    if fn.has_arg:
+        return fn.grad(m, g, a, v, v._arg)
+    return fn.grad(m, g, a, v)
+
+
 def _push_grad(v):
-    """The chain rule at one node: each input's grad += local derivative * v.grad."""
+    """The chain rule at one node, on floats: each input's grad += its contribution."""
     g = v.grad
     a = v._a
     b = v._b
+    fn = v._fn
     if b is not None:
-        da, db = v._fn.local(a.data, b.data, v.data)
-        a.grad += da * g
-        b.grad += db * g
-    elif v._fn.has_arg:
-        a.grad += v._fn.local(a.data, v.data, v._arg)[0] * g
+        da, db = fn.grad(FLOAT, g, a.data, b.data, v.data)
+        a.grad += da
+        b.grad += db
+    elif fn.has_arg:
+        a.grad += fn.grad(FLOAT, g, a.data, v.data, v._arg)[0]
     else:
-        a.grad += v._fn.local(a.data, v.data)[0] * g
+        a.grad += fn.grad(FLOAT, g, a.data, v.data)[0]
 
 
-def _topo_order(*roots):
+def _sweep(topo, grads, m=FLOAT, needed=None, check=None):
+    """The reverse sweep: the chain rule over ``topo`` (inputs before users), backward.
+
+    ``grads`` maps nodes to their gradients so far (the seeds, and any starting values);
+    every contribution is added into it (``old + c``, in the order of ``topo`` reversed)
+    and it is returned. ``m`` is the math namespace the rules run in (floats, or Values
+    for gradients that are graphs). With ``needed``, only nodes in it receive
+    contributions. ``check(v, i, c, g)`` sees every contribution (anomaly detection).
+
+    ``backward()`` (float fast path aside), ``detect_anomaly``, ``create_graph`` and
+    every reverse-mode function of ``micrograd.autodiff`` are this loop.
+    """
+    get = grads.get
+    for v in reversed(topo):
+        if v._fn is None:
+            continue
+        g = get(v)
+        if g is None:
+            continue
+        prev = v._prev
+        if needed is not None and not any(p in needed for p in prev):
+            continue
+        for i, (p, c) in enumerate(zip(prev, _contributions(v, m, g))):
+            if needed is not None and p not in needed:
+                continue
+            if check is not None:
+                check(v, i, c, g)
+            old = get(p)
+            grads[p] = c if old is None else old + c
+    return grads
+
+
+def _backward_checked(root, topo, grad):
+    """``backward()`` under ``detect_anomaly()``: the same sums in the same order as the
+    fast path, every contribution checked for a nan or inf that a finite upstream made."""
+    grads = {v: v.grad for v in topo if v._fn is None}
+    grads[root] = grads.get(root, 0.0) + grad
+    _sweep(topo, grads, FLOAT, check=_anomaly_backward)
+    for v in topo:
+        v.grad = grads.get(v, 0.0)
+
+
+def _backward_graph(root, topo, grad):
+    """``backward(create_graph=True)``: the rules run on Values; interior grads are this
+    pass's gradients, leaf grads accumulate (a zero float grad is replaced, not added to,
+    so no ``0 + g`` node is built)."""
+    with enable_grad():
+        grads = _sweep(topo, {root: grad}, VALUE)
+        for v in topo:
+            g = grads.get(v, 0.0)
+            if v._fn is not None:
+                v.grad = _as_node(g)
+            else:
+                old = v.grad
+                if type(old) is float and old == 0.0:
+                    v.grad = _as_node(g)
+                else:
+                    v.grad = _as_node(old + g)
+
+
+def _as_node(x):
+    return x if isinstance(x, Value) else _coerce(x)
+
+
+def _depends_on(topo, inputs):
+    """The nodes of ``topo`` that are one of ``inputs`` or are computed from one (the one
+    reachability walk: forward from ``inputs`` through ``topo``)."""
+    needed = set(inputs)
+    for v in topo:
+        if v not in needed:
+            for p in v._prev:
+                if p in needed:
+                    needed.add(v)
+                    break
+    return needed
+
+
+def _topo_order(*roots, inputs_of=None):
     """All nodes reachable from ``roots``, each after all of its inputs (a root last
-    among the nodes it reaches).
+    among the nodes it reaches): the one topological sort of the project.
 
     Iterative depth-first search, so any depth works: look at the node on top of the
-    stack; push each input not placed yet (a leaf is placed at once) and come back to
-    the node later; once every input is placed, place the node. Each node is looked at
-    at most twice, and nothing is allocated per node but its place in the list and set.
+    stack; push each input not placed yet and come back to the node later; once every
+    input is placed, place the node. Each node is looked at at most twice. ``inputs_of``
+    gives a node's inputs for graphs that are not Values (the tracer's, the walk's);
+    Values use their two input slots directly (the fast path).
     """
     order = []
     placed = set()
-    place = placed.add
-    append = order.append
+    if inputs_of is None:
+        for root in roots:
+            if root not in placed:
+                _place_values(root, placed, placed.add, order.append)
+        return order
     for root in roots:
-        if root not in placed:
-            _place_from(root, placed, place, append)
+        if root in placed:
+            continue
+        stack = [(root, iter(inputs_of(root)))]
+        while stack:
+            node, it = stack[-1]
+            for p in it:
+                if p not in placed:
+                    stack.append((p, iter(inputs_of(p))))
+                    break
+            else:
+                stack.pop()
+                if node not in placed:
+                    placed.add(node)
+                    order.append(node)
     return order
 
 
-def _place_from(root, placed, place, append):
-    """The depth-first walk of ``_topo_order`` from one root."""
+def _place_values(root, placed, place, append):
+    """The depth-first walk of ``_topo_order`` from one Value."""
     stack = [root]
     while stack:
         v = stack[-1]
@@ -396,6 +536,136 @@ def _place_from(root, placed, place, append):
                 append(v)
 
 
+# ---------------------------------------------------------------------------------------
+# Nodes built by hand, and ops defined by the user
+# ---------------------------------------------------------------------------------------
+
+
+def _op_from_label(label, prev, data):
+    """``(op, arg)`` for a node built by hand, ``Value(data, (a, b), '+')``.
+
+    The label must name an op of the table with that many inputs (``'+'``, ``'*'``,
+    ``'tanh'``, ``'**2'``, a key such as ``'relu'``), and ``data`` must be what that op
+    gives: such a node then backpropagates like any other. Anything else is refused,
+    never drawn as a leaf that silently passes no gradient."""
+    n = len(prev)
+    if not isinstance(label, str) or not label:
+        raise ValueError(
+            "a Value built with inputs needs the op that made it, e.g. "
+            "Value(a.data * b.data, (a, b), '*')")
+    found = None
+    for op in _ops.OPS.values():
+        if op.arity == n and not op.has_arg and label in (op.name, op.key):
+            found, arg = op, None
+            break
+    if found is None and n == 1 and label.startswith("**"):
+        try:
+            arg = float(label[2:])
+        except ValueError:
+            arg = None
+        if arg is not None and math.isfinite(arg):
+            found = POWC
+            arg = int(arg) if arg.is_integer() else arg
+    if found is None:
+        known = sorted({op.name for op in _ops.OPS.values() if op.arity == n} |
+                       ({"**n"} if n == 1 else set()))
+        raise ValueError(
+            f"Value(data, children, op): {label!r} is not an op of {n} input"
+            f"{'s' if n > 1 else ''} (known: {', '.join(known)}). Build nodes with "
+            f"operators and methods (a + b, a.tanh()), or add an op with "
+            f"micrograd.engine.define_op")
+    want = _ops.forward(found, [p.data for p in prev], arg)
+    if not _same_number(want, data):
+        raise ValueError(
+            f"Value({data!r}, children, {label!r}): {label} of the inputs "
+            f"({', '.join(repr(p.data) for p in prev)}) is {want!r}, not {data!r}")
+    return found, arg
+
+
+def _same_number(x, y):
+    if x != x or y != y:
+        return x != x and y != y
+    return x == y or math.isclose(x, y, rel_tol=1e-9, abs_tol=1e-300)
+
+
+def apply_op(op, *inputs, arg=None):
+    """Apply a primitive of the table to Values (plain numbers become constants)."""
+    if not isinstance(op, _ops.Op):
+        raise TypeError(f"apply_op needs an Op, got {type(op).__name__}")
+    if len(inputs) != op.arity:
+        raise TypeError(f"op {op.key!r} takes {op.arity} input{'s' if op.arity > 1 else ''}, "
+                        f"got {len(inputs)}")
+    vs = []
+    for i, x in enumerate(inputs):
+        v = _coerce(x)
+        if v is NotImplemented:
+            raise TypeError(f"op {op.key!r}: input {i} must be a Value or a real number, "
+                            f"got {type(x).__name__}")
+        vs.append(v)
+    if op.has_arg:
+        arg = _as_float(arg, f"op {op.key!r}'s argument") if not isinstance(arg, int) else arg
+    elif arg is not None:
+        raise TypeError(f"op {op.key!r} takes no argument")
+    data = _ops.forward(op, [v.data for v in vs], arg)
+    if type(data) is not float:
+        data = _as_float(data, f"the forward of op {op.key!r}")
+    return _make(data, op, vs[0], vs[1] if len(vs) == 2 else None, arg)
+
+
+def define_op(key, forward, grad, *, arity=1, name=None, formula="", rule="",
+              np_forward=None, method=True, has_arg=False):
+    """Add a primitive op from user code; returns a function that applies it.
+
+    ``forward(*xs[, arg])`` computes the value on floats; ``grad(m, g, *xs, out[, arg])``
+    is its one derivative rule: given the upstream gradient ``g``, return one
+    contribution per input, written with ``+ - *`` and the math namespace ``m``
+    (``m.div``, ``m.exp``, ``m.log``, ``m.where``, ...; see ``micrograd.ops``) so that it
+    runs on floats, on Values (higher order) and on NumPy arrays (the tracer).
+    ``np_forward`` is the NumPy kernel the tracer needs. With ``method=True`` Values get
+    a method of the op's name (``x.cube()``); the expression language and the graph
+    views know the op at once.
+
+        >>> cube = define_op("cube", lambda x: x**3,
+        ...                  lambda m, g, x, out: (g * 3.0 * x * x,),
+        ...                  formula="x**3", rule="d x**3/dx = 3 x**2")
+        >>> x = Value(2.0); y = cube(x); y.backward()
+        >>> y.data, x.grad
+        (8.0, 12.0)
+    """
+    if not isinstance(key, str) or not key.isidentifier() or key.startswith("_"):
+        raise ValueError(f"an op's key must be a public identifier, got {key!r}")
+    meth = key if method is True else (method or None)
+    if meth is not None and meth in vars(Value) and not _is_user_method(meth):
+        raise ValueError(f"Value already has a method {meth!r}: choose another name")
+    op = _ops.register(_ops.Op(
+        key, name or key, arity, forward, grad, has_arg=has_arg,
+        formula=formula or f"{key}({', '.join('xy'[:arity])})", rule=rule,
+        np_forward=np_forward, method=meth), replace=True)
+
+    def apply(*xs, arg=None):
+        return apply_op(op, *xs, arg=arg)
+
+    apply.__name__ = key
+    apply.__doc__ = f"The user-defined op {key!r}: {op.formula}."
+    apply.op = op
+    if meth is not None:
+        def method_(self, *rest, arg=None):
+            return apply_op(op, self, *rest, arg=arg)
+        method_.__name__ = meth
+        method_._user_op = True
+        setattr(Value, meth, method_)
+    return apply
+
+
+def _is_user_method(name):
+    return getattr(vars(Value).get(name), "_user_op", False)
+
+
+# ---------------------------------------------------------------------------------------
+# Anomaly detection
+# ---------------------------------------------------------------------------------------
+
+
 def _describe(fn, prev, arg):
     args = ", ".join(f"{p.label or 'x'}={p.data!r}" for p in prev)
     name = fn.label(arg) if fn is not None else "leaf"
@@ -409,51 +679,42 @@ def _anomaly_forward(fn, a, b, arg, data):
             f"forward: op {_describe(fn, prev, arg)} gave {data!r} from finite inputs")
 
 
-def _backward_checked(topo):
-    """The chain rule as in ``backward``, checking every contribution for nan/inf."""
-    for v in reversed(topo):
-        fn = v._fn
-        if fn is None:
-            continue
-        g = v.grad
+def _anomaly_backward(v, i, c, g):
+    """A contribution that is nan or inf although the upstream grad is finite."""
+    if not _isfinite(c) and _isfinite(g):
         prev = v._prev
-        locals_ = _ops.local_grads(fn, [p.data for p in prev], v.data, v._arg)
-        for i, (p, d) in enumerate(zip(prev, locals_)):
-            contrib = d * g
-            if not _isfinite(contrib) and _isfinite(g):
-                raise AnomalyError(
-                    f"backward: op {_describe(fn, prev, v._arg)} (output {v.data!r}) "
-                    f"gave local derivative {d!r} for input {i} "
-                    f"({prev[i].label or 'x'}), contribution {contrib!r} "
-                    f"from finite upstream grad {g!r}")
-            p.grad += contrib
+        d = _ops.local_grads(v._fn, [p.data for p in prev], v.data, v._arg)[i]
+        raise AnomalyError(
+            f"backward: op {_describe(v._fn, prev, v._arg)} (output {v.data!r}) "
+            f"gave local derivative {d!r} for input {i} ({prev[i].label or 'x'}), "
+            f"contribution {c!r} from finite upstream grad {g!r}")
 
 
 # ---------------------------------------------------------------------------------------
-# Modes
+# Modes (per thread and per async task)
 # ---------------------------------------------------------------------------------------
 
 
 def is_grad_enabled():
-    """True unless inside ``no_grad()``."""
-    return not _mode & _NO_GRAD
+    """True unless inside ``no_grad()`` (in this thread or async task)."""
+    return not _mode() & _NO_GRAD
 
 
 @contextmanager
 def _set_bit(bit, on):
-    global _mode
-    before = _mode
-    _mode = (_mode | bit) if on else (_mode & ~bit)
+    before = _mode()
+    token = _modes.set((before | bit) if on else (before & ~bit))
     try:
         yield
     finally:
-        _mode = before
+        _modes.reset(token)
 
 
 def no_grad():
     """Context manager: operations inside build no graph (results are plain leaves).
 
-    Use it for evaluation and for optimizer updates. Process-wide, not per thread.
+    Use it for evaluation and for optimizer updates. It holds for the current thread
+    (and async task) only, as in PyTorch: another thread keeps building graphs.
     """
     return _set_bit(_NO_GRAD, True)
 
@@ -468,6 +729,6 @@ def detect_anomaly():
 
     In the forward pass the error names the op and its inputs when finite inputs give a
     non-finite output; in the backward pass, when a finite upstream gradient gives a
-    non-finite contribution. Slower; for debugging.
+    non-finite contribution. Slower; for debugging. Per thread, like ``no_grad``.
     """
     return _set_bit(_ANOMALY, True)

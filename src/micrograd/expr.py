@@ -4,7 +4,8 @@
     >>> L = parse("a = 2; b = -3; c = 10; f = -2; e = a*b; d = e + c; L = d*f")
     >>> L.data, L.label
     (-8.0, 'L')
-    >>> o = parse("tanh(x1*w1 + x2*w2 + b)", {"x1": 2, "x2": 0, "w1": -3, "w2": 1, "b": 6.8813735870195432})
+    >>> o = parse("tanh(x1*w1 + x2*w2 + b)",
+    ...           {"x1": 2, "x2": 0, "w1": -3, "w2": 1, "b": 6.8813735870195432})
     >>> round(o.data, 4)
     0.7071
 
@@ -17,7 +18,7 @@ syntax is a whitelist:
 * ``+ - * / **``, unary ``-`` and ``+``, parentheses; ``**`` binds tightest and to the
   right, then unary minus, then ``* /``, then ``+ -`` (``-a**2`` is ``-(a**2)``);
 * the engine's functions, one argument each: tanh exp log relu sigmoid sqrt abs
-  softplus sin cos.
+  softplus sin cos, and any one-input op added with ``micrograd.engine.define_op``.
 
 Names become node labels. The root is the value of the last statement. With
 ``override=True`` the given values edit the leaves (they replace the constants assigned
@@ -34,14 +35,16 @@ import re
 from dataclasses import dataclass, field
 from numbers import Real
 
+from . import ops as _ops
+from .engine import Value, apply_op
+
 MAX_LENGTH = 100_000
 MAX_DEPTH = 100
 MAX_NODES = 5_000
 
-#: the functions of the language: name -> Value method
-FUNCTIONS = {"tanh": "tanh", "exp": "exp", "log": "log", "relu": "relu",
-             "sigmoid": "sigmoid", "sqrt": "sqrt", "abs": "abs", "softplus": "softplus",
-             "sin": "sin", "cos": "cos"}
+#: the functions of the language: name -> op, read live from the op table (an op added
+#: with micrograd.engine.define_op is a function of the language at once)
+FUNCTIONS = _ops.FUNCTIONS
 
 _NUMBER = re.compile(r"(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -149,7 +152,7 @@ def tokenize(text):
 
 
 @dataclass
-class Program:
+class Evaluation:
     """The result of :func:`evaluate`: the ``root`` Value (the last statement), the
     ``names`` bound at the end (name -> Value), and the number of ``nodes`` built."""
 
@@ -164,8 +167,6 @@ _UNARY_BP = 30
 
 class _Parser:
     def __init__(self, text, values, max_depth, max_nodes, override=False):
-        from .engine import Value
-
         self.Value = Value
         self.text = text
         self.toks = tokenize(text)
@@ -286,7 +287,7 @@ class _Parser:
                 self.expect(")", nxt)
                 arg = self.const(arg, t)
                 self.count(1, t)
-                return getattr(arg, FUNCTIONS[t.text])()
+                return apply_op(FUNCTIONS[t.text], arg)
             if t.text in FUNCTIONS:
                 self.error(f"{t.text!r} is a function: write {t.text}(x)", t)
             if t.text in self.env:
@@ -328,7 +329,7 @@ class _Parser:
         if op == "-":
             self.count(3, t)  # a + b * -1
             return a - b
-        self.count(2, t)  # a * b**-1
+        self.count(1, t)  # a primitive division
         return a / b
 
 
@@ -388,7 +389,7 @@ def _check_leaf_names(values, root, env):
 
 def evaluate(text, values=None, *, override=False, max_length=MAX_LENGTH,
              max_depth=MAX_DEPTH, max_nodes=MAX_NODES):
-    """Parse ``text`` and build its graph; returns a :class:`Program`.
+    """Parse ``text`` and build its graph; returns an :class:`Evaluation`.
 
     ``values``: a dict name -> number for names the text uses without assigning.
 
@@ -411,7 +412,7 @@ def evaluate(text, values=None, *, override=False, max_length=MAX_LENGTH,
     root = p.program()
     if override and values:
         _check_leaf_names(values, root, p.env)
-    return Program(root, dict(p.env), p.nodes)
+    return Evaluation(root, dict(p.env), p.nodes)
 
 
 def parse(text, values=None, **limits):
@@ -443,5 +444,5 @@ def parse_values(spec):
     return out
 
 
-__all__ = ["parse", "evaluate", "leaves", "Program", "ExprError", "tokenize", "parse_values",
+__all__ = ["parse", "evaluate", "leaves", "Evaluation", "ExprError", "tokenize", "parse_values",
            "FUNCTIONS", "MAX_LENGTH", "MAX_DEPTH", "MAX_NODES"]

@@ -1,22 +1,43 @@
-"""The table of primitive operations: forward value and local derivatives side by side.
+"""The table of primitive operations: each op's forward kernel and its one derivative rule.
 
 Every op the engine knows is one ``Op`` entry below. An entry gives
 
-* ``forward(*xs[, arg])``: the output value, computed on plain floats, written to follow
-  IEEE float64 like PyTorch (``inf`` on overflow, ``nan`` when invalid, never a Python
+* ``forward(*xs[, arg])``: the output value on plain floats, written to follow IEEE
+  float64 like PyTorch (``inf`` on overflow, ``nan`` when invalid, never a Python
   ``OverflowError`` / ``ZeroDivisionError`` / ``ValueError``);
-* ``local(*xs, out[, arg])``: the local derivatives d out / d x_i, one per input, given
-  the inputs and the op's own output (so ``exp`` reuses ``out``, ``tanh`` is
-  ``1 - out*out``).
+* ``grad(m, g, *xs, out[, arg])``: the op's ONE derivative rule. Given the upstream
+  gradient ``g``, the inputs ``xs`` and the op's own output ``out`` (so ``exp`` reuses
+  ``out`` and ``tanh`` is ``1 - out*out``), it returns one contribution per input: what
+  the chain rule adds to that input's gradient (``g * local derivative``, or a selection
+  such as relu's ``where(x <= 0, 0, g)``);
+* ``formula`` and ``rule``: the text that graph views and the web page show for it.
 
-The derivative rules use only arithmetic and the generic helpers of this module
-(``_pow``, ``_recip``, ``_log``, ``_data``), so the same rule runs on floats (the ordinary
-backward pass), on ``Value`` objects (gradients that are graphs themselves, for higher
-order derivatives) and in forward mode. Composite ops (neg, sub, div, ...) are not in
-the table: ``Value`` builds them from these primitives.
+The rule is written with Python's ``+ - *`` and with the small math namespace ``m``,
+never with ``math`` directly: ``m.div``, ``m.pow``, ``m.powc`` (a constant exponent),
+``m.exp``, ``m.log``, ``m.sin``,
+``m.cos``, ``m.tanh``, ``m.sigmoid``, ``m.sqrt``, ``m.sign``, the comparisons ``m.le``,
+``m.ge``, ``m.eq``, ``m.both`` (and) and the selection ``m.where(cond, a, b)``. That is
+what lets one rule serve every mode:
 
-``arg`` is a constant that is part of the op rather than an input (the ``n`` of ``x**n``);
-only ops with ``has_arg=True`` take it.
+* ``m = FLOAT``: the ordinary backward pass on floats (``Value.backward``);
+* ``m = VALUE``: the rule applied to the graph's own Values builds the gradient as a
+  graph (``backward(create_graph=True)``, ``grad(grad(f))``, ``hessian``);
+* forward mode (``jvp``, ``jacfwd``): for a scalar op the contribution to input ``i`` is
+  linear in ``g``, so the tangent of the output is ``sum_i grad(m, t_i, ...)[i]``;
+* the NumPy tracer (``micrograd.trace``) runs the same rule on whole arrays with its own
+  NumPy namespace.
+
+A selection (``m.where``) is not a multiplication by 0: at a dead relu an upstream
+``inf`` or ``nan`` gives 0, as PyTorch's ``threshold_backward`` does. Where PyTorch
+multiplies (``abs`` is ``g * sign(x)``), so does the rule, and the numbers agree there
+too.
+
+``arg`` is a constant that is part of the op rather than an input (the ``n`` of
+``x**n``); only ops with ``has_arg=True`` take it.
+
+A new primitive is one ``Op`` here (or, from user code, ``micrograd.engine.define_op``),
+which puts it in ``OPS``; every mode, the tracer, the graph views and the expression
+language read it from there.
 """
 
 from __future__ import annotations
@@ -28,17 +49,29 @@ nan = math.nan
 
 
 class Op:
-    """One primitive: its name, number of inputs, forward function and local derivatives."""
+    """One primitive: its key, label, arity, forward kernel and derivative rule.
 
-    __slots__ = ("name", "arity", "forward", "local", "has_arg", "doc")
+    ``key`` names it uniquely (``"tanh"``, ``"powc"``); ``name`` is the label a graph
+    shows (``"+"``, ``"tanh"``, ``"**"``). ``np_forward`` is an optional NumPy kernel for
+    the tracer (the built-in ops have theirs in the tracer; a user-defined op brings its
+    own). ``method`` is the name of the ``Value`` method that applies it, if any.
+    """
 
-    def __init__(self, name, arity, forward, local, has_arg=False, doc=""):
+    __slots__ = ("key", "name", "arity", "forward", "grad", "has_arg", "formula", "rule",
+                 "np_forward", "method")
+
+    def __init__(self, key, name, arity, forward, grad, *, has_arg=False, formula="",
+                 rule="", np_forward=None, method=None):
+        self.key = key
         self.name = name
         self.arity = arity
         self.forward = forward
-        self.local = local
+        self.grad = grad
         self.has_arg = has_arg
-        self.doc = doc
+        self.formula = formula
+        self.rule = rule
+        self.np_forward = np_forward
+        self.method = method
 
     def label(self, arg=None):
         """The short text shown for this op in a graph (``'+'``, ``'tanh'``, ``'**2'``)."""
@@ -47,7 +80,7 @@ class Op:
         return self.name
 
     def __repr__(self):
-        return f"Op({self.name!r}, arity={self.arity})"
+        return f"Op({self.key!r}, arity={self.arity})"
 
 
 def _fmt(x):
@@ -58,7 +91,7 @@ def _fmt(x):
 
 
 # ---------------------------------------------------------------------------------------
-# IEEE-safe scalar helpers. Python's float arithmetic raises where float64 would give
+# IEEE-safe float kernels. Python's float arithmetic raises where float64 would give
 # inf or nan; these give what PyTorch's float64 gives.
 # ---------------------------------------------------------------------------------------
 
@@ -79,6 +112,35 @@ def _fpow(x, n):
         return nan
 
 
+def _fpowc(x, n):
+    """x ** n for a constant n, computed as PyTorch does: its kernel turns the exponents
+    2, 3, 0.5, -0.5, -1, -2 into products, square roots and reciprocals, which differ
+    from C's pow at the edges ((-inf) ** 0.5 is nan, (-0.0) ** 0.5 is -0.0)."""
+    if n == 2:
+        return x * x
+    if n == 3:
+        return x * x * x
+    if n == 0.5:
+        return _fsqrt(x)
+    if n == -0.5:
+        return _fdiv(1.0, _fsqrt(x))
+    if n == -1:
+        return _fdiv(1.0, x)
+    if n == -2:
+        return _fdiv(1.0, x * x)
+    return _fpow(x, n)
+
+
+def _fdiv(x, y):
+    """x / y as IEEE division: 1/0 = inf, -1/0 = -inf, 1/-0.0 = -inf, 0/0 = nan."""
+    try:
+        return x / y
+    except ZeroDivisionError:
+        if x != x or x == 0.0:
+            return nan
+        return math.copysign(inf, x) * math.copysign(1.0, y)
+
+
 def _fexp(x):
     try:
         return math.exp(x)
@@ -94,56 +156,7 @@ def _flog(x):
     return nan  # negative or nan
 
 
-def _frecip(x):
-    if x == 0.0:
-        return math.copysign(inf, x)
-    return 1.0 / x
-
-
-def _data(x):
-    """The float inside a Value, or the number itself (for rules at a kink).
-
-    NOTE: a plain number is tested first: ``numpy.float64`` is a float that also has a
-    ``.data`` attribute (a memoryview), so ``getattr(x, "data", x)`` would be wrong."""
-    if isinstance(x, (float, int)):
-        return x
-    return x.data
-
-
-def _generic(float_fn, value_method):
-    """A helper that applies ``float_fn`` to floats and ``Value.<value_method>`` to Values."""
-
-    def fn(x, *rest):
-        if isinstance(x, float):
-            return float_fn(x, *rest)
-        if isinstance(x, int) and not isinstance(x, bool):
-            return float_fn(float(x), *rest)
-        return getattr(x, value_method)(*rest)
-
-    fn.__name__ = value_method
-    return fn
-
-
-_pow = _generic(_fpow, "__pow__")  # x ** n
-_log = _generic(_flog, "log")  # log x
-_sin = _generic(lambda x: _fsin(x), "sin")
-_cos = _generic(lambda x: _fcos(x), "cos")
-_sigmoid_generic = _generic(lambda x: _sigmoid(x), "sigmoid")
-
-
-def _recip(x):
-    """1 / x on a float (IEEE: 1/0 = inf) or on a Value (as x ** -1)."""
-    if isinstance(x, (float, int)):
-        return _frecip(float(x))
-    return x**-1
-
-
-# ---------------------------------------------------------------------------------------
-# Stable forward functions.
-# ---------------------------------------------------------------------------------------
-
-
-def _sigmoid(x):
+def _fsigmoid(x):
     # branch on sign: exp only ever sees a non-positive number, so it never overflows
     if x >= 0.0:
         return 1.0 / (1.0 + math.exp(-x))
@@ -151,7 +164,7 @@ def _sigmoid(x):
     return e / (1.0 + e)
 
 
-def _softplus(x):
+def _fsoftplus(x):
     # log(1 + e^x) = max(x, 0) + log1p(e^-|x|)
     if x != x:
         return x
@@ -164,25 +177,18 @@ def _fsqrt(x):
     return nan
 
 
-def _relu_fwd(x):
-    if x != x:
-        return x
-    return x if x > 0.0 else 0.0
+def _frelu(x):
+    # max(x, 0) as torch's clamp: relu(nan) = nan and relu(-0.0) = -0.0
+    return x if (x >= 0.0 or x != x) else 0.0
 
 
-def _sign(x):
-    """sign with sign(0) = 0 (torch.sign); nan stays nan."""
-    x = _data(x)
+def _fsign(x):
+    """sign as torch.sign: -1, 0 or 1; sign(+-0) = 0 and sign(nan) = 0."""
     if x > 0.0:
         return 1.0
     if x < 0.0:
         return -1.0
-    return x * 0.0  # 0.0 for +-0, nan for nan
-
-
-def _step(x):
-    """d relu / dx: 1 where x > 0, else 0 (relu'(0) = 0, as JAX and PyTorch)."""
-    return 1.0 if _data(x) > 0.0 else 0.0
+    return 0.0
 
 
 def _fsin(x):
@@ -193,85 +199,283 @@ def _fcos(x):
     return math.cos(x) if math.isfinite(x) else nan
 
 
-def _pow_local_exponent(a, b, out):
-    """d (a**b) / db = a**b * log(a); 0 where a == 0 and b >= 0 (torch's convention)."""
-    if _data(a) == 0.0 and _data(b) >= 0.0:
-        return 0.0
-    return out * _log(a)
+# ---------------------------------------------------------------------------------------
+# The math namespaces the rules are written in. Each has the same methods; a backend
+# (floats, Values, NumPy arrays) is one namespace. Comparisons look at numbers only, so
+# on Values they read ``.data``: a selection is made on the value, never differentiated.
+# ---------------------------------------------------------------------------------------
 
 
-def _pow_local_base(a, n):
-    """d (a**n) / da = n * a**(n-1); 0 where n == 0 (torch's convention, so 0**0 has 0)."""
-    if _data(n) == 0.0:
-        return 0.0
-    return n * _pow(a, n - 1)
+def _num(x):
+    """The number inside a Value, or the number itself.
+
+    NOTE: a plain number is tested first: ``numpy.float64`` is a float that also has a
+    ``.data`` attribute (a memoryview), so ``getattr(x, "data", x)`` would be wrong."""
+    if isinstance(x, (float, int)):
+        return x
+    return x.data
+
+
+class FloatMath:
+    """Rules on plain floats: the ordinary backward pass."""
+
+    div = staticmethod(_fdiv)
+    log = staticmethod(_flog)
+    exp = staticmethod(_fexp)
+    sin = staticmethod(_fsin)
+    cos = staticmethod(_fcos)
+    sigmoid = staticmethod(_fsigmoid)
+    tanh = staticmethod(math.tanh)
+    sqrt = staticmethod(_fsqrt)
+    pow = staticmethod(_fpow)
+    powc = staticmethod(_fpowc)
+    sign = staticmethod(_fsign)
+
+    @staticmethod
+    def where(cond, a, b):
+        return a if cond else b
+
+    @staticmethod
+    def le(x, y):
+        return x <= y
+
+    @staticmethod
+    def ge(x, y):
+        return x >= y
+
+    @staticmethod
+    def eq(x, y):
+        return x == y
+
+    @staticmethod
+    def both(p, q):
+        return p and q
+
+
+def _value_unary(name, float_fn):
+    """``float_fn`` on a plain number, ``x.<name>()`` on a Value."""
+
+    def apply(x):
+        return float_fn(float(x)) if isinstance(x, (float, int)) else getattr(x, name)()
+
+    apply.__name__ = name
+    return staticmethod(apply)
+
+
+class ValueMath(FloatMath):
+    """Rules on Values (duck-typed: anything with the engine's methods): gradients that
+    are graphs themselves, for higher-order derivatives. A constant (a float) stays a
+    float, so constants build no nodes they do not need."""
+
+    log = _value_unary("log", _flog)
+    exp = _value_unary("exp", _fexp)
+    sin = _value_unary("sin", _fsin)
+    cos = _value_unary("cos", _fcos)
+    sigmoid = _value_unary("sigmoid", _fsigmoid)
+    tanh = _value_unary("tanh", math.tanh)
+    sqrt = _value_unary("sqrt", _fsqrt)
+
+    @staticmethod
+    def div(x, y):
+        if isinstance(x, (float, int)) and isinstance(y, (float, int)):
+            return _fdiv(float(x), float(y))
+        if isinstance(x, (float, int)):
+            return y.__rtruediv__(x)
+        return x / y
+
+    @staticmethod
+    def pow(x, n):
+        if isinstance(x, (float, int)) and isinstance(n, (float, int)):
+            return _fpow(float(x), n)
+        if isinstance(x, (float, int)):
+            return n.__rpow__(x)
+        return x**n
+
+    @staticmethod
+    def powc(x, n):
+        if isinstance(x, (float, int)):
+            return _fpowc(float(x), n)
+        return x**n
+
+    @staticmethod
+    def sign(x):
+        return _fsign(_num(x))  # piecewise constant: its derivative is 0
+
+    @staticmethod
+    def le(x, y):
+        return _num(x) <= _num(y)
+
+    @staticmethod
+    def ge(x, y):
+        return _num(x) >= _num(y)
+
+    @staticmethod
+    def eq(x, y):
+        return _num(x) == _num(y)
+
+
+FLOAT = FloatMath()
+VALUE = ValueMath()
 
 
 # ---------------------------------------------------------------------------------------
-# THE TABLE. name, arity, forward(inputs), local derivatives(inputs, out)
+# THE TABLE. key, label, arity, forward kernel, derivative rule (upstream g -> one
+# contribution per input). Each rule is written the way PyTorch's derivative table
+# writes it, so the numbers agree at the edges too.
 # ---------------------------------------------------------------------------------------
 
 # ---- binary ----
-ADD = Op("+", 2, lambda x, y: x + y,
-         lambda x, y, out: (1.0, 1.0),                        # d(x+y) = dx + dy
-         doc="x + y")
-MUL = Op("*", 2, lambda x, y: x * y,
-         lambda x, y, out: (y, x),                            # d(xy) = y dx + x dy
-         doc="x * y")
-POW = Op("**", 2, _fpow,
-         lambda x, y, out: (_pow_local_base(x, y),            # d/dx x^y = y x^(y-1)
-                            _pow_local_exponent(x, y, out)),  # d/dy x^y = x^y log x
-         doc="x ** y, both inputs Values")
+ADD = Op("add", "+", 2, lambda x, y: x + y,
+         lambda m, g, x, y, out: (g, g),                              # d(x+y) = dx + dy
+         formula="x + y", method="__add__",
+         rule="addition copies the upstream grad: d(x + y)/dx = d(x + y)/dy = 1")
+MUL = Op("mul", "*", 2, lambda x, y: x * y,
+         lambda m, g, x, y, out: (g * y, g * x),                      # d(xy) = y dx + x dy
+         formula="x * y", method="__mul__",
+         rule="multiplication swaps: d(x*y)/dx = y, d(x*y)/dy = x")
+DIV = Op("div", "/", 2, _fdiv,
+         lambda m, g, x, y, out: (m.div(g, y),                        # d(x/y)/dx = 1/y
+                                  -g * m.div(m.div(x, y), y)),        # d(x/y)/dy = -x/y^2
+         formula="x / y", method="__truediv__",
+         rule="d(x/y)/dx = 1/y, d(x/y)/dy = -x/y**2")
+POW = Op("pow", "**", 2, _fpow,
+         # NOTE: d/dx is 0 where y == 0 (a selection: 0**0 has slope 0); d/dy is
+         # x^y log x, taken as 0 where x == 0 and y >= 0 (torch's convention)
+         lambda m, g, x, y, out: (
+             m.where(m.eq(y, 0.0), 0.0, g * (y * m.pow(x, y - 1.0))),  # y x^(y-1)
+             g * m.where(m.both(m.eq(x, 0.0), m.ge(y, 0.0)), 0.0, out * m.log(x))),
+         formula="x ** y", method="__pow__",
+         rule="d(x**y)/dx = y*x**(y-1), d(x**y)/dy = x**y * log(x)")
 
 # ---- unary with a constant ----
-POWC = Op("**", 1, _fpow,
-          lambda x, out, n: (_pow_local_base(x, n),),         # d/dx x^n = n x^(n-1)
-          has_arg=True, doc="x ** n for a constant number n")
+POWC = Op("powc", "**", 1, _fpowc,
+          # NOTE: x**0 has slope 0 everywhere, 0**0 included (a selection, as torch)
+          lambda m, g, x, out, n: (
+              m.where(n == 0, 0.0, g * (n * m.powc(x, n - 1))),),      # n x^(n-1)
+          has_arg=True, formula="x ** n", method="__pow__",
+          rule="d(x**n)/dx = n * x**(n-1)")
 
 # ---- unary ----
-EXP = Op("exp", 1, _fexp,
-         lambda x, out: (out,),                               # d e^x = e^x
-         doc="e ** x")
-LOG = Op("log", 1, _flog,
-         lambda x, out: (_recip(x),),                         # d log x = 1/x
-         doc="natural log; log(0) = -inf, log(x<0) = nan")
-TANH = Op("tanh", 1, math.tanh,
-          lambda x, out: (1.0 - out * out,),                  # d tanh = 1 - tanh^2
-          doc="tanh, stable for any input")
-SIGMOID = Op("sigmoid", 1, _sigmoid,
-             lambda x, out: (out * (1.0 - out),),             # d s = s (1 - s)
-             doc="1 / (1 + e^-x), stable for any input")
-RELU = Op("ReLU", 1, _relu_fwd,
-          lambda x, out: (_step(x),),                         # NOTE: relu'(0) = 0
-          doc="max(x, 0); derivative 1 for x > 0 and 0 for x <= 0")
-ABS = Op("abs", 1, abs,
-         lambda x, out: (_sign(x),),                          # NOTE: abs'(0) = 0 (torch.sgn)
-         doc="|x|; derivative sign(x), 0 at 0")
-SQRT = Op("sqrt", 1, _fsqrt,
-          lambda x, out: (0.5 * _recip(out),),                # d sqrt x = 1 / (2 sqrt x)
-          doc="square root; sqrt(x<0) = nan, derivative inf at 0")
-SOFTPLUS = Op("softplus", 1, _softplus,
-              lambda x, out: (_sigmoid_generic(x),),          # d log(1+e^x) = sigmoid(x)
-              doc="log(1 + e^x), stable for any input")
-SIN = Op("sin", 1, _fsin,
-         lambda x, out: (_cos(x),),                           # d sin = cos
-         doc="sine")
-COS = Op("cos", 1, _fcos,
-         lambda x, out: (-_sin(x),),                          # d cos = -sin
-         doc="cosine")
+EXP = Op("exp", "exp", 1, _fexp,
+         lambda m, g, x, out: (g * out,),                             # d e^x = e^x
+         formula="exp(x)", method="exp", rule="d exp(x)/dx = exp(x) = out")
+LOG = Op("log", "log", 1, _flog,
+         lambda m, g, x, out: (m.div(g, x),),                         # d log x = 1/x
+         formula="log(x)", method="log", rule="d log(x)/dx = 1/x")
+TANH = Op("tanh", "tanh", 1, math.tanh,
+          lambda m, g, x, out: (g * (1.0 - out * out),),              # d tanh = 1 - tanh^2
+          formula="tanh(x)", method="tanh",
+          rule="d tanh(x)/dx = 1 - tanh(x)**2 = 1 - out**2")
+SIGMOID = Op("sigmoid", "sigmoid", 1, _fsigmoid,
+             lambda m, g, x, out: (g * (1.0 - out) * out,),           # d s = s (1 - s)
+             formula="sigmoid(x)", method="sigmoid",
+             rule="d sigmoid(x)/dx = out * (1 - out)")
+RELU = Op("relu", "ReLU", 1, _frelu,
+          # NOTE: relu'(0) = 0, and a selection: a dead unit passes no inf or nan back
+          lambda m, g, x, out: (m.where(m.le(x, 0.0), 0.0, g),),
+          formula="relu(x)", method="relu", rule="d relu(x)/dx = 1 if x > 0 else 0")
+ABS = Op("abs", "abs", 1, abs,
+         lambda m, g, x, out: (g * m.sign(x),),                       # NOTE: abs'(0) = 0
+         formula="|x|", method="abs", rule="d |x|/dx = sign(x), 0 at 0")
+SQRT = Op("sqrt", "sqrt", 1, _fsqrt,
+          lambda m, g, x, out: (m.div(g, 2.0 * out),),                # 1 / (2 sqrt x)
+          formula="sqrt(x)", method="sqrt", rule="d sqrt(x)/dx = 1 / (2 sqrt(x))")
+SOFTPLUS = Op("softplus", "softplus", 1, _fsoftplus,
+              lambda m, g, x, out: (g * m.sigmoid(x),),               # d log(1+e^x) = s(x)
+              formula="softplus(x)", method="softplus",
+              rule="d softplus(x)/dx = sigmoid(x)")
+SIN = Op("sin", "sin", 1, _fsin,
+         lambda m, g, x, out: (g * m.cos(x),),                        # d sin = cos
+         formula="sin(x)", method="sin", rule="d sin(x)/dx = cos(x)")
+COS = Op("cos", "cos", 1, _fcos,
+         lambda m, g, x, out: (g * -m.sin(x),),                       # d cos = -sin
+         formula="cos(x)", method="cos", rule="d cos(x)/dx = -sin(x)")
 
-#: every primitive by a unique key (the key is what tests and other backends index by)
-OPS = {
-    "add": ADD, "mul": MUL, "pow": POW, "powc": POWC,
-    "exp": EXP, "log": LOG, "tanh": TANH, "sigmoid": SIGMOID, "relu": RELU,
-    "abs": ABS, "sqrt": SQRT, "softplus": SOFTPLUS, "sin": SIN, "cos": COS,
-}
+#: every primitive by its key; ``register`` adds user-defined ones
+OPS = {op.key: op for op in (ADD, MUL, DIV, POW, POWC, EXP, LOG, TANH, SIGMOID, RELU, ABS,
+                             SQRT, SOFTPLUS, SIN, COS)}
 
-KEY = {op: key for key, op in OPS.items()}
+def unary_functions():
+    """``{name: op}``: the functions of one input that a Value has as methods
+    (``x.tanh()``). The expression language, the CLI and the page offer exactly these."""
+    return {op.method or op.key: op for op in OPS.values()
+            if op.arity == 1 and not op.has_arg and not (op.method or "").startswith("_")}
 
 
-def local_grads(op, xs, out, arg=None):
-    """The tuple of local derivatives of ``op`` at inputs ``xs`` (floats or Values)."""
+class _Functions:
+    """A live read-only view of ``unary_functions()``: ops defined later appear in it."""
+
+    def __getitem__(self, name):
+        return unary_functions()[name]
+
+    def __contains__(self, name):
+        return name in unary_functions()
+
+    def __iter__(self):
+        return iter(unary_functions())
+
+    def __len__(self):
+        return len(unary_functions())
+
+    def keys(self):
+        return unary_functions().keys()
+
+    def __repr__(self):
+        return f"FUNCTIONS({', '.join(unary_functions())})"
+
+
+#: the functions of one input, by name, always up to date with the table
+FUNCTIONS = _Functions()
+
+
+def register(op, replace=False):
+    """Add ``op`` to the table (``micrograd.engine.define_op`` is the friendly way)."""
+    if not isinstance(op, Op):
+        raise TypeError(f"register needs an Op, got {type(op).__name__}")
+    if not isinstance(op.key, str) or not op.key.isidentifier():
+        raise ValueError(f"an op's key must be an identifier, got {op.key!r}")
+    if op.arity not in (1, 2):
+        raise ValueError(f"op {op.key!r}: arity must be 1 or 2, got {op.arity!r}")
+    if op.has_arg and op.arity != 1:
+        raise ValueError(f"op {op.key!r}: only a one-input op can take a constant argument")
+    if not callable(op.forward) or not callable(op.grad):
+        raise TypeError(f"op {op.key!r}: forward and grad must be callables")
+    old = OPS.get(op.key)
+    if old is not None and not replace:
+        raise ValueError(f"an op named {op.key!r} exists already (replace=True to replace "
+                         f"a user-defined one)")
+    if old is not None and old in _BUILTIN:
+        raise ValueError(f"{op.key!r} is a built-in op and cannot be replaced")
+    OPS[op.key] = op
+    return op
+
+
+#: the built-in primitives (``OPS`` also holds the user-defined ones)
+BUILTIN = dict(OPS)
+_BUILTIN = frozenset(BUILTIN.values())
+
+
+def contributions(op, m, g, xs, out, arg=None):
+    """The rule of ``op``: one contribution per input, for upstream gradient ``g``."""
     if op.has_arg:
-        return op.local(*xs, out, arg)
-    return op.local(*xs, out)
+        return op.grad(m, g, *xs, out, arg)
+    return op.grad(m, g, *xs, out)
+
+
+def local_grads(op, xs, out, arg=None, m=None):
+    """The local derivatives d out / d x_i: the rule with an upstream gradient of 1.
+
+    On floats they are numbers; given the graph's Values (``out`` a Value) they are
+    nodes of a new graph. What graph views and the walk show on an edge. (Under a
+    selection this is 0 or 1; the backward pass itself always runs the rule with the
+    real upstream gradient.)"""
+    if m is None:
+        m = FLOAT if isinstance(out, (float, int)) else VALUE
+    return contributions(op, m, 1.0, xs, out, arg)
+
+
+def forward(op, xs, arg=None):
+    """The float value of ``op`` at inputs ``xs``."""
+    if op.has_arg:
+        return op.forward(*xs, arg)
+    return op.forward(*xs)

@@ -83,8 +83,8 @@ import numpy as np
 from . import ops as _ops
 from .engine import Value, _topo_order, enable_grad, no_grad
 
-__all__ = ["trace", "trace_loss", "Program", "BatchLoss", "TraceError", "NP_OPS",
-           "np_forward", "np_local", "clear_cache"]
+__all__ = ["trace", "trace_loss", "Program", "BatchLoss", "TraceError", "NP_FORWARD", "NUMPY",
+           "np_forward", "np_contributions", "clear_cache"]
 
 
 class TraceError(ValueError):
@@ -116,23 +116,8 @@ def _np_pow(x, y):
     return r
 
 
-def _np_pow_base(x, n, out=None):
-    # d x^n / dx = n x^(n-1); 0 where n == 0 (torch's convention)
-    return np.where(n == 0.0, 0.0, n * _np_pow(x, n - 1.0))
-
-
-def _np_pow_exponent(x, y, out):
-    # d x^y / dy = x^y log x; 0 where x == 0 and y >= 0 (torch's convention)
-    return np.where((x == 0.0) & (y >= 0.0), 0.0, out * np.log(x))
-
-
 def _np_relu(x):
-    return np.maximum(x, 0.0)  # nan stays nan, like the eager op
-
-
-def _np_sign(x):
-    # sign with sign(0) = 0 and nan -> nan (the eager rule: x * 0.0 at zero and nan)
-    return np.where(x > 0.0, 1.0, np.where(x < 0.0, -1.0, x * 0.0))
+    return np.where((x >= 0.0) | (x != x), x, 0.0)  # relu(nan) = nan, relu(-0.0) = -0.0
 
 
 def _np_sqrt(x):
@@ -144,66 +129,85 @@ def _np_softplus(x):
     return np.maximum(x, 0.0) + np.log1p(np.exp(-np.abs(x)))
 
 
-class NpOp:
-    """One op of the NumPy backend: ``forward(*xs[, arg])``, ``local(*xs, out[, arg])``."""
+def _np_powc(x, n):
+    # x ** n for a constant n with PyTorch's special exponents (see ops._fpowc)
+    if n == 2:
+        return x * x
+    if n == 3:
+        return x * x * x
+    if n == 0.5:
+        return _np_sqrt(x)
+    if n == -0.5:
+        return 1.0 / _np_sqrt(x)
+    if n == -1:
+        return 1.0 / x
+    if n == -2:
+        return 1.0 / (x * x)
+    return _np_pow(x, np.float64(n))
 
-    __slots__ = ("key", "forward", "local", "has_arg")
 
-    def __init__(self, key, forward, local):
-        self.key = key
-        self.forward = forward
-        self.local = local
-        self.has_arg = _ops.OPS[key].has_arg
+class NumpyMath:
+    """The op table's math namespace on NumPy arrays: the tracer runs each op's one
+    derivative rule (``micrograd.ops``) with it, on a whole batch at once."""
 
-    def __repr__(self):
-        return f"NpOp({self.key!r})"
+    div = staticmethod(np.divide)
+    log = staticmethod(np.log)
+    exp = staticmethod(np.exp)
+    sin = staticmethod(np.sin)
+    cos = staticmethod(np.cos)
+    sigmoid = staticmethod(_np_sigmoid)
+    tanh = staticmethod(np.tanh)
+    sqrt = staticmethod(_np_sqrt)
+    where = staticmethod(np.where)
+    le = staticmethod(np.less_equal)
+    ge = staticmethod(np.greater_equal)
+    eq = staticmethod(np.equal)
+    both = staticmethod(np.logical_and)
+
+    @staticmethod
+    def pow(x, n):
+        return _np_pow(x, n)
+
+    powc = staticmethod(_np_powc)
+
+    @staticmethod
+    def sign(x):
+        return np.where(x > 0.0, 1.0, np.where(x < 0.0, -1.0, 0.0))  # torch.sign: nan -> 0
 
 
-#: op key -> NpOp, one entry for every key of micrograd.ops.OPS (a test checks that)
-NP_OPS = {
-    # ---- binary ----
-    "add": NpOp("add", lambda x, y: x + y,
-                lambda x, y, out: (1.0, 1.0)),
-    "mul": NpOp("mul", lambda x, y: x * y,
-                lambda x, y, out: (y, x)),
-    "pow": NpOp("pow", _np_pow,
-                lambda x, y, out: (_np_pow_base(x, y), _np_pow_exponent(x, y, out))),
-    # ---- unary with a constant ----
-    "powc": NpOp("powc", lambda x, n: _np_pow(x, np.float64(n)),
-                 lambda x, out, n: (_np_pow_base(x, np.float64(n)),)),
-    # ---- unary ----
-    "exp": NpOp("exp", np.exp, lambda x, out: (out,)),
-    "log": NpOp("log", np.log, lambda x, out: (1.0 / x,)),
-    "tanh": NpOp("tanh", np.tanh, lambda x, out: (1.0 - out * out,)),
-    "sigmoid": NpOp("sigmoid", _np_sigmoid, lambda x, out: (out * (1.0 - out),)),
-    "relu": NpOp("relu", _np_relu, lambda x, out: (x > 0.0,)),  # NOTE: relu'(0) = 0
-    "abs": NpOp("abs", np.abs, lambda x, out: (_np_sign(x),)),
-    "sqrt": NpOp("sqrt", _np_sqrt, lambda x, out: (0.5 / out,)),
-    "softplus": NpOp("softplus", _np_softplus, lambda x, out: (_np_sigmoid(x),)),
-    "sin": NpOp("sin", np.sin, lambda x, out: (np.cos(x),)),
-    "cos": NpOp("cos", np.cos, lambda x, out: (-np.sin(x),)),
+NUMPY = NumpyMath()
+
+#: op key -> NumPy forward kernel (the float kernels' twins; the calculus is the table's)
+NP_FORWARD = {
+    "add": np.add, "mul": np.multiply, "div": np.divide, "pow": _np_pow,
+    "powc": _np_powc,
+    "exp": np.exp, "log": np.log, "tanh": np.tanh, "sigmoid": _np_sigmoid,
+    "relu": _np_relu, "abs": np.abs, "sqrt": _np_sqrt, "softplus": _np_softplus,
+    "sin": np.sin, "cos": np.cos,
 }
 
 
-def _np_op(key):
-    try:
-        return NP_OPS[key]
-    except KeyError:
-        raise NotImplementedError(
-            f"op {key!r} of micrograd.ops has no NumPy rule in micrograd.trace.NP_OPS; "
-            f"add one there") from None
+def _np_kernel(key):
+    fn = NP_FORWARD.get(key)
+    if fn is None:
+        op = _ops.OPS.get(key)
+        fn = op.np_forward if op is not None else None
+    if fn is None:
+        raise TraceError(
+            f"op {key!r} has no NumPy forward: give np_forward= to define_op (or add it "
+            f"to micrograd.trace.NP_FORWARD) to trace it")
+    return fn
 
 
 def np_forward(key, xs, arg=None):
     """The op's output on arrays ``xs`` (a tuple, one array per input)."""
-    op = _np_op(key)
-    return op.forward(*xs, arg) if op.has_arg else op.forward(*xs)
+    fn = _np_kernel(key)
+    return fn(*xs, arg) if _ops.OPS[key].has_arg else fn(*xs)
 
 
-def np_local(key, xs, out, arg=None):
-    """The op's local derivatives on arrays, one per input (scalars broadcast)."""
-    op = _np_op(key)
-    return op.local(*xs, out, arg) if op.has_arg else op.local(*xs, out)
+def np_contributions(key, g, xs, out, arg=None):
+    """The op's rule on arrays: what it adds to each input's grad, for upstream ``g``."""
+    return _ops.contributions(_ops.OPS[key], NUMPY, g, xs, out, arg)
 
 
 # =======================================================================================
@@ -350,10 +354,11 @@ def _record(fn, sample, names):
             struct.append(("leaf",))
             leaves[i] = v
         else:
-            key = _ops.KEY.get(v._fn)
+            key = v._fn.key if _ops.OPS.get(v._fn.key) is v._fn else None
             if key is None:
                 raise TraceError(f"node {v!r} was made by {v._fn!r}, which is not in the "
                                  f"op table micrograd.ops.OPS")
+            _np_kernel(key)  # an op without a NumPy forward is refused here, by name
             struct.append((key, v._arg, tuple(pos[id(p)] for p in v._prev)))
     out_pos = tuple(pos[id(v)] for v in outs)
     return struct, leaves, out_pos, single, tuple(widths), tuple(scalars)
@@ -639,7 +644,7 @@ class Program:
         const_rows, const_vals = [], []
         # parameters read as rows (not through a dense layer): one block, in param order
         prow = sorted((nodes[i][1], i) for i in order if live[i] and nodes[i][0] == "param")
-        for j, i in prow:
+        for _, i in prow:
             row[i] = nrow
             nrow += 1
         self._prow = slice(self.n_inputs, nrow)
@@ -792,10 +797,10 @@ class Program:
         for st, sv in zip(reversed(self._steps), reversed(saved)):
             g = G[st.s:st.e]
             if st.kind == "op":
-                locs = np_local(st.key, sv, V[st.s:st.e], st.arg)
-                for ix, loc in zip(st.ins, locs):
+                cs = np_contributions(st.key, g, sv, V[st.s:st.e], st.arg)
+                for ix, c in zip(st.ins, cs):
                     if ix.need:
-                        ix.add(G, loc * g)
+                        ix.add(G, c)
             elif st.kind == "sum":
                 if st.terms.need:
                     st.terms.add(G, g[:, None, :])

@@ -1,4 +1,5 @@
-"""The forward and backward pass as a list of steps, for teaching (seed 003's widget).
+"""The forward and backward pass as a list of steps, for teaching (the lecture's
+walk-it-backward widget).
 
     >>> from micrograd.engine import Value
     >>> from micrograd.walk import walk
@@ -10,9 +11,12 @@
     >>> w.grads["n0"]          # grad[a]
     10.0
 
-Every step is a dataclass with ``to_dict()`` (JSON-ready; the shapes are in
-docs/graphs.md). Node and edge ids are those of ``micrograd.viz.trace`` and of the JSON
-layout, so a page can light up the drawing step by step. The walk never touches the
+Every step is a dataclass; ``micrograd.wire.encode`` (also ``to_dict()``) makes it
+JSON-ready, and the web API sends exactly that (the shapes are in docs/graphs.md). Each
+number that a graph record shows also comes as the record's text (``cell``:
+``'grad 6.0000'``), so a page draws the walk without formatting numbers itself. Node
+and edge ids are those of ``micrograd.viz.trace`` and of the JSON layout, so a page can
+light up the drawing step by step. The walk never touches the
 ``grad`` fields of the Values: it simulates the backward pass on its own table of
 gradients, so one graph can be walked in every mode.
 
@@ -21,13 +25,13 @@ Modes (``walk(root, mode=...)``), each giving the numbers the mistake gives in r
 * ``'correct'``: reverse topological order, ``grad[parent] += upstream * local``;
 * ``'assign'``: ``=`` instead of ``+=``: a reused input keeps only its last contribution
   (``a*a`` at 3 gives grad 3, not 6);
-* ``'recursive'``: micrograd PR 64's recursive backward without a topological sort
+* ``'recursive'``: the recursive backward without a topological sort once proposed for micrograd
   (``self._backward(); for child in self._prev: child.backward()``): a node reached by
   two paths is visited, and pushes its grad, once per path, before its grad is complete
   (``a = 1; b = a + a; c = b + b`` gives grad[a] = 8, not 4);
 * ``'no_zero_grad'``: ``passes`` (default 2) micrograd-style backward passes without
   zeroing: the root is set to 1 each time, every other grad, interior ones too, keeps
-  accumulating (``L = (a*b + c)*f`` of seed 002 gives grad[a] = 24 after two passes:
+  accumulating (the lecture's ``L = (a*b + c)*f`` gives grad[a] = 24 after two passes:
   not 6, and not even the 12 of PyTorch, where only leaves accumulate).
 
 ``walk(root, order=[...])`` walks in a visit order given by the user and reports the
@@ -42,8 +46,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from .viz.graph import fmt, num, trace
+from .viz.graph import fmt, trace
+from .viz.layout import fmt4
 from .viz.render_common import describe_op
+from .wire import encode
 
 MODES = ("correct", "assign", "recursive", "no_zero_grad")
 MAX_VISITS = 10000  # the recursive mode can visit a node once per path: exponential
@@ -51,6 +57,17 @@ MAX_VISITS = 10000  # the recursive mode can visit a node once per path: exponen
 
 class WalkError(ValueError):
     """A visit order or a mode that cannot be walked (unknown name, duplicate, ...)."""
+
+
+def _cell(kind, x):
+    """A record's cell as the drawing shows it: ``'data 2.0000'``, ``'grad 6.0000'``."""
+    return f"{kind} {fmt4(x)}"
+
+
+class _Wire:
+    def to_dict(self):
+        """JSON-ready (``micrograd.wire.encode``): what the web API sends."""
+        return encode(self)
 
 
 def _par(x):
@@ -64,30 +81,24 @@ def _par(x):
 
 
 @dataclass
-class ForwardStep:
+class ForwardStep(_Wire):
     """One op of the forward pass: ``node`` = op(``inputs``) = ``value``."""
 
     step: int
     node: str
     name: str
     op: str
-    inputs: list
-    input_names: list
-    input_values: list
+    inputs: list[str]
+    input_names: list[str]
+    input_values: list[float]
     value: float
     text: str
+    cell: str  # the node's data as its record shows it
     kind: str = "forward"
-
-    def to_dict(self):
-        return {"kind": self.kind, "step": self.step, "node": self.node, "name": self.name,
-                "op": self.op, "inputs": list(self.inputs),
-                "input_names": list(self.input_names),
-                "input_values": [num(x) for x in self.input_values],
-                "value": num(self.value), "text": self.text}
 
 
 @dataclass
-class Contribution:
+class Contribution(_Wire):
     """What one input edge receives at a visit: ``grad[parent] += upstream * local``."""
 
     edge: str
@@ -101,18 +112,15 @@ class Contribution:
     grad_after: float
     lost: bool = False  # the parent had already been visited: this deposit is lost
     text: str = ""
-
-    def to_dict(self):
-        return {"edge": self.edge, "parent": self.parent, "parent_name": self.parent_name,
-                "index": self.index, "local": num(self.local), "upstream": num(self.upstream),
-                "contribution": num(self.contribution),
-                "grad_before": num(self.grad_before), "grad_after": num(self.grad_after),
-                "lost": self.lost, "text": self.text}
+    cell: str = ""  # grad_after as the parent's record shows it
 
 
 @dataclass
-class BackwardStep:
-    """``kind='seed'`` sets the root's grad; ``kind='visit'`` pushes a node's grad."""
+class BackwardStep(_Wire):
+    """``kind='seed'`` sets the root's grad; ``kind='visit'`` pushes a node's grad.
+
+    ``head`` names the visit (``'visit d = e + c'``), ``text`` is the whole sentence with
+    every contribution, ``cell`` the node's grad as its record shows it."""
 
     kind: str
     step: int
@@ -120,19 +128,15 @@ class BackwardStep:
     name: str
     op: str | None
     upstream: float
-    contributions: list = field(default_factory=list)
+    contributions: list[Contribution] = field(default_factory=list)
     text: str = ""
     pass_: int = 1
-
-    def to_dict(self):
-        return {"kind": self.kind, "step": self.step, "pass": self.pass_, "node": self.node,
-                "name": self.name, "op": self.op, "upstream": num(self.upstream),
-                "contributions": [c.to_dict() for c in self.contributions],
-                "text": self.text}
+    head: str = ""
+    cell: str = ""
 
 
 @dataclass
-class Lost:
+class Lost(_Wire):
     """A contribution that never arrived where it should have.
 
     ``reason='late'``: ``source`` deposited ``amount`` into ``node`` after ``node`` had
@@ -151,37 +155,39 @@ class Lost:
     amount: float
     visited_at: int | None
     arrived_at: int | None
-    path: list
+    path: list[str]
     text: str
 
-    def to_dict(self):
-        return {"reason": self.reason, "node": self.node, "name": self.name,
-                "source": self.source, "source_name": self.source_name, "edge": self.edge,
-                "amount": num(self.amount), "visited_at": self.visited_at,
-                "arrived_at": self.arrived_at, "path": list(self.path), "text": self.text}
 
 
 @dataclass
-class Walk:
-    """The whole walk: forward steps, backward steps, resulting and expected grads."""
+class Walk(_Wire):
+    """The whole walk: forward steps, backward steps, resulting and expected grads.
+
+    ``ok`` (every grad equals the correct one), ``notes`` (what went wrong, or 'every
+    grad is correct') and ``grad_cells`` (each final grad as its record shows it) are
+    computed from the others when the walk is made."""
 
     mode: str
     root: str
-    order: list  # ids in visit order (a node can repeat in the recursive mode)
-    forward: list
-    backward: list
-    grads: dict  # id -> the grad this walk ends with (see the module docstring)
-    expected: dict  # id -> the correct grad (reverse topological order, +=)
-    names: dict  # id -> display name
-    lost: list = field(default_factory=list)
-    unvisited: list = field(default_factory=list)
+    order: list[str]  # ids in visit order (a node can repeat in the recursive mode)
+    forward: list[ForwardStep]
+    backward: list[BackwardStep]
+    grads: dict[str, float]  # id -> the grad this walk ends with (module docstring)
+    expected: dict[str, float]  # id -> the correct grad (reverse topological order, +=)
+    names: dict[str, str]  # id -> display name
+    lost: list[Lost] = field(default_factory=list)
+    unvisited: list[str] = field(default_factory=list)
     passes: int = 1
     custom_order: bool = False  # the visit order was given by the user
+    ok: bool = field(init=False)
+    notes: list[str] = field(init=False)
+    grad_cells: dict[str, str] = field(init=False)
 
-    @property
-    def ok(self):
-        """True when every grad equals the correct one (nan equal to nan)."""
-        return all(_same(self.grads[k], self.expected[k]) for k in self.expected)
+    def __post_init__(self):
+        self.ok = all(_same(self.grads[k], self.expected[k]) for k in self.expected)
+        self.notes = self.summary()
+        self.grad_cells = {k: _cell("grad", v) for k, v in self.grads.items()}
 
     def wrong(self):
         """``[(id, got, expected)]`` for every node whose grad is not the correct one."""
@@ -201,16 +207,6 @@ class Walk:
         if not lines:
             lines.append("every grad is correct")
         return lines
-
-    def to_dict(self):
-        return {"mode": self.mode, "root": self.root, "passes": self.passes,
-                "order": list(self.order), "names": dict(self.names),
-                "forward": [s.to_dict() for s in self.forward],
-                "backward": [s.to_dict() for s in self.backward],
-                "grads": {k: num(v) for k, v in self.grads.items()},
-                "expected": {k: num(v) for k, v in self.expected.items()},
-                "lost": [x.to_dict() for x in self.lost],
-                "unvisited": list(self.unvisited), "ok": self.ok, "summary": self.summary()}
 
 
 def _same(a, b):
@@ -322,7 +318,8 @@ def forward_steps(root, _g=None):
             text += f" = {with_values}"
         text += f" = {fmt(n.data)}"
         steps.append(ForwardStep(len(steps), n.id, g.names[n.id], n.op, list(n.inputs),
-                                 in_names, [x.data for x in ins], n.data, text))
+                                 in_names, [x.data for x in ins], n.data, text,
+                                 _cell("data", n.data)))
     return steps
 
 
@@ -361,20 +358,23 @@ def _visit(g, nid, step, grads, visited_at, lost, assign=False, pass_=1):
                 f"{pname} had been visited at step {visited_at[e.src]}: the path "
                 f"{' -> '.join(g.names[p] for p in g.path_to_root(e.src, nid))} is lost"))
         contribs.append(Contribution(e.id, e.src, pname, e.index, e.local, up, c, before,
-                                     after, late and lost is not None, t))
+                                     after, late and lost is not None, t,
+                                     _cell("grad", after)))
         texts.append(t)
     head = f"visit {g.describe(nid)}"
     if nd.leaf:
         text = f"{head}: grad[{g.names[nid]}] = {fmt(up)}"
     else:
         text = f"{head}: " + "; ".join(texts)
-    return BackwardStep("visit", step, nid, g.names[nid], nd.op, up, contribs, text, pass_)
+    return BackwardStep("visit", step, nid, g.names[nid], nd.op, up, contribs, text, pass_,
+                        head, _cell("grad", up))
 
 
 def _seed(g, grads, step, pass_=1):
     grads[g.root] = 1.0
+    text = f"seed: grad[{g.names[g.root]}] = 1"
     return BackwardStep("seed", step, g.root, g.names[g.root], g.by_id[g.root].op, 1.0, [],
-                        f"seed: grad[{g.names[g.root]}] = 1", pass_)
+                        text, pass_, text, _cell("grad", 1.0))
 
 
 def _resolve_order(g, order):
@@ -472,7 +472,7 @@ def walk(root, order=None, mode="correct", passes=None):
 
 
 def format_walk(w, forward=True):
-    """The walk as the terminal bullets of seed 003 (one line per step)."""
+    """The walk as terminal bullets, the lecture's way of writing it (one line a step)."""
     lines = []
     if forward:
         lines.append("forward:")
@@ -492,12 +492,12 @@ def format_walk(w, forward=True):
 
 
 # ---------------------------------------------------------------------------------------
-# Nudge check (seed 002, section 02)
+# Nudge check (the lecture's: move a leaf by h, watch the output)
 # ---------------------------------------------------------------------------------------
 
 
 @dataclass
-class Nudge:
+class Nudge(_Wire):
     """Nudge ``leaf`` by ``h``: the measured slope of the root against its grad."""
 
     leaf: str
@@ -511,12 +511,6 @@ class Nudge:
     abs_err: float
     ok: bool
     text: str
-
-    def to_dict(self):
-        return {"leaf": self.leaf, "name": self.name, "h": self.h, "central": self.central,
-                "f0": num(self.f0), "f1": num(self.f1), "slope": num(self.slope),
-                "grad": num(self.grad), "abs_err": num(self.abs_err), "ok": self.ok,
-                "text": self.text}
 
 
 def replay(root, changes=None, _g=None):
@@ -538,7 +532,7 @@ def replay(root, changes=None, _g=None):
 def nudge(root, leaf, h=1e-4, central=False, tol=None):
     """Nudge one leaf by ``h`` and compare the slope of the root with the leaf's grad.
 
-    ``slope = (f(x+h) - f(x)) / h`` (seed 002's one-sided difference) or, with
+    ``slope = (f(x+h) - f(x)) / h`` (the lecture's one-sided difference) or, with
     ``central=True``, ``(f(x+h) - f(x-h)) / 2h``. ``ok`` when
     ``|slope - grad| <= tol * (1 + |grad|)``, ``tol`` defaulting to ``100*h`` one-sided
     and ``1e-6`` central. The grad is the correct reverse-mode one (the Values' own

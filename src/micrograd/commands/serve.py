@@ -4,6 +4,13 @@
     micrograd serve --port 0        # any free port; the address is printed
     micrograd serve --open          # and open it in the web browser
     micrograd serve --host 0.0.0.0  # reachable from the network (no authentication!)
+    micrograd serve --host 0.0.0.0 --allow-host mybox.local   # and opened by that name
+
+Requests must name this server in their Host header (its address or localhost, with the
+port): a page on another site cannot reach it by pointing a name at it (DNS rebinding).
+A request must arrive complete within --request-timeout seconds, an idle kept-alive
+connection is closed after --keep-alive seconds, and at most --max-connections are
+served at once (more get a 503). The other caps are in docs/web.md.
 
 The page has two parts: the Walk (step a graph forward and backward, node by node) and
 the Playground (train a small network on 2-D data and watch its decision boundary).
@@ -13,8 +20,8 @@ draws. Needs the ``serve`` extra: ``pip install 'micrograd[serve]'``.
 
 from __future__ import annotations
 
+import os
 import sys
-
 
 #: optional packages this command needs (checked by micrograd.cli before it runs)
 REQUIRES = ("fastapi", "uvicorn", "pydantic", "numpy")
@@ -30,6 +37,16 @@ def add_parser(subparsers):
                    help="port to bind (default 8000; 0 picks a free port)")
     p.add_argument("--open", action="store_true",
                    help="open the page in the default web browser")
+    p.add_argument("--allow-host", action="append", default=[], metavar="NAME",
+                   help="another name the page may be opened by (repeatable); the "
+                        "address and localhost are always accepted")
+    p.add_argument("--request-timeout", type=float, default=10.0, metavar="SECONDS",
+                   help="a request's headers and body must arrive within this time "
+                        "(default 10)")
+    p.add_argument("--keep-alive", type=float, default=5.0, metavar="SECONDS",
+                   help="close a connection idle this long between requests (default 5)")
+    p.add_argument("--max-connections", type=int, default=200, metavar="N",
+                   help="connections served at once; more get a 503 (default 200)")
     p.add_argument("--log-level", default="warning",
                    choices=["critical", "error", "warning", "info", "debug"],
                    help="server log level (default warning)")
@@ -54,16 +71,42 @@ def _url(host, port):
     return f"http://{shown}:{port}/"
 
 
+#: NumPy's BLAS runs on one thread in the server (unless the environment says otherwise):
+#: the server's work is many small matrix products taken in turns, where BLAS threads
+#: only contend with each other and with the event loop (a training step of the largest
+#: network measured 12x slower with two BLAS threads than with one on a busy 2-core
+#: machine). Set before NumPy is first imported, which is when BLAS reads them.
+BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def _one_blas_thread():
+    if "numpy" not in sys.modules:
+        for name in BLAS_THREADS:
+            os.environ.setdefault(name, "1")
+
+
 def run(args):
     import socket
 
     if not 0 <= args.port <= 65535:
         print(f"micrograd serve: --port must be in 0..65535, got {args.port}", file=sys.stderr)
         return 2
+    for flag, value in (("--request-timeout", args.request_timeout),
+                        ("--keep-alive", args.keep_alive)):
+        if not 0 < value <= 3600:  # also refuses nan
+            print(f"micrograd serve: {flag} must be in (0, 3600] seconds, got {value}",
+                  file=sys.stderr)
+            return 2
+    if args.max_connections < 1:
+        print(f"micrograd serve: --max-connections must be at least 1, got "
+              f"{args.max_connections}", file=sys.stderr)
+        return 2
+    _one_blas_thread()
     try:
         import uvicorn
 
         from ..web import create_app
+        from ..web.connection import timed_protocol
     except ModuleNotFoundError as err:
         print(f"micrograd serve needs the 'serve' extra ({err.name} is missing): "
               "pip install 'micrograd[serve]'", file=sys.stderr)
@@ -90,7 +133,11 @@ def run(args):
               "use the page (there is no authentication)", file=sys.stderr)
     print(f"micrograd serve: {url}  (Ctrl-C to stop)", flush=True)
 
-    config = uvicorn.Config(create_app(), log_level=args.log_level, access_log=False)
+    config = uvicorn.Config(create_app(allowed_hosts=args.allow_host),
+                            log_level=args.log_level, access_log=False,
+                            http=timed_protocol(args.request_timeout),
+                            timeout_keep_alive=args.keep_alive,
+                            limit_concurrency=args.max_connections)
     server = uvicorn.Server(config)
     if args.open:
         import threading

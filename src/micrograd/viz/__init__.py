@@ -11,10 +11,16 @@
     >>> viz.to_png(e, "graph.png")          # doctest: +SKIP  (matplotlib, Agg)
     'graph.png'
 
+The lecture's ``draw_dot(root, format='svg', rankdir='LR')`` (also ``from micrograd
+import draw_dot``) returns a :class:`Digraph` that Jupyter shows inline, with
+``.render(filename)`` and ``.source`` as Graphviz's; the lecture's ``trace`` (sets of
+Values) is ``micrograd.viz.digraph.trace``.
+
 Every renderer takes ``rankdir='LR'|'TB'`` and ``show_grad=True|False``. The JSON
 shapes are documented in docs/graphs.md. Nothing here needs Graphviz.
 """
 
+from .digraph import Digraph, draw_dot
 from .dot import to_dot
 from .graph import Edge, Node, forward_order, trace
 from .jsonform import layout_to_dict, to_dict, to_json
@@ -22,5 +28,6 @@ from .layout import Box, Layout, layout
 from .png import to_png
 from .svg import render_svg, to_svg
 
-__all__ = ["trace", "Node", "Edge", "forward_order", "layout", "Layout", "Box", "to_svg",
-           "render_svg", "to_png", "to_dot", "to_dict", "to_json", "layout_to_dict"]
+__all__ = ["draw_dot", "Digraph", "trace", "Node", "Edge", "forward_order", "layout", "Layout",
+           "Box", "to_svg", "render_svg", "to_png", "to_dot", "to_dict", "to_json",
+           "layout_to_dict"]

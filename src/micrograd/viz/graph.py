@@ -20,6 +20,7 @@ import math
 from dataclasses import dataclass, field
 
 from .. import ops as _ops
+from ..engine import Value, _topo_order
 
 
 @dataclass
@@ -96,8 +97,6 @@ def fmt(x, digits=6):
 
 
 def _check_root(root):
-    from ..engine import Value
-
     if not isinstance(root, Value):
         raise TypeError(f"expected a micrograd Value, got {type(root).__name__}")
 
@@ -105,23 +104,15 @@ def _check_root(root):
 def forward_order(root):
     """Every node reachable from ``root``, inputs before users, inputs in order.
 
-    Iterative depth-first search, so a graph of any depth is fine.
+    The engine's one topological sort (iterative, any depth), walked through each
+    node's inputs in order, so the drawing numbers nodes the same on every run.
     """
     _check_root(root)
-    order = []
-    seen = {root}
-    stack = [(root, iter(root._prev))]
-    while stack:
-        v, it = stack[-1]
-        for p in it:
-            if p not in seen:
-                seen.add(p)
-                stack.append((p, iter(p._prev)))
-                break
-        else:
-            stack.pop()
-            order.append(v)
-    return order
+    return _topo_order(root, inputs_of=_inputs)
+
+
+def _inputs(v):
+    return v._prev
 
 
 def local_derivatives(v):
@@ -151,7 +142,7 @@ def trace(root):
         nodes.append(Node(
             id=ids[v], label=v.label or "", data=v.data, grad=v.grad,
             op=(v._op or fn.label(v._arg)) if fn is not None else None,
-            op_key=_ops.KEY.get(fn) if fn is not None else None,
+            op_key=fn.key if fn is not None else None,
             arg=v._arg, inputs=tuple(ids[p] for p in v._prev), value=v))
         for i, (p, d) in enumerate(zip(v._prev, local_derivatives(v))):
             edges.append(Edge(f"e{len(edges)}", ids[p], ids[v], i, d))

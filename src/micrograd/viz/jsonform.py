@@ -17,6 +17,7 @@ def layout_to_dict(lay):
         d = nl.node.to_dict()
         d["box"] = nl.box.to_dict()
         d["cells"] = list(nl.cells)
+        d["cell_widths"] = [round(w, 2) for w in nl.cell_widths]
         d["op_box"] = nl.op_box.to_dict() if nl.op_box is not None else None
         d["op_edge"] = [list(p) for p in nl.op_edge]
         nodes.append(d)

@@ -5,8 +5,9 @@ for every value (``label | data 2.0000 | grad 6.0000``) and a small *op* node
 (``+``, ``*``, ``tanh``) that feeds the record of the value it made. The steps:
 
 1. ranks: a leaf's record at rank 0, an op one rank after the last of its inputs, a
-   record one rank after its op; then every leaf is pulled right, next to its first
-   consumer, so constants do not trail long edges from the far left;
+   record one rank after its op; then every value (leaf or op) is pulled right, next to
+   its first consumer, so constants and the terms of a long sum do not trail long edges
+   from the far left;
 2. long edges get a chain of invisible "dummy" points, one per rank they cross (within a
    budget; beyond it an edge is drawn straight);
 3. order within each rank: a few down/up sweeps that sort by the barycenter of the
@@ -232,9 +233,16 @@ def layout(root, rankdir="LR", show_grad=True):
     consumers = [[] for _ in range(n)]
     for e in edges:
         consumers[index[e.src]].append(index[e.dst])
-    for i, nd in enumerate(nodes):
-        if nd.leaf and consumers[i]:
-            rank[i] = min(rank[op_of[u]] for u in consumers[i]) - 1
+    # then every value is pulled right, next to its first consumer (users before inputs,
+    # so a pulled node makes room for its own inputs): a term added at the end of a long
+    # sum sits beside that addition instead of trailing an edge across the whole drawing
+    for i in range(n - 1, -1, -1):
+        if consumers[i]:
+            r = min(rank[op_of[u]] for u in consumers[i]) - 1
+            if r > rank[i]:
+                rank[i] = r
+                if i in op_of:
+                    rank[op_of[i]] = r - 1
 
     # ---- chains: every drawn edge as a list of vertices, dummies in between --------
     spans = sorted(range(len(edges)),

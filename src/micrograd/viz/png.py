@@ -36,7 +36,7 @@ def render_png(lay, path, dpi=100, scale=1.5):
             verts += [c1, c2, p1]
             codes += [Path.CURVE4] * 3
         ax.add_patch(PathPatch(Path(verts, codes), fill=False, edgecolor=EDGE_COLOR, lw=1))
-        a, b = el.points[-2] if len(el.points) > 1 else el.points[0], el.points[-1]
+        b = el.points[-1]
         tip = (b[0] - 6, b[1]) if lr else (b[0], b[1] - 6)
         ax.add_patch(FancyArrowPatch(tip, b, arrowstyle="-|>", mutation_scale=8 * scale,
                                      color=EDGE_COLOR, lw=0))

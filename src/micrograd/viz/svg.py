@@ -8,7 +8,7 @@ from .graph import fmt
 from .layout import FONT_SIZE, layout
 from .render_common import bezier_segments, clean_text, describe_op
 
-DATA_COLOR = "#1f5fbf"  # blue: data and the forward flow (seed 002's colours)
+DATA_COLOR = "#1f5fbf"  # blue: data and the forward flow, as the lecture's drawings
 GRAD_COLOR = "#c2185b"  # pink: grad and the backward flow
 EDGE_COLOR = "#666666"
 

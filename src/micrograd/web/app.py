@@ -10,6 +10,7 @@ Routes (JSON in and out; every error is ``{"error": message}`` with a 4xx status
     POST   /api/walk              a graph with its forward and backward steps
     POST   /api/walk/order        the visit-order experiment
     POST   /api/walk/nudge        the finite-difference slope at a leaf, beside its grad
+    POST   /api/walk/check        a learner's answer to the graph's question, checked
     POST   /api/play              a new training session (returns its id and state)
     GET    /api/play/{sid}        a session's state
     POST   /api/play/{sid}/step   train some steps, return the new state
@@ -20,18 +21,20 @@ Routes (JSON in and out; every error is ``{"error": message}`` with a 4xx status
     DELETE /api/play/{sid}/inspect  stop following it
     DELETE /api/play/{sid}        drop a session
 
-The engine's modes (``no_grad``) are process-wide, so all engine work runs under one lock;
-on a 2-core machine with the GIL this costs nothing and keeps concurrent tabs correct.
+All engine work runs on one engine thread in bounded turns (``web/schedule.py``): the walk
+ahead of training, the playground sessions in rotation, so no tab starves another. The
+guard in front of the routes (``web/guard.py``) refuses foreign hosts and origins and
+bodies over the cap before any of this.
 """
 
 from __future__ import annotations
 
 import logging
-import threading
+from contextlib import asynccontextmanager
 from dataclasses import asdict
 from pathlib import Path
 
-from fastapi import FastAPI, Request
+from fastapi import FastAPI
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
@@ -39,77 +42,88 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from .. import __version__
 from . import limits, schemas
-from .playground import Playground, PlayConfig, PlaygroundError
-from .sessions import SessionStore
-from .walkview import FUNCTIONS, PRESETS, WalkViewError, build, nudge, visit_order
+from .guard import Guard, clip, cut_message
+from .playground import PlayConfig, Playground, PlaygroundError
+from .schedule import WALK, EngineScheduler
+from .sessions import SessionStore, StoreFull
+from .walkview import (FUNCTIONS, PRESETS, WalkViewError, build, check, nudge,
+                       visit_order)
 
 STATIC = Path(__file__).parent / "static"
 log = logging.getLogger("micrograd.web")
 
 
 class ApiError(Exception):
-    def __init__(self, status, message):
+    def __init__(self, status, message, **extra):
         super().__init__(message)
         self.status = status
         self.message = message
+        self.extra = extra
 
 
 def _validation_message(err):
     parts = []
     for e in err.errors()[:5]:
         if e.get("type") == "json_invalid":
-            parts.append(f"the body is not valid JSON ({e.get('ctx', {}).get('error', '')})")
+            why = str(e.get("ctx", {}).get("error", ""))[:200]
+            parts.append(f"the body is not valid JSON ({why})")
             continue
-        loc = ".".join(str(x) for x in e.get("loc", ()) if x != "body")
-        parts.append(f"{loc or 'body'}: {e.get('msg', 'invalid')}")
+        # a key of the client's body may be any length: quote a short piece of it
+        loc = ".".join(str(x) if len(str(x)) <= 40 else clip(x, 40)
+                       for x in e.get("loc", ()) if x != "body")
+        parts.append(f"{loc or 'body'}: {str(e.get('msg', 'invalid'))[:200]}")
     return "; ".join(parts) or "invalid request"
 
 
 def create_app(*, max_sessions=limits.MAX_SESSIONS,
-               idle_seconds=limits.SESSION_IDLE_SECONDS):
-    """The FastAPI app; ``max_sessions`` / ``idle_seconds`` bound the playground sessions."""
-    app = FastAPI(title="micrograd serve", version=__version__,
+               idle_seconds=limits.SESSION_IDLE_SECONDS,
+               evict_after=limits.SESSION_EVICTABLE_SECONDS, allowed_hosts=()):
+    """The FastAPI app; ``max_sessions`` / ``idle_seconds`` bound the playground sessions
+    (a full store gives a resting session's place to a new one after ``evict_after`` s);
+    ``allowed_hosts``: names besides the server's address and ``localhost`` that a
+    request's Host may give (see ``micrograd.web.guard``)."""
+    engine = EngineScheduler()
+
+    @asynccontextmanager
+    async def lifespan(app):
+        yield
+        engine.close()  # the server stops: so does the engine thread
+
+    app = FastAPI(title="micrograd serve", version=__version__, lifespan=lifespan,
                   description="Walk a graph; train a network live. Every number is "
                               "computed by micrograd.")
-    engine_lock = threading.Lock()
-    sessions = SessionStore(max_sessions=max_sessions, idle_seconds=idle_seconds)
+    app.add_middleware(Guard, allowed_hosts=allowed_hosts)
+    sessions = SessionStore(max_sessions=max_sessions, idle_seconds=idle_seconds,
+                            evict_after=evict_after)
     app.state.sessions = sessions
+    app.state.engine = engine
 
     # -- errors: always JSON with a message ---------------------------------------------
 
     @app.exception_handler(ApiError)
     async def _api_error(request, exc):
-        return JSONResponse({"error": exc.message}, status_code=exc.status)
+        return JSONResponse({"error": cut_message(exc.message), **exc.extra},
+                            status_code=exc.status)
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request, exc):
-        return JSONResponse({"error": _validation_message(exc)}, status_code=422)
+        return JSONResponse({"error": cut_message(_validation_message(exc))},
+                            status_code=422)
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request, exc):
         msg = exc.detail if isinstance(exc.detail, str) else "request refused"
         if exc.status_code == 404 and msg == "Not Found":
-            msg = f"no such route: {request.method} {request.url.path}"
+            msg = f"no such route: {request.method} {clip(request.url.path)}"
         if exc.status_code == 405:
-            msg = f"method {request.method} is not allowed on {request.url.path}"
-        return JSONResponse({"error": msg}, status_code=exc.status_code)
+            msg = f"method {request.method} is not allowed on {clip(request.url.path)}"
+        return JSONResponse({"error": cut_message(msg)}, status_code=exc.status_code)
 
     @app.exception_handler(Exception)
     async def _unexpected(request, exc):  # a bug: say so plainly, log the traceback
         log.exception("unexpected error on %s %s", request.method, request.url.path)
         return JSONResponse({"error": f"internal error ({type(exc).__name__}); "
                                       "this is a bug in micrograd serve"}, status_code=500)
-
-    @app.middleware("http")
-    async def _cap_body(request: Request, call_next):
-        size = request.headers.get("content-length")
-        if size is not None:
-            if not size.isdigit():
-                return JSONResponse({"error": "invalid Content-Length"}, status_code=400)
-            if int(size) > limits.MAX_BODY_BYTES:
-                return JSONResponse({"error": f"request body of {size} bytes; the cap is "
-                                              f"{limits.MAX_BODY_BYTES}"}, status_code=413)
-        return await call_next(request)
 
     # -- the page -------------------------------------------------------------------------
 
@@ -137,131 +151,170 @@ def create_app(*, max_sessions=limits.MAX_SESSIONS,
     # -- the walk -------------------------------------------------------------------------
 
     def _source(spec):
+        for name in spec.values:  # refused by length before any message quotes it
+            if len(name) > limits.MAX_NAME_CHARS:
+                raise ApiError(422, f"values: a leaf name of {len(name)} characters "
+                                    f"({clip(name, 20)}); names are at most "
+                                    f"{limits.MAX_NAME_CHARS}")
         if (spec.preset is None) == (spec.expr is None):
             raise ApiError(422, "give either 'preset' or 'expr' (exactly one)")
         if spec.preset is not None:
             if spec.preset not in PRESETS:
                 raise ApiError(404, f"unknown preset {spec.preset!r}; presets: "
                                     f"{', '.join(PRESETS)}")
-            return PRESETS[spec.preset].source, PRESETS[spec.preset].title
-        return spec.expr, ""
+            p = PRESETS[spec.preset]
+            return p.source, p.title, p
+        return spec.expr, "", None
 
-    def _walk_call(fn, *args, **kwargs):
+    async def _walk_call(fn, *args, **kwargs):
         try:
-            with engine_lock:
-                return fn(*args, **kwargs)
+            return await engine.call(WALK, fn, *args, **kwargs)
         except WalkViewError as err:
-            raise ApiError(400, str(err)) from None
+            extra = {"free": err.free} if err.free is not None else {}
+            raise ApiError(400, str(err), **extra) from None
 
     @app.post("/api/walk", response_model=schemas.WalkResponse,
               responses={400: {"model": schemas.ErrorResponse}})
-    def walk(req: schemas.WalkRequest):
-        source, title = _source(req)
-        return _walk_call(build, source, req.values, assign=req.assign,
-                          recursive=req.recursive, no_zero_grad=req.no_zero_grad, title=title)
+    async def walk(req: schemas.WalkRequest):
+        source, title, preset = _source(req)
+        return await _walk_call(build, source, req.values, assign=req.assign,
+                                recursive=req.recursive, no_zero_grad=req.no_zero_grad,
+                                title=title, preset=preset, ask=req.ask, of=req.of)
+
+    @app.post("/api/walk/check", response_model=schemas.CheckResponse,
+              responses={400: {"model": schemas.ErrorResponse}})
+    async def walk_check(req: schemas.CheckRequest):
+        source, _, preset = _source(req)
+        return await _walk_call(check, source, req.answer, req.values, preset=preset,
+                                ask=req.ask, of=req.of)
 
     @app.post("/api/walk/order", response_model=schemas.OrderResponse,
               responses={400: {"model": schemas.ErrorResponse}})
-    def walk_order(req: schemas.OrderRequest):
-        source, _ = _source(req)
-        return _walk_call(visit_order, source, req.order, req.values)
+    async def walk_order(req: schemas.OrderRequest):
+        source, _, _ = _source(req)
+        return await _walk_call(visit_order, source, req.order, req.values)
 
     @app.post("/api/walk/nudge", response_model=schemas.NudgeResponse,
               responses={400: {"model": schemas.ErrorResponse}})
-    def walk_nudge(req: schemas.NudgeRequest):
-        source, _ = _source(req)
-        return _walk_call(nudge, source, req.leaf, req.h, req.values)
+    async def walk_nudge(req: schemas.NudgeRequest):
+        source, _, _ = _source(req)
+        return await _walk_call(nudge, source, req.leaf, req.h, req.values)
 
     # -- the playground -------------------------------------------------------------------
+    # Each turn on the engine is bounded (see web/schedule.py): a request for n steps
+    # takes n one-step turns, then one turn to record the metrics and draw the state;
+    # other tabs' turns come in between.
 
     def _session(sid):
         try:
             return sessions.get(sid)
         except KeyError:
-            raise ApiError(404, f"no playground session {sid!r} (it may have expired: "
+            raise ApiError(404, f"no playground session {clip(sid)} (it may have expired: "
                                 "sessions idle for "
-                                f"{limits.SESSION_IDLE_SECONDS} s or beyond the "
-                                f"{sessions.max_sessions} most recent are dropped); "
-                                "create a new one with POST /api/play") from None
+                                f"{limits.SESSION_IDLE_SECONDS} s are dropped, and one "
+                                f"resting for {sessions.evict_after:g} s may give its "
+                                "place to a new one); create a new one with "
+                                "POST /api/play") from None
 
     def _state(sid, pg, **kw):
         return {"sid": sid, **pg.state(**kw)}
 
-    def _play_call(fn, *args):
+    def _busy(err):
+        return JSONResponse({"error": str(err)}, status_code=503,
+                            headers={"Retry-After": "5"})
+
+    async def _play_call(lane, fn, *args):
+        """One turn of ``lane`` on the engine; a PlaygroundError is a 400."""
         try:
-            with engine_lock:
-                return fn(*args)
+            return await engine.call(lane, fn, *args)
         except PlaygroundError as err:
             raise ApiError(400, str(err)) from None
 
     @app.post("/api/play", response_model=schemas.PlayState,
-              responses={400: {"model": schemas.ErrorResponse}})
-    def play_create(req: schemas.PlayCreate):
+              responses={400: {"model": schemas.ErrorResponse},
+                         503: {"model": schemas.ErrorResponse}})
+    async def play_create(req: schemas.PlayCreate):
         fields = req.model_dump(exclude={"weights", "step", "inspect"})
 
-        def make():
-            pg = Playground(PlayConfig(**fields), weights=req.weights, step=req.step)
+        def build_session():
+            sessions.room()  # again: the store may have filled while this one waited
+            restore = {k: v for k, v in (("weights", req.weights), ("step", req.step)) if v}
+            pg = Playground(PlayConfig(**fields), **restore)
             if req.inspect is not None:
                 pg.set_inspect(req.inspect.x, req.inspect.y, req.inspect.label)
             sid = sessions.create(pg)
             return _state(sid, pg, points=True, graph_layout=True)
-        return _play_call(make)
+
+        try:
+            sessions.room()  # refuse before building anything
+            return await _play_call(object(), build_session)  # a lane of its own
+        except StoreFull as err:
+            return _busy(err)
 
     @app.get("/api/play/{sid}", response_model=schemas.PlayState)
-    def play_get(sid: str):
+    async def play_get(sid: str):
         pg = _session(sid)
-        with engine_lock:
-            return _state(sid, pg, points=True, graph_layout=True)
+        return await engine.call(sid, _state, sid, pg, points=True, graph_layout=True)
 
     @app.post("/api/play/{sid}/step", response_model=schemas.PlayState)
-    def play_step(sid: str, req: schemas.StepRequest):
+    async def play_step(sid: str, req: schemas.StepRequest):
         pg = _session(sid)
-        with engine_lock:
+
+        def stepping():  # one turn a step, then one to record and draw
             if req.lr is not None:
                 pg.set_lr(req.lr)
-            pg.train(req.steps)
+            for _ in range(req.steps):
+                pg.train(1, record=False)
+                yield
+            pg.train(0)  # no step: record the metrics after the steps above
             return _state(sid, pg, history="last")
 
+        return await engine.run(sid, stepping())
+
     @app.patch("/api/play/{sid}", response_model=schemas.LrResponse)
-    def play_set_lr(sid: str, req: schemas.LrRequest):
+    async def play_set_lr(sid: str, req: schemas.LrRequest):
         pg = _session(sid)
-        with engine_lock:
-            pg.set_lr(req.lr)
+        await engine.call(sid, pg.set_lr, req.lr)
         return {"sid": sid, "lr": pg.opt.lr}
 
     @app.post("/api/play/{sid}/reset", response_model=schemas.PlayState)
-    def play_reset(sid: str, req: schemas.ResetRequest):
+    async def play_reset(sid: str, req: schemas.ResetRequest):
         pg = _session(sid)
-        with engine_lock:
+
+        def reset():
             pg.reset(req.init_seed)
             return _state(sid, pg, points=True, graph_layout=True)
 
+        return await engine.call(sid, reset)
+
     @app.patch("/api/play/{sid}/weight", response_model=schemas.PlayState,
                responses={400: {"model": schemas.ErrorResponse}})
-    def play_set_weight(sid: str, req: schemas.WeightRequest):
+    async def play_set_weight(sid: str, req: schemas.WeightRequest):
         pg = _session(sid)
 
         def edit():
             pg.set_weight(req.name, req.value)
             return _state(sid, pg, history="last")
-        return _play_call(edit)
+        return await _play_call(sid, edit)
 
     @app.post("/api/play/{sid}/inspect", response_model=schemas.PlayState,
               responses={400: {"model": schemas.ErrorResponse}})
-    def play_inspect(sid: str, req: schemas.InspectRequest):
+    async def play_inspect(sid: str, req: schemas.InspectRequest):
         pg = _session(sid)
 
         def follow():
             pg.set_inspect(req.x, req.y, req.label)
             return _state(sid, pg, history="last", graph_layout=True)
-        return _play_call(follow)
+        return await _play_call(sid, follow)
 
     @app.delete("/api/play/{sid}/inspect", response_model=schemas.PlayState)
-    def play_inspect_stop(sid: str):
+    async def play_inspect_stop(sid: str):
         pg = _session(sid)
-        with engine_lock:
+
+        def stop():
             pg.inspect = None
             return _state(sid, pg, history="last")
+        return await engine.call(sid, stop)
 
     @app.delete("/api/play/{sid}", response_model=schemas.Deleted)
     def play_delete(sid: str):

@@ -5,9 +5,10 @@ Change them here; ``GET /api/meta`` reports them to the page and docs/web.md lis
 
 #: the walk: characters in an expression, nodes in its graph, backward visits
 MAX_EXPR_CHARS = 1000
-MAX_GRAPH_NODES = 150
+MAX_GRAPH_NODES = 300  # the page draws 200 nodes in well under 300 ms
 
 MAX_ORDER_LEN = 300
+MAX_NAME_CHARS = 100       # a leaf name given in 'values'
 
 #: the playground: data, network, work per request, history
 MAX_SAMPLES = 2000         # points in a data set (train + test)
@@ -19,9 +20,13 @@ MAX_HISTORY = 4000         # metric rows kept per session (older rows are thinne
 GRID = 40                  # the decision boundary is sampled on GRID x GRID points
 
 #: the server: sessions and request size
-MAX_SESSIONS = 16          # live playground sessions (<= ~10 MB each); more evicts the LRU
+MAX_SESSIONS = 16          # live playground sessions (<= ~8 MB each); see sessions.py
 SESSION_IDLE_SECONDS = 900  # a session unused this long is dropped
+SESSION_EVICTABLE_SECONDS = 60  # a full store gives a place only from a session resting this long
 MAX_BODY_BYTES = 64 * 1024
+#: the server process's resident memory stays under this (a ~50 MB process, 16 of the
+#: largest sessions at ~8 MB, requests in flight); tests/test_web_hardening.py drives it
+MEMORY_BOUND_MB = 256
 
 
 def as_dict():

@@ -299,6 +299,7 @@ class Playground:
         self.order, self.cursor = [], 0
         self._trace()
         self.step_count = 0
+        self.diverged_at = None  # the first step whose loss or weights are not finite
         self.seen = 0  # training points used so far (for the epoch count)
         self.history = []
         self._record()
@@ -389,8 +390,9 @@ class Playground:
             loss = loss + self._penalty()
         return loss
 
-    def train(self, steps):
-        """``steps`` optimizer steps, each on one batch; records the metrics after them."""
+    def train(self, steps, *, record=True):
+        """``steps`` optimizer steps, each on one batch; then records the metrics (unless
+        ``record`` is false: the server records once after a request's steps)."""
         for _ in range(steps):
             idx = self._batch()
             xs = [self.X_train[i] for i in idx]
@@ -405,7 +407,8 @@ class Playground:
             self.last_update = [p.data - b for p, b in zip(self.params, before)]
             self.step_count += 1
             self.seen += len(xs)
-        self._record()
+        if record:
+            self._record()
 
     # -- what the page draws -----------------------------------------------------------
 
@@ -451,16 +454,18 @@ class Playground:
             self.history[-1] = row
         else:
             self.history.append(row)
+        if self.diverged_at is None and not (
+                math.isfinite(trl) and all(math.isfinite(p.data) for p in self.params)):
+            self.diverged_at = self.step_count
         if len(self.history) > limits.MAX_HISTORY:  # thin the older half, keep the end
             half = len(self.history) // 2
             self.history = self.history[:half:2] + self.history[half:]
 
     def _grid_rows(self):
-        """_run_all on the grid, as a NumPy array (nan and inf made 0 for the colours)."""
+        """_run_all on the grid, as a NumPy array (a diverged network's nan kept)."""
         import numpy as np
 
-        rows = np.asarray(self._run_all(self.grid), dtype=np.float64)
-        return np.nan_to_num(rows, nan=0.0, posinf=0.0, neginf=0.0)
+        return np.asarray(self._run_all(self.grid), dtype=np.float64)
 
     def boundary(self, rows=None):
         """The output on the grid. One output: ``values`` in [-1, 1] (positive for class
@@ -470,16 +475,21 @@ class Playground:
 
         rows = self._grid_rows() if rows is None else rows
         out = {"n": limits.GRID, "extent": self.extent}
+        # a nan (a diverged network) travels as "NaN", as every number that is not finite
+        # does (web/numbers.py), never as 0 or null
         if self.k == 1:
             s = rows[:, -1]
             c = np.tanh(s / 2) if self.spec.name == "bce" else np.clip(s, -1.0, 1.0)
-            out["values"] = np.round(c, 4).tolist()  # bce: tanh(s/2) = 2 sigmoid(s) - 1
+            out["values"] = [num(v) for v in np.round(c, 4).tolist()]  # bce: 2 sigmoid - 1
             return out
         z = rows[:, -self.k:]
-        e = np.exp(z - z.max(axis=1, keepdims=True))
-        p = e / e.sum(axis=1, keepdims=True)
-        out["classes"] = z.argmax(axis=1).tolist()
-        out["values"] = np.round(p.max(axis=1), 4).tolist()
+        with np.errstate(invalid="ignore", over="ignore"):
+            e = np.exp(z - z.max(axis=1, keepdims=True))
+            p = e / e.sum(axis=1, keepdims=True)
+        bad = ~np.isfinite(z).all(axis=1)
+        out["classes"] = [0 if b else int(c) for b, c in zip(bad, z.argmax(axis=1))]
+        out["values"] = [num(float("nan")) if b else v
+                         for b, v in zip(bad, np.round(p.max(axis=1), 4).tolist())]
         return out
 
     def thumbnails(self, rows):
@@ -490,7 +500,8 @@ class Playground:
 
         n, step = limits.GRID, limits.GRID // THUMB
         cells = [i * n + j for i in range(0, n, step) for j in range(0, n, step)]
-        sub = np.round(np.asarray(rows)[cells], 2).T.tolist()
+        sub = np.round(np.nan_to_num(np.asarray(rows)[cells], nan=0.0, posinf=1.0,
+                                     neginf=-1.0), 2).T.tolist()
         sizes = [len(self.cfg.features)] + list(self.cfg.hidden) + [self.k]
         out, col = [], 0
         for size in sizes:
@@ -713,6 +724,7 @@ class Playground:
                "epoch": self.epoch, "lr": self.opt.lr, "metrics": self.metrics,
                "nparams": self.nparams,
                "engine": "traced" if self.fast is not None else "eager",
+               "diverged": self.diverged_at is not None, "diverged_at": self.diverged_at,
                "history": self.history if history == "all" else self.history[-1:],
                "boundary": self.boundary(rows), "thumbnails": self.thumbnails(rows),
                "zero_lines": self.zero_lines(), "network": self.network(),

@@ -6,10 +6,16 @@ Numbers that may be infinite or nan travel as the strings ``"Infinity"``, ``"-In
 
 from __future__ import annotations
 
-from typing import Dict, List, Literal, Optional, Union
+import dataclasses
+import types
+import typing
+from typing import Any, Dict, List, Literal, Optional, Union
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, create_model
 
+from .. import viz as _viz
+from .. import walk as _walk
+from ..wire import wire_fields, wire_name
 from . import limits
 from .playground import (ACTIVATIONS, DATASETS, FEATURES, LOSSES, MAX_CLASSES, MAX_EDITS,
                          MAX_LAYERS, OPTIMIZERS)
@@ -37,7 +43,15 @@ class GraphSpec(Strict):
     values: Dict[str, Finite] = Field(default_factory=dict, max_length=100)
 
 
-class WalkRequest(GraphSpec):
+class Asked(GraphSpec):
+    ask: Optional[str] = Field(None, max_length=60, description="the question's node: "
+                               "what is d(of)/d(ask)? (default: the preset's, or the "
+                               "first leaf)")
+    of: Optional[str] = Field(None, max_length=60, description="the question's output "
+                              "node (default: the root)")
+
+
+class WalkRequest(Asked):
     assign: StrictBool = Field(False, description="teaching mode: '=' instead of '+='")
     recursive: StrictBool = Field(False, description="teaching mode: recursive backward, "
                                                      "no topological sort")
@@ -50,34 +64,60 @@ class OrderRequest(GraphSpec):
                              description="node ids, first visited first")
 
 
+class CheckRequest(Asked):
+    answer: StrictFloat = Field(..., description="the learner's number (text refused)")
+
+
 class NudgeRequest(GraphSpec):
     leaf: str = Field(..., max_length=60)
     h: float = Field(1e-4, gt=0, le=1)
 
 
-class Update(BaseModel):
-    """``grad[node] (op) upstream * local``: what one edge delivers at one visit."""
-    node: str
-    source: Optional[str] = Field(None, alias="from", description="the node whose grad "
-                                                                  "flows (None: the seed)")
-    edge: Optional[str]
-    seed: bool = False
-    upstream: Optional[Num]
-    local: Optional[Num]
-    contribution: Num
-    before: Optional[Num]
-    after: Num
-    op: Literal["+=", "="]
-    lost: bool = Field(False, description="arrived after its node had been visited")
-    model_config = ConfigDict(populate_by_name=True, serialize_by_alias=True)
+# -- responses: built from the dataclasses the walk and the layout produce -----------------
+# (micrograd.wire.encode sends those dataclasses; these models are made from the same
+# field lists, so a field added to a step appears here and on the wire at once)
+
+_models = {}
 
 
-class Step(BaseModel):
-    phase: Literal["forward", "backward"]
-    node: str
-    text: str
-    data: Optional[Num] = None
-    updates: List[Update] = []
+def _wire_type(tp):
+    """A dataclass field's type as it travels: float -> Num, dataclass -> its model."""
+    origin, args = typing.get_origin(tp), typing.get_args(tp)
+    if tp is float:
+        return Num
+    if dataclasses.is_dataclass(tp):
+        return model_of(tp)
+    if origin in (list, tuple):
+        return List[_wire_type(args[0])] if args else List[Any]
+    if origin is dict:
+        return Dict[str, _wire_type(args[1])]
+    if origin in (Union, types.UnionType):
+        return Optional[_wire_type(next(a for a in args if a is not type(None)))]
+    return tp
+
+
+def model_of(cls, exclude=(), **extra):
+    """The pydantic model of a dataclass as ``micrograd.wire.encode`` sends it: the
+    wire fields (``pass_`` as ``pass``), floats as :data:`Num`; ``extra``: fields added
+    after encoding (name -> type)."""
+    key = (cls, tuple(exclude), tuple(sorted(extra)))
+    if key not in _models:
+        hints = typing.get_type_hints(cls)
+        fields = {}
+        for f in wire_fields(cls):
+            if f.name in exclude:
+                continue
+            fields[wire_name(f.name)] = (_wire_type(hints[f.name]), ...)
+        for name, tp in extra.items():
+            fields[name] = (tp, ...)
+        _models[key] = create_model(
+            cls.__name__ if not extra else cls.__name__ + "Drawn",
+            __doc__=(cls.__doc__ or "").strip() or None, **fields)
+    return _models[key]
+
+
+WalkData = model_of(_walk.Walk)
+NudgeResponse = model_of(_walk.Nudge)
 
 
 class Box(BaseModel):
@@ -87,30 +127,26 @@ class Box(BaseModel):
     h: float
 
 
-class Node(BaseModel):
-    id: str
-    name: str
-    label: str
-    op: str
-    leaf: bool
-    const: bool
-    box: Box
-    op_box: Optional[Box]
-    op_edge: List[List[float]]
-    cells: List[str] = Field(description="the record's texts as laid out (widths)")
-    data: Num
-    grad: Num
-    true_grad: Num
+# a node of the layout: viz.graph.Node's fields (its Value back reference stays home),
+# the properties it sends (name, leaf) and its place in the drawing
+GraphNode = model_of(_viz.Node, exclude=("value",), name=str, leaf=bool, box=Box,
+                     cells=List[str], cell_widths=List[float], op_box=Optional[Box],
+                     op_edge=List[List[float]])
+GraphEdge = model_of(_viz.Edge, points=List[List[float]])
 
 
-class Edge(BaseModel):
-    id: str
-    src: str
-    dst: str
-    index: int
-    local: Num
-    points: List[List[float]]
-    rule: str
+class Graph(BaseModel):
+    """``micrograd.viz.layout_to_dict``: the laid-out graph (docs/graphs.md)."""
+    format: str
+    version: int
+    rankdir: str
+    show_grad: bool
+    width: float
+    height: float
+    root: str
+    crossings: int
+    nodes: List[GraphNode]
+    edges: List[GraphEdge]
 
 
 class Leaf(BaseModel):
@@ -119,48 +155,52 @@ class Leaf(BaseModel):
     value: Num
 
 
+class Neuron(BaseModel):
+    """Nodes the drawing can fold into one box (an activation and what feeds only it)."""
+    id: str
+    output: str
+    title: str
+    members: List[str]
+
+
+class Lesson(BaseModel):
+    reused_inner: List[str] = Field(description="inner nodes used more than once")
+    text: str
+
+
+class Question(BaseModel):
+    of: str = Field(description="node id: the derivative of this node ...")
+    wrt: str = Field(description="... with respect to this one")
+    text: str
+
+
 class WalkResponse(BaseModel):
     title: str
     source: str
     mode: str
-    root: str
-    width: float
-    height: float
-    nodes: List[Node]
-    edges: List[Edge]
+    graph: Graph
+    walk: WalkData
     leaves: List[Leaf]
-    reverse_topo: List[str]
-    steps: List[Step]
-    notes: List[str]
-
-
-class Lost(BaseModel):
-    node: str
-    via: str
-    edge: str
-    missing: Num
-    reason: str
+    free: List[str] = Field(description="names the expression uses without assigning")
+    edge_notes: Dict[str, str] = Field(description="edge id -> its local derivative, "
+                                                   "and the op's rule")
+    neurons: List[Neuron]
+    lesson: Lesson
+    question: Optional[Question]
 
 
 class OrderResponse(BaseModel):
     ok: bool
     message: str
-    steps: List[Step]
-    lost: List[Lost]
-    never_visited: List[str]
-    grads: Dict[str, Num]
-    true_grads: Dict[str, Num]
+    walk: WalkData
 
 
-class NudgeResponse(BaseModel):
-    leaf: str
-    h: float
-    f_plus: Num
-    f_minus: Num
-    slope: Num
-    grad: Num
-    difference: Num
-    ok: bool
+class CheckResponse(BaseModel):
+    correct: bool
+    question: str
+    answer: float
+    hint: str
+    grad: Optional[Num] = Field(description="the engine's number, once answered right")
     text: str
 
 
@@ -240,8 +280,12 @@ class Metrics(BaseModel):
 class Boundary(BaseModel):
     n: int
     extent: List[float]
-    values: List[float]
-    classes: Optional[List[int]] = None
+    values: List[Num] = Field(description="one output: in [-1, 1]; K classes: the "
+                                          "softmax probability of the argmax; \"NaN\" "
+                                          "where the output is nan (training diverged)")
+    classes: List[int] = Field(default_factory=list, description="K classes: the argmax "
+                                                                  "per cell (empty for one "
+                                                                  "output)")
 
 
 class LayerWeights(BaseModel):
@@ -294,7 +338,11 @@ class PlayState(BaseModel):
         description="traced: micrograd.trace runs the model's scalar graph over the batch "
                     "with NumPy; eager: the Value graph, sample by sample")
     history: List[List[Optional[Num]]] = Field(description="rows [step, train_loss, "
-                                                           "test_loss, train_acc, test_acc]")
+                                                           "test_loss, train_acc, test_acc]"
+                                                           " (accuracy null: regression)")
+    diverged: bool = Field(False, description="the loss or a weight is no longer finite: "
+                                              "training diverged (reset, lower the lr)")
+    diverged_at: Optional[int] = Field(None, description="the step where it first showed")
     boundary: Boundary
     thumbnails: List[List[List[float]]] = Field(description="per layer (features first), "
                                                             "per neuron: its output on a "
@@ -347,3 +395,5 @@ class Meta(BaseModel):
 
 class ErrorResponse(BaseModel):
     error: str
+    free: Optional[List[str]] = Field(None, description="the walk: names the expression "
+                                      "uses without assigning, when values are missing")

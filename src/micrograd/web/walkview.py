@@ -1,18 +1,22 @@
 """The walk as the page sees it: one JSON document per graph, built on micrograd's own
-graph modules, so every number and position comes from the engine:
+graph modules, so every number, every position and every formatted text comes from the
+engine:
 
 * ``micrograd.expr`` parses the text (a safe language, never ``eval``) into Values;
-* ``micrograd.viz.to_dict`` lays the graph out (records, op nodes, edge polylines);
+* ``micrograd.viz.layout`` places the records and op nodes (``graph``: the layout's own
+  JSON form, ``micrograd.viz.layout_to_dict``, with the formatted cells of each record);
 * ``micrograd.walk`` produces the forward and backward step events, the teaching modes,
-  the visit-order experiment with its lost contributions, and the nudge check.
+  the visit-order experiment with its lost contributions, and the nudge check
+  (``walk``: the ``Walk`` dataclass as ``micrograd.wire.encode`` sends it, unchanged).
 
-This module only reshapes them for the page (one list of steps; each backward step with
-its ``grad[p] += upstream * local`` updates) and applies leaf edits: the leaf's ``data``
-is set and every node is recomputed (``micrograd.expr.evaluate(..., override=True)``).
+This module adds only what belongs to the page: the editable leaves (and the free
+variables an expression uses without assigning), the text of each edge's local
+derivative, the neurons a drawing can fold into one box, the reused-node lesson, and the
+questions a learner answers (checked here against ``Value.backward()``).
 
     >>> from micrograd.web.walkview import build, PRESETS
     >>> view = build(PRESETS["lecture"].source)
-    >>> {n["name"]: n["grad"] for n in view["nodes"] if n["leaf"]}
+    >>> {n["name"]: n["grad"] for n in view["graph"]["nodes"] if n["leaf"]}
     {'a': 6.0, 'b': -4.0, 'c': -2.0, 'f': 4.0}
 """
 
@@ -25,15 +29,25 @@ from .. import expr as _expr
 from .. import viz as _viz
 from .. import walk as _walk
 from ..expr import FUNCTIONS
+from ..viz.graph import fmt
+from ..viz.layout import fmt4
 from ..walk import WalkError
+from ..wire import encode
 from . import limits
-from .numbers import num
 
-__all__ = ["build", "visit_order", "nudge", "PRESETS", "FUNCTIONS", "WalkViewError"]
+__all__ = ["build", "visit_order", "nudge", "check", "PRESETS", "FUNCTIONS",
+           "WalkViewError", "free_names"]
 
 
 class WalkViewError(ValueError):
-    """A request the walk refuses (bad expression, unknown leaf, over a cap)."""
+    """A request the walk refuses (bad expression, unknown leaf, over a cap).
+
+    ``free``: the names the expression uses without assigning, when values for some of
+    them are missing (the page then asks for them)."""
+
+    def __init__(self, message, free=None):
+        super().__init__(message)
+        self.free = free
 
 
 @dataclass(frozen=True)
@@ -41,29 +55,44 @@ class Preset:
     key: str
     title: str
     source: str
+    ask: str = ""  # the leaf of the preset's question: d(root)/d(ask)
 
 
 PRESETS = {p.key: p for p in [
-    Preset("sum_times", "(a + b) * c", "a = 2; b = -3; c = 10; e = a + b; f = e * c"),
+    Preset("sum_times", "(a + b) * c", "a = 2; b = -3; c = 10; e = a + b; f = e * c", "a"),
     Preset("lecture", "L = (a*b + c) * f",
-           "a = 2; b = -3; c = 10; f = -2; e = a * b; d = e + c; L = d * f"),
+           "a = 2; b = -3; c = 10; f = -2; e = a * b; d = e + c; L = d * f", "a"),
     Preset("neuron", "tanh neuron",
            "x1 = 2; x2 = 0; w1 = -3; w2 = 1; b = 6.8813735870195432; "
            "x1w1 = x1 * w1; x2w2 = x2 * w2; x1w1x2w2 = x1w1 + x2w2; n = x1w1x2w2 + b; "
-           "o = tanh(n)"),
-    Preset("square", "a * a", "a = 3; f = a * a"),
+           "o = tanh(n)", "w1"),
+    Preset("square", "a * a", "a = 3; f = a * a", "a"),
     Preset("diamond", "diamond: b = a + 1, c = a * 3, d = b * c",
-           "a = 2; b = a + 1; c = a * 3; d = b * c"),
+           "a = 2; b = a + 1; c = a * 3; d = b * c", "a"),
+    Preset("reused", "reused inner node: b = a + a, c = b + b",
+           "a = 3; b = a + a; c = b + b", "a"),
 ]}
 
+#: one-input ops that end a neuron: the drawing can fold the neuron into one box
+ACTIVATIONS = ("tanh", "relu", "sigmoid")
 
-def _num(x):
-    """A number for JSON; viz/walk numbers already are (non-finite ones as strings)."""
-    return x if isinstance(x, str) else num(x)
+
+def free_names(source):
+    """Names the text uses without ever assigning them, in order of first use
+    (``tanh(x1*w1 + b)`` -> ``['x1', 'w1', 'b']``); functions are not names."""
+    toks = _expr.tokenize(source)
+    assigned = {t.text for t, nxt in zip(toks, toks[1:])
+                if t.kind == "name" and nxt.kind == "op" and nxt.text == "="}
+    out = []
+    for t in toks:
+        if t.kind == "name" and t.text not in FUNCTIONS and t.text not in assigned \
+                and t.text not in out:
+            out.append(t.text)
+    return out
 
 
 class _Graph:
-    """The parsed graph, its layout (viz), and its editable leaves."""
+    """The parsed graph and its editable leaves."""
 
     def __init__(self, source, values=None):
         if not isinstance(source, str):
@@ -71,6 +100,17 @@ class _Graph:
         if len(source) > limits.MAX_EXPR_CHARS:
             raise WalkViewError(f"the expression is {len(source)} characters long; the cap "
                                 f"is {limits.MAX_EXPR_CHARS}")
+        values = dict(values or {})
+        try:
+            self.free = free_names(source)
+        except ValueError as err:  # an ExprError from the tokenizer
+            raise WalkViewError(str(err)) from None
+        missing = [n for n in self.free if n not in values]
+        if missing:
+            raise WalkViewError(
+                "give a value for " + ", ".join(missing) + " (the expression uses "
+                + ("it" if len(missing) == 1 else "them") + " without assigning)",
+                free=self.free)
         try:
             # values edit the labelled leaves (unknown names refused), as `micrograd graph
             # --values` does: one mechanism, in micrograd.expr
@@ -81,51 +121,158 @@ class _Graph:
         except ValueError as err:  # an ExprError, or a value for a name that is no leaf
             raise WalkViewError(str(err)) from None
         self.root = prog.root
-        nodes, _ = _viz.trace(self.root)
-        if len(nodes) > limits.MAX_GRAPH_NODES:
-            raise WalkViewError(f"the graph has {len(nodes)} nodes; the cap is "
+        self.names = prog.names
+        self.nodes, self.edges = _viz.trace(self.root)
+        if len(self.nodes) > limits.MAX_GRAPH_NODES:
+            raise WalkViewError(f"the graph has {len(self.nodes)} nodes; the cap is "
                                 f"{limits.MAX_GRAPH_NODES}")
         # editable leaves: the labelled leaves a value can edit (micrograd.expr.leaves)
         # (in the graph's node order, as the page lists them)
         editable = {id(v) for v in _expr.leaves(self.root).values()}
-        self.leaves = {n.value.label: n for n in nodes if id(n.value) in editable}
-        self.layout = _viz.to_dict(self.root)
+        self.leaves = {n.value.label: n for n in self.nodes if id(n.value) in editable}
+        self.by_id = {n.id: n for n in self.nodes}
+
+    def walk(self, **kwargs):
+        try:
+            return _walk.walk(self.root, **kwargs)
+        except WalkError as err:
+            raise WalkViewError(str(err)) from None
+
+    def layout(self, w):
+        """The viz layout with the walk's grads in the records. Every node the steps name
+        is named in its record (an unnamed op node shows its id, ``n2``), and each record
+        is measured with the widest grad text it shows during the walk."""
+        widest = {}
+        for s in w.backward:
+            for nid, cell, x in [(s.node, s.cell, s.upstream)] + [
+                    (c.parent, c.cell, c.grad_after) for c in s.contributions]:
+                if len(cell) > len(widest.get(nid, ("",))[0]):
+                    widest[nid] = (cell, x)
+        for n in self.nodes:
+            if not n.leaf and not n.label:
+                n.label = n.id
+            final = w.grads[n.id]
+            n.grad = widest[n.id][1] if len(widest.get(n.id, ("",))[0]) > len(
+                w.grad_cells[n.id]) else final
+        lay = _viz.layout_to_dict(_viz.layout((self.nodes, self.edges)))
+        for d in lay["nodes"]:  # the records say the walk's final grads
+            d["grad"] = encode(w.grads[d["id"]])
+            d["cells"][-1] = w.grad_cells[d["id"]]
+        return lay
 
 
-def _updates(step, assign):
-    """A walk step's contributions as the page's updates."""
-    if step["kind"] == "seed":
-        return [{"node": step["node"], "from": None, "edge": None, "seed": True,
-                 "upstream": None, "local": None, "contribution": _num(1.0),
-                 "before": None, "after": _num(step["upstream"]), "op": "="}]
-    return [{"node": c["parent"], "from": step["node"], "edge": c["edge"], "seed": False,
-             "upstream": _num(c["upstream"]), "local": _num(c["local"]),
-             "contribution": _num(c["contribution"]), "before": _num(c["grad_before"]),
-             "after": _num(c["grad_after"]), "op": "=" if assign else "+=",
-             "lost": bool(c["lost"])} for c in step["contributions"]]
-
-
-def _backward(w, assign=False):
-    out = []
-    for s in w["backward"]:
-        label = f" [pass {s['pass']}]" if w["passes"] > 1 else ""
-        out.append({"phase": "backward", "node": s["node"], "text": s["text"] + label,
-                    "updates": _updates(s, assign)})
-    if len(out) > limits.MAX_STEPS:
-        raise WalkViewError(f"this walk has {len(out)} steps; the cap is {limits.MAX_STEPS}")
+def _edge_notes(g):
+    """``{edge id: text}``: the local derivative on each edge, and the op's rule."""
+    names = {n.id: n.name for n in g.nodes}
+    count = {}
+    for e in g.edges:
+        count[e.dst] = count.get(e.dst, 0) + 1
+    out = {}
+    for e in g.edges:
+        src, dst = names[e.src], names[e.dst]
+        which = f" (input {e.index + 1} of {count[e.dst]})" if count[e.dst] > 1 else ""
+        text = f"edge {src} → {dst}\nlocal derivative ∂{dst}/∂{src}{which} = {fmt(e.local)}"
+        # the op's own rule text, from its one entry in the op table
+        rule = g.by_id[e.dst].value._fn.rule
+        out[e.id] = text + ("\n" + rule if rule else "")
     return out
 
 
-def _walk_dict(root, **kwargs):
-    try:
-        return _walk.walk(root, **kwargs).to_dict()
-    except WalkError as err:
-        raise WalkViewError(str(err)) from None
+def _neurons(g):
+    """Groups the drawing can fold into one box: an activation (tanh, relu, sigmoid) of
+    an op node, with every node that feeds only into it (its weights and bias, its
+    products and sums; inputs shared with other neurons stay outside)."""
+    users = {n.id: set() for n in g.nodes}
+    for e in g.edges:
+        users[e.src].add(e.dst)
+    groups = []
+    for n in g.nodes:
+        if n.op_key not in ACTIVATIONS:
+            continue
+        members = {n.id}
+        for m in reversed(g.nodes):  # users before inputs: one backward sweep suffices
+            if m.id not in members and users[m.id] and users[m.id] <= members:
+                members.add(m.id)
+        if len(members) >= 3:  # an activation of a bare leaf is no neuron
+            groups.append({"id": f"g{len(groups)}", "output": n.id,
+                           "title": f"neuron {n.name}",
+                           "members": [m.id for m in g.nodes if m.id in members]})
+    return groups
+
+
+def _lesson(g):
+    """Why the recursive backward and a careless visit order survive this graph, or not."""
+    users = {n.id: 0 for n in g.nodes}
+    for e in g.edges:
+        users[e.src] += 1
+    inner = [n.name for n in g.nodes if not n.leaf and users[n.id] > 1]
+    leaves = [n.name for n in g.nodes if n.leaf and users[n.id] > 1]
+    if inner:
+        text = (f"Here the inner node{'s' if len(inner) > 1 else ''} "
+                f"{', '.join(inner)} {'are' if len(inner) > 1 else 'is'} used more than "
+                "once. A recursive backward without a topological sort visits such a node "
+                "once per path and pushes its grad on before all of its users have added "
+                "theirs, so the nodes below it get too much (or, with a wrong visit order, "
+                "too little): with 'recursive backward' on, run all and compare.")
+    else:
+        text = ("No inner node of this graph is used more than once"
+                + (f" (only the leaf {leaves[0]} is reused, and a leaf passes nothing on)"
+                   if len(leaves) == 1 else
+                   f" (only the leaves {', '.join(leaves)} are reused, and a leaf passes "
+                   "nothing on)" if leaves else "")
+                + ", so a recursive backward visits every inner node after its only user "
+                  "has pushed all of its grad: it happens to get every number right here. "
+                  "Try the preset 'reused inner node' (b = a + a; c = b + b), where it "
+                  "does not.")
+    return {"reused_inner": inner, "text": text}
+
+
+def _question(g, preset, ask, of):
+    """The question under the graph: d(of)/d(ask), by default the preset's."""
+    if of:
+        of_id = _node(g, of, "of")
+    else:
+        of_id = g.nodes[-1].id
+    if ask:
+        wrt_id = _node(g, ask, "ask")
+    elif preset is not None and preset.ask and preset.ask in g.leaves:
+        wrt_id = g.leaves[preset.ask].id
+    elif g.leaves:
+        wrt_id = next(iter(g.leaves.values())).id
+    else:
+        return None
+    of_name, wrt_name = g.by_id[of_id].name, g.by_id[wrt_id].name
+    if wrt_id != of_id and not any(n.value is g.by_id[wrt_id].value
+                                   for n in _viz.trace(g.by_id[of_id].value)[0]):
+        raise WalkViewError(f"{wrt_name} does not feed {of_name}, so d{of_name}/d{wrt_name} "
+                            f"is 0 whatever the values: ask about a node {of_name} is made "
+                            "from")
+    shown = list(g.leaves.items())
+    if len(shown) > 6:  # a long list would hide the question: the asked leaf, and a pointer
+        shown = [(name, n) for name, n in shown if n.id == wrt_id]
+    given = ", ".join(f"{name} = {fmt(n.data)}" for name, n in shown)
+    if len(g.leaves) > len(shown):
+        given += (" and " if given else "") + "the other leaves as set"
+    text = (f"with {given}, " if given else "") + f"what is d{of_name}/d{wrt_name}?"
+    if preset is not None and preset.key == "diamond":
+        text = "on the diamond, in the right order, " + text
+    return {"of": of_id, "wrt": wrt_id, "text": text[0].upper() + text[1:]}
+
+
+def _node(g, name, what):
+    hits = [n.id for n in g.nodes if n.name == name] or [n.id for n in g.nodes
+                                                         if n.id == name]
+    if len(hits) != 1:
+        raise WalkViewError(f"no single node named {name!r} for '{what}' (names: "
+                            + ", ".join(dict.fromkeys(n.name for n in g.nodes)) + ")")
+    return hits[0]
 
 
 def build(source, values=None, *, assign=False, recursive=False, no_zero_grad=False,
-          title=""):
-    """The page's document for one graph: layout, leaves, steps, final and true grads."""
+          title="", preset=None, ask=None, of=None):
+    """The page's document for one graph: ``graph`` (the layout, records showing the
+    walk's final grads), ``walk`` (the encoded ``Walk``), the leaves, the edges' texts,
+    the neurons, the reused-node lesson and the question."""
     modes = [m for m, on in (("assign", assign), ("recursive", recursive),
                              ("no_zero_grad", no_zero_grad)) if on]
     if len(modes) > 1:
@@ -133,49 +280,16 @@ def build(source, values=None, *, assign=False, recursive=False, no_zero_grad=Fa
                             f"{' and '.join(modes)})")
     mode = modes[0] if modes else "correct"
     g = _Graph(source, values)
-    w = _walk_dict(g.root, mode=mode)
-    lay = g.layout
-    nodes = []
-    for n in lay["nodes"]:
-        nodes.append({"id": n["id"], "name": n["name"], "label": n["label"],
-                      "op": n["op"] or "", "leaf": n["leaf"],
-                      "const": n["leaf"] and not n["label"], "box": n["box"],
-                      "op_box": n["op_box"], "op_edge": n["op_edge"],
-                      "cells": n["cells"],
-                      "data": _num(n["data"]), "grad": _num(w["grads"][n["id"]]),
-                      "true_grad": _num(w["expected"][n["id"]])})
-    edges = [{"id": e["id"], "src": e["src"], "dst": e["dst"], "index": e["index"],
-              "local": _num(e["local"]), "points": e["points"],
-              "rule": _rule(lay, e)} for e in lay["edges"]]
-    forward = [{"phase": "forward", "node": s["node"], "data": _num(s["value"]),
-                "text": s["text"], "updates": []} for s in w["forward"]]
-    notes = [] if w["ok"] else list(w["summary"])
-    return {"title": title, "source": source.strip(), "mode": mode, "root": lay["root"],
-            "width": lay["width"], "height": lay["height"], "nodes": nodes, "edges": edges,
-            "leaves": [{"id": n.id, "name": name, "value": _num(n.value.data)}
+    w = g.walk(mode=mode)
+    if len(w.forward) + len(w.backward) > limits.MAX_STEPS:
+        raise WalkViewError(f"this walk has {len(w.forward) + len(w.backward)} steps; the "
+                            f"cap is {limits.MAX_STEPS}")
+    return {"title": title, "source": source.strip(), "mode": mode,
+            "graph": g.layout(w), "walk": encode(w),
+            "leaves": [{"id": n.id, "name": name, "value": encode(n.value.data)}
                        for name, n in g.leaves.items()],
-            "reverse_topo": [n["id"] for n in reversed(lay["nodes"])
-                             if not (n["leaf"] and not n["label"])],
-            "steps": forward + _backward(w, assign=(mode == "assign")), "notes": notes}
-
-
-_RULES = {
-    "add": "addition copies the upstream grad: d(x + y)/dx = d(x + y)/dy = 1",
-    "mul": "multiplication swaps: d(x*y)/dx = y, d(x*y)/dy = x",
-    "pow": "d(x**y)/dx = y*x**(y-1), d(x**y)/dy = x**y * log(x)",
-    "powc": "d(x**n)/dx = n * x**(n-1)",
-    "exp": "d exp(x)/dx = exp(x) = out", "log": "d log(x)/dx = 1/x",
-    "tanh": "d tanh(x)/dx = 1 - tanh(x)**2 = 1 - out**2",
-    "sigmoid": "d sigmoid(x)/dx = out * (1 - out)",
-    "relu": "d relu(x)/dx = 1 if x > 0 else 0", "abs": "d |x|/dx = sign(x), 0 at 0",
-    "sqrt": "d sqrt(x)/dx = 1 / (2 sqrt(x))", "softplus": "d softplus(x)/dx = sigmoid(x)",
-    "sin": "d sin(x)/dx = cos(x)", "cos": "d cos(x)/dx = -sin(x)",
-}
-
-
-def _rule(lay, e):
-    dst = next(n for n in lay["nodes"] if n["id"] == e["dst"])
-    return _RULES.get(dst["op_key"] or "", "")
+            "free": g.free, "edge_notes": _edge_notes(g), "neurons": _neurons(g),
+            "lesson": _lesson(g), "question": _question(g, preset, ask, of)}
 
 
 def visit_order(source, order, values=None):
@@ -184,45 +298,100 @@ def visit_order(source, order, values=None):
         raise WalkViewError(f"the order has {len(order)} entries; the cap is "
                             f"{limits.MAX_ORDER_LEN}")
     g = _Graph(source, values)
-    ids = {n["id"] for n in g.layout["nodes"]}
     for nid in order:
-        if nid not in ids:
+        if nid not in g.by_id:
             raise WalkViewError(f"unknown node {nid!r} in the order (nodes: "
-                                f"{', '.join(sorted(ids, key=lambda s: int(s[1:])))})")
+                                f"{', '.join(n.id for n in g.nodes)})")
     if len(set(order)) != len(order):
         raise WalkViewError("a node appears twice in the order")
-    w = _walk_dict(g.root, order=list(order))
-    lost = [{"node": x["node"], "via": x["source"], "edge": x["edge"],
-             "missing": _num(x["amount"]), "reason": x["text"]} for x in w["lost"]]
-    if w["ok"]:
+    w = g.walk(order=list(order))
+    if w.ok:
         message = ("every node was visited after all of its users: the grads are right ("
-                   + ", ".join(f"grad[{n}] = {_short(w['grads'][g.leaves[n].id])}"
+                   + ", ".join(f"grad[{n}] = {fmt(w.grads[g.leaves[n].id])}"
                                for n in g.leaves) + ")")
     else:
-        message = "\n".join(w["summary"] + [
+        message = "\n".join(w.notes + [
             "the fix: visit every node after all the nodes that use it (reverse "
             "topological order)"])
-    return {"ok": w["ok"], "message": message, "steps": _backward(w), "lost": lost,
-            "never_visited": [w["names"][i] for i in w["unvisited"]],
-            "grads": {k: _num(v) for k, v in w["grads"].items()},
-            "true_grads": {k: _num(v) for k, v in w["expected"].items()}}
-
-
-def _short(x):
-    return f"{x:.6g}" if isinstance(x, float) and math.isfinite(x) else str(x)
+    return {"ok": w.ok, "message": message, "walk": encode(w)}
 
 
 def nudge(source, leaf, h=1e-4, values=None):
-    """The central finite-difference slope at a leaf, beside the leaf's grad."""
+    """The central finite-difference slope at a leaf, beside the leaf's grad (the
+    encoded ``micrograd.walk.Nudge``)."""
     g = _Graph(source, values)
     if leaf not in g.leaves:
         raise WalkViewError(f"no leaf named {leaf!r} (leaves: {', '.join(g.leaves)})")
     try:
-        r = _walk.nudge(g.root, g.leaves[leaf].id, h=h, central=True).to_dict()
+        return encode(_walk.nudge(g.root, g.leaves[leaf].id, h=h, central=True))
     except (WalkError, ValueError) as err:
         raise WalkViewError(str(err)) from None
-    slope, grad = r["slope"], r["grad"]
-    diff = slope - grad if isinstance(slope, float) and isinstance(grad, float) else math.nan
-    return {"leaf": leaf, "h": r["h"], "f_minus": _num(r["f0"]), "f_plus": _num(r["f1"]),
-            "slope": _num(slope), "grad": _num(grad), "difference": _num(diff),
-            "ok": bool(r["ok"]), "text": r["text"]}
+
+
+def check(source, answer, values=None, *, preset=None, ask=None, of=None):
+    """Check a learner's answer to the graph's question against the engine's number:
+    ``Value.backward()`` run on a fresh graph of the same text, the grad read off the
+    Value itself. Returns ``{correct, question, hint}`` (and the number once correct).
+    An answer within 0.05% (or 0.0005 near zero) counts: the learner types decimals."""
+    if isinstance(answer, bool) or not isinstance(answer, (int, float)) \
+            or not math.isfinite(answer):
+        raise WalkViewError(f"the answer must be a finite number, got {answer!r}")
+    g = _Graph(source, values)
+    q = _question(g, preset, ask, of)
+    if q is None:
+        raise WalkViewError("this graph has no leaf to ask about")
+    of_v, wrt_v = g.by_id[q["of"]].value, g.by_id[q["wrt"]].value
+    of_v.backward()
+    truth = wrt_v.grad
+    if not math.isfinite(truth):
+        raise WalkViewError(f"d{g.by_id[q['of']].name}/d{g.by_id[q['wrt']].name} is "
+                            f"{fmt(truth)} here: pick values where it is a number")
+    ok = _close(answer, truth)
+    out = {"correct": ok, "question": q["text"], "answer": float(answer),
+           "hint": "" if ok else _hint(g, q, answer, truth)}
+    out["grad"] = encode(truth) if ok else None
+    out["text"] = (f"right: d{g.by_id[q['of']].name}/d{g.by_id[q['wrt']].name} = "
+                   f"{fmt4(truth)}" if ok else "not quite")
+    return out
+
+
+def _close(x, y):
+    return abs(x - y) <= 5e-4 * max(1.0, abs(y))
+
+
+#: the teaching modes' mistakes, as a hint names them
+_MISTAKES = {"recursive": "a recursive backward without a topological sort (a node reached "
+                          "by two paths pushes its grad twice)",
+             "assign": "writing grad = instead of grad += (a reused node keeps only its "
+                       "last contribution)",
+             "no_zero_grad": "two backward passes without zero_grad"}
+
+
+def _hint(g, q, answer, truth):
+    """A hint that points at the likely slip without giving the number away. Called
+    after ``backward()``: every Value of the graph holds its grad."""
+    of_name, wrt = g.by_id[q["of"]].name, g.by_id[q["wrt"]].name
+    # what each edge out of the asked node delivers: grad[user] * local
+    shares = [(g.by_id[e.dst].name, g.by_id[e.dst].value.grad * e.local, e.local)
+              for e in g.edges if e.src == q["wrt"] and g.by_id[e.dst].value.grad != 0.0]
+    if truth != 0 and _close(answer, -truth):
+        return "check the sign: follow each local derivative's sign along the path"
+    if len(shares) > 1 and any(_close(answer, s) for _, s, _ in shares):
+        users = ", ".join(dict.fromkeys(u for u, _, _ in shares))
+        return (f"that is one path's share: {wrt} feeds {len(shares)} inputs (of {users}); "
+                "its grad adds every path's contribution (+=)")
+    of_v, wrt_v = g.by_id[q["of"]].value, g.by_id[q["wrt"]].value
+    sub = {n.value: n.id for n in _viz.trace(of_v)[0]}
+    for mode, what in _MISTAKES.items():
+        try:
+            got = _walk.walk(of_v, mode=mode).grads[sub[wrt_v]]
+        except WalkError:  # the recursive walk of a deep graph is over its visit cap
+            continue
+        if not _close(got, truth) and _close(answer, got):
+            return f"that is what {what} gives; the engine visits nodes in reverse " \
+                   "topological order and adds (+=) every contribution"
+    if any(_close(answer, loc) and not _close(loc, s) for _, s, loc in shares):
+        return ("that is a local derivative only: multiply it by the grad of the node it "
+                f"feeds (the chain rule: grad[{wrt}] += grad[user] · local)")
+    return (f"walk it backward: grad[{of_name}] = 1, then every node passes grad · local "
+            f"to its inputs; step backward and watch grad[{wrt}] fill in")

@@ -16,7 +16,8 @@ function svg(tag, attrs, parent) {
   return el;
 }
 
-/** A number as shown on the page: 6 significant digits, no trailing zeros. */
+/** A number as the Playground shows it: 6 significant digits, no trailing zeros. (The
+ * Walk writes only texts the server formatted.) */
 function fmt(x) {
   if (x === null || x === undefined) return "·";
   if (typeof x === "string") return x;  // "NaN", "Infinity" arrive as strings
@@ -25,15 +26,6 @@ function fmt(x) {
   const a = Math.abs(x);
   if (a >= 1e6 || a < 1e-4) return x.toExponential(4);
   return String(Number(x.toPrecision(6)));
-}
-
-/** A number as the graph's records show it (the engine's layout measured this format). */
-function fmt4(x) {
-  if (x === null || x === undefined) return "·";
-  if (typeof x === "string") return x;
-  const a = Math.abs(x);
-  if (a !== 0 && (a >= 1e7 || a < 1e-4)) return x.toExponential(3);
-  return x.toFixed(4);
 }
 
 function status(msg) { $("status").textContent = msg || ""; }
@@ -48,6 +40,19 @@ const url = {
       if (v === null || v === undefined || v === "") p.delete(k); else p.set(k, String(v));
     }
     history.replaceState(null, "", "#" + p.toString());
+    url.current = location.hash;
   },
+  /** like write, as a new entry of the browser's history (back returns to the old state) */
+  push(params) {
+    const p = url.read();
+    for (const [k, v] of Object.entries(params)) {
+      if (v === null || v === undefined || v === "") p.delete(k); else p.set(k, String(v));
+    }
+    const hash = "#" + p.toString();
+    if (hash === location.hash) return;
+    history.pushState(null, "", hash);
+    url.current = location.hash;
+  },
+  current: location.hash,  // the URL as the page itself last wrote it
 };
 

@@ -37,6 +37,16 @@ const P_GROUPS = { data: "data set and its settings", network: "layers and neuro
 const P_CLASS_COLOURS = [[224, 102, 47], [47, 111, 223], [27, 127, 59], [142, 68, 173], [181, 137, 0]];
 const P_POS = [47, 111, 223], P_NEG = [224, 102, 47];
 
+/** A number as the one-point graph's records show it (micrograd.viz's layout measured
+ *  its cells for this format). */
+function fmt4(x) {
+  if (x === null || x === undefined) return "·";
+  if (typeof x === "string") return x;
+  const a = Math.abs(x);
+  if (a !== 0 && (a >= 1e7 || a < 1e-4)) return x.toExponential(3);
+  return x.toFixed(4);
+}
+
 const Play = {
   sid: null, state: null, points: null, history: [], accepted: null, playing: false,
   started: false, rateWindow: [], inflight: false, frames: 0, graph: null, graphPos: null,
@@ -347,7 +357,7 @@ const Play = {
     const seed = (this.accepted.init_seed + 1) % 2147483647;
     try {
       const s = await this.call("POST", "/reset", { init_seed: seed });
-      this.history = s.history; this.accepted = s.config;
+      this.history = s.history; this.accepted = s.config; this.showError("");
       this.markField("p-iseed", null); this.fillForm(s.config);
       this.accept(s); this.writeUrl();
       this.showNotice(`new weights (init seed ${seed}), step 0`);
@@ -458,6 +468,11 @@ const Play = {
     $("p-tracc").dataset.value = String(m.train_acc); $("p-teacc").dataset.value = String(m.test_acc);
     $("p-netsum").textContent = `(${s.network.sizes.join("-")}, ${s.nparams} parameters)`;
     this.clickMode();
+    if (s.diverged) {  // the server says so: the loss or a weight is no longer finite
+      this.showError(`training diverged at step ${s.diverged_at}: the loss or a weight is ` +
+                     "no longer a finite number; lower the learning rate and press new weights");
+      this.pause();
+    }
     this.drawBoundary(); this.drawCurves(); this.drawNet();
     // the table is read, not watched: while playing it refreshes 5 times a second
     const now = performance.now();
@@ -495,7 +510,8 @@ const Play = {
     const b = s.boundary, n = b.n, W = cv.width, H = cv.height;
     const img = ctx.createImageData(n, n), discrete = $("p-discrete").checked;
     for (let i = 0; i < n * n; i++) {
-      const c = this.colour(b.values[i], b.classes ? b.classes[i] : null, discrete);
+      const raw = Number(b.values[i]);  // "NaN" where the network diverged: grey
+      const c = raw === raw ? this.colour(raw, b.classes ? b.classes[i] : null, discrete) : [191, 191, 191];
       img.data[4 * i] = c[0]; img.data[4 * i + 1] = c[1]; img.data[4 * i + 2] = c[2]; img.data[4 * i + 3] = 255;
     }
     const off = document.createElement("canvas"); off.width = n; off.height = n;

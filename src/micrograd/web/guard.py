@@ -1,0 +1,199 @@
+"""The server's front door: what a request must be before any route sees it.
+
+An ASGI middleware (``Guard``) in front of the FastAPI app refuses, with a JSON
+``{"error": ...}`` message and nothing else computed:
+
+* a ``Host`` that is not this server (400): a page on another site can point its own
+  name at 127.0.0.1 (DNS rebinding) and would otherwise drive the server as if it were
+  the page. Accepted: the address the connection arrived on and ``localhost``, with the
+  port (plus any names given to ``create_app(allowed_hosts=...)``);
+* a write (POST, PATCH, PUT, DELETE) whose ``Origin`` is another site (403);
+* a body over ``limits.MAX_BODY_BYTES`` (413): what is *read* is counted, whatever the
+  ``Content-Length`` says or whether the body is chunked, and reading stops at the cap;
+* a compressed body (``Content-Encoding`` other than identity, 415): a small gzip body
+  can inflate to any size, so none is accepted.
+
+Errors never echo more than a short piece of what the client sent (``clip``).
+"""
+
+from __future__ import annotations
+
+import json
+
+from . import limits
+
+#: how much of a client's text an error message may quote
+CLIP_CHARS = 60
+#: the longest error message the server sends (a longer one is cut, and says so)
+MAX_ERROR_CHARS = 800
+
+_WRITES = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+
+
+def clip(text, n=CLIP_CHARS):
+    """``repr`` of the first ``n`` characters of ``text``, saying how long it really was."""
+    text = str(text)
+    if len(text) <= n:
+        return repr(text)
+    return f"{text[:n]!r}... ({len(text)} characters)"
+
+
+def cut_message(msg, n=MAX_ERROR_CHARS):
+    """An error message of at most about ``n`` characters."""
+    if len(msg) <= n:
+        return msg
+    return msg[:n] + f" ... (message cut: {len(msg)} characters)"
+
+
+def split_host(value):
+    """``'name:port'`` / ``'[::1]:port'`` / ``'name'`` -> (name lowercased, port or None);
+    None when it is not a host at all."""
+    value = value.strip().lower()
+    if not value:
+        return None
+    if value.startswith("["):
+        end = value.find("]")
+        if end < 0:
+            return None
+        name, rest = value[1:end], value[end + 1:]
+        if not rest:
+            return name, None
+        if not rest.startswith(":"):
+            return None
+        port = rest[1:]
+    elif value.count(":") == 1:
+        name, port = value.split(":")
+    elif ":" in value:
+        return None  # an IPv6 address needs brackets in a Host header
+    else:
+        return value, None
+    if not (port.isdigit() and len(port) <= 5):
+        return None
+    return name, int(port)
+
+
+async def _send_error(send, status, message, *, close=False):
+    body = json.dumps({"error": cut_message(message)}).encode()
+    headers = [(b"content-type", b"application/json"),
+               (b"content-length", str(len(body)).encode())]
+    if close:  # the client may still be sending: do not read the rest, hang up after this
+        headers.append((b"connection", b"close"))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+class Guard:
+    """ASGI middleware: the Host/Origin checks and the body cap described above."""
+
+    def __init__(self, app, *, allowed_hosts=(), max_body=None):
+        self.app = app
+        self.extra_hosts = frozenset(h.lower().strip("[]") for h in allowed_hosts)
+        self.max_body = limits.MAX_BODY_BYTES if max_body is None else max_body
+
+    # -- who may ask --------------------------------------------------------------------
+
+    def _host_ok(self, name, port, server):
+        """``name:port`` names this server: its own address or localhost, its port."""
+        if server is None:  # a Unix socket: only the names
+            return name in {"localhost"} | self.extra_hosts
+        own_name, own_port = str(server[0]).lower().strip("[]"), server[1]
+        if port is None:
+            port = 80
+        if own_port is not None and port != own_port:
+            return False
+        return name in {own_name, "localhost"} | self.extra_hosts
+
+    def _check_host(self, headers, server):
+        raw = headers.get(b"host")
+        if raw is None:
+            return "refused: the request has no Host header"
+        value = raw.decode("latin-1")
+        parsed = split_host(value)
+        if parsed is None or not self._host_ok(*parsed, server):
+            where = (f"http://{server[0]}:{server[1]}/ or http://localhost:{server[1]}/"
+                     if server else "http://localhost/")
+            return (f"refused: Host {clip(value)} is not this server (a protection "
+                    f"against DNS rebinding); open the page as {where}")
+        return None
+
+    def _check_origin(self, headers, server):
+        raw = headers.get(b"origin")
+        if raw is None:  # not a browser, or a same-origin request of an old browser
+            return None
+        value = raw.decode("latin-1")
+        scheme, sep, rest = value.partition("://")
+        parsed = split_host(rest) if sep and scheme in ("http", "https") else None
+        if parsed is not None:
+            name, port = parsed
+            if port is None:
+                port = 443 if scheme == "https" else 80
+            if self._host_ok(name, port, server):
+                return None
+        return (f"refused: a write from another site (Origin {clip(value)}); only this "
+                "server's own page may change its state")
+
+    # -- the ASGI entry -----------------------------------------------------------------
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = {}
+        for k, v in scope.get("headers", ()):
+            headers.setdefault(k.lower(), v)
+        server = scope.get("server")
+        problem = self._check_host(headers, server)
+        if problem:
+            await _send_error(send, 400, problem, close=True)
+            return
+        if scope["method"] in _WRITES:
+            problem = self._check_origin(headers, server)
+            if problem:
+                await _send_error(send, 403, problem, close=True)
+                return
+        encoding = headers.get(b"content-encoding", b"identity").decode("latin-1")
+        if encoding.strip().lower() not in ("", "identity"):
+            await _send_error(send, 415, f"refused: a compressed body (Content-Encoding "
+                                         f"{clip(encoding, 20)}); send plain JSON",
+                              close=True)
+            return
+        declared = headers.get(b"content-length")
+        if declared is not None:
+            if not declared.isdigit() or len(declared) > 18:
+                await _send_error(send, 400, f"invalid Content-Length "
+                                             f"{clip(declared.decode('latin-1'), 20)}",
+                                  close=True)
+                return
+            if int(declared) > self.max_body:
+                await _send_error(send, 413, self._too_big(f"of {int(declared)} bytes"),
+                                  close=True)
+                return
+        # read the body here, counting what arrives (chunked or not), and stop at the cap
+        chunks, size = [], 0
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return  # the client left: nothing to answer
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.max_body:
+                await _send_error(send, 413, self._too_big("over the cap"), close=True)
+                return
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        body = b"".join(chunks)
+        replayed = False
+
+        async def replay():
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+    def _too_big(self, what):
+        return (f"request body {what}; the cap is {self.max_body} bytes "
+                f"({self.max_body // 1024} KiB)")

@@ -1,0 +1,447 @@
+/* micrograd serve: GraphView, a reusable view of a graph laid out by the server.
+ *
+ *   const view = new GraphView(element, { label, onNode(id), onEdge(id) });
+ *   view.setGraph(graph, neurons);  // graph: micrograd.viz.layout_to_dict (positions,
+ *                                   // records' cells and their widths); neurons: optional
+ *                                   // [{id, output, title, members}] that can be folded
+ *   view.update(state);             // state.cells: {node id: [cell texts]} (server texts),
+ *                                   // state.pending: {node id: [indices of cells not yet
+ *                                   // computed, drawn dim]},
+ *                                   // state.nodeClass / state.edgeClass: {id: "a b"}
+ *   view.fit(); view.zoom(factor); view.actualSize(); view.fold(neuronId, folded?)
+ *   view.show(id); view.focusNode(id); view.destroy()
+ *
+ * The view only places what the server laid out and writes the texts the server
+ * formatted: it never computes or formats a number. It pans and zooms (wheel, drag, the
+ * buttons, and the keyboard: arrows pan, + and - zoom, 0 fits, 1 is actual size), opens
+ * at a zoom where text is at least 11 px (fitting the whole graph when that allows it),
+ * shows an overview map when the graph is larger than the screen, and lets every node and
+ * edge be reached with Tab and used with Enter or Space.
+ */
+"use strict";
+
+const GV_NS = "http://www.w3.org/2000/svg";
+const GV_FONT = 12;          // px: the layout measures its texts in this font
+const GV_MIN_TEXT = 11;      // px: no text below this at the opening zoom
+const GV_MAX_ZOOM = 4;
+
+function gvEl(tag, attrs, parent) {
+  const el = document.createElementNS(GV_NS, tag);
+  for (const [k, v] of Object.entries(attrs || {})) el.setAttribute(k, v);
+  if (parent) parent.appendChild(el);
+  return el;
+}
+
+function gvCurve(p) {  // cubic pieces with tangents along the rank axis (as viz's SVG)
+  let d = `M ${p[0][0]} ${p[0][1]}`;
+  for (let i = 1; i < p.length; i++) {
+    const [x0, y0] = p[i - 1], [x1, y1] = p[i], mx = (x0 + x1) / 2;
+    d += ` C ${mx} ${y0}, ${mx} ${y1}, ${x1} ${y1}`;
+  }
+  return d;
+}
+
+class GraphView {
+  constructor(host, opts) {
+    this.opts = opts || {};
+    this.host = host;
+    host.classList.add("gv");
+    host.textContent = "";
+    const bar = document.createElement("div");
+    bar.className = "gv-bar";
+    bar.setAttribute("role", "toolbar");
+    bar.setAttribute("aria-label", "graph view");
+    const button = (text, title, fn) => {
+      const b = document.createElement("button");
+      b.type = "button"; b.textContent = text; b.title = title;
+      b.setAttribute("aria-label", title);
+      b.addEventListener("click", fn);
+      bar.appendChild(b);
+      return b;
+    };
+    this.btnIn = button("+", "zoom in", () => this.zoom(1.25));
+    this.btnOut = button("−", "zoom out", () => this.zoom(0.8));
+    button("fit", "fit the whole graph", () => this.fit());
+    button("1:1", "actual size", () => this.actualSize());
+    this.folds = document.createElement("span");
+    this.folds.className = "gv-folds";
+    bar.appendChild(this.folds);
+    this.zoomText = document.createElement("span");
+    this.zoomText.className = "gv-zoom";
+    this.zoomText.setAttribute("aria-live", "polite");
+    bar.appendChild(this.zoomText);
+    host.appendChild(bar);
+
+    this.port = document.createElement("div");
+    this.port.className = "gv-port";
+    this.port.tabIndex = 0;
+    this.port.setAttribute("role", "group");
+    this.port.setAttribute("aria-label", (this.opts.label || "graph") +
+      ": arrow keys pan, + and - zoom, 0 fits; Tab reaches every node and edge");
+    host.appendChild(this.port);
+    this.svg = gvEl("svg", { class: "gv-svg", role: "img" }, this.port);
+    const defs = gvEl("defs", {}, this.svg);
+    const mk = gvEl("marker", { id: "gv-arrow", viewBox: "0 0 10 10", refX: "10", refY: "5",
+                                markerUnits: "userSpaceOnUse", markerWidth: "8",
+                                markerHeight: "8", orient: "auto-start-reverse" }, defs);
+    gvEl("path", { d: "M 0 0 L 10 5 L 0 10 z", class: "gv-arrowhead" }, mk);
+    this.scene = gvEl("g", {}, this.svg);
+    this.mini = gvEl("svg", { class: "gv-mini", "aria-hidden": "true" }, this.port);
+    this.miniScene = gvEl("g", {}, this.mini);
+    this.miniView = gvEl("rect", { class: "gv-mini-view" }, this.mini);
+
+    this.k = 1; this.tx = 0; this.ty = 0;
+    this.folded = new Set();
+    this._wire();
+  }
+
+  /* ---------------------------------------------------------------- input */
+  _wire() {
+    const port = this.port;
+    port.addEventListener("wheel", (ev) => {
+      ev.preventDefault();
+      const r = port.getBoundingClientRect();
+      this.zoom(Math.exp(-ev.deltaY * 0.0015), ev.clientX - r.left, ev.clientY - r.top);
+    }, { passive: false });
+    let drag = null;
+    port.addEventListener("pointerdown", (ev) => {
+      if (ev.button !== 0 || this.mini.contains(ev.target)) return;
+      drag = { x: ev.clientX, y: ev.clientY, tx: this.tx, ty: this.ty, moved: false, id: ev.pointerId };
+    });
+    port.addEventListener("pointermove", (ev) => {
+      if (!drag || ev.pointerId !== drag.id) return;
+      const dx = ev.clientX - drag.x, dy = ev.clientY - drag.y;
+      if (!drag.moved && Math.hypot(dx, dy) < 4) return;
+      if (!drag.moved) { drag.moved = true; port.setPointerCapture(ev.pointerId); port.classList.add("dragging"); }
+      this.tx = drag.tx + dx; this.ty = drag.ty + dy; this._apply();
+    });
+    const end = (ev) => {
+      if (!drag) return;
+      if (drag.moved) {
+        this._justDragged = true;
+        setTimeout(() => { this._justDragged = false; }, 0);
+        port.classList.remove("dragging");
+      }
+      drag = null;
+    };
+    port.addEventListener("pointerup", end);
+    port.addEventListener("pointercancel", end);
+    port.addEventListener("keydown", (ev) => {
+      if (ev.target !== port && (ev.key === "Enter" || ev.key === " ")) {
+        const g = ev.target.closest("[data-node],[data-edge],[data-neuron]");
+        if (g) { ev.preventDefault(); this._activate(g); }
+        return;
+      }
+      const step = 60;
+      const keys = { ArrowLeft: [step, 0], ArrowRight: [-step, 0], ArrowUp: [0, step], ArrowDown: [0, -step] };
+      if (ev.target === port && keys[ev.key]) {
+        ev.preventDefault();
+        this.tx += keys[ev.key][0]; this.ty += keys[ev.key][1]; this._apply();
+      } else if (ev.key === "+" || ev.key === "=") { ev.preventDefault(); this.zoom(1.25); }
+      else if (ev.key === "-" || ev.key === "_") { ev.preventDefault(); this.zoom(0.8); }
+      else if (ev.key === "0") { ev.preventDefault(); this.fit(); }
+      else if (ev.key === "1") { ev.preventDefault(); this.actualSize(); }
+    });
+    port.addEventListener("focusin", (ev) => {
+      const g = ev.target.closest && ev.target.closest("[data-node],[data-edge],[data-neuron]");
+      if (g) this._reveal(g);
+    });
+    port.addEventListener("click", (ev) => {
+      if (this._justDragged) return;
+      const g = ev.target.closest("[data-node],[data-edge],[data-neuron]");
+      if (g) this._activate(g);
+    });
+    const miniMove = (ev) => {
+      const r = this.mini.getBoundingClientRect();
+      const s = this.miniScale;
+      const gx = (ev.clientX - r.left) / s, gy = (ev.clientY - r.top) / s;
+      const { w: pw, h: ph } = this._size();
+      this.tx = pw / 2 - gx * this.k; this.ty = ph / 2 - gy * this.k; this._apply();
+    };
+    this.mini.addEventListener("pointerdown", (ev) => {
+      ev.stopPropagation(); this.mini.setPointerCapture(ev.pointerId); this._miniDrag = true; miniMove(ev);
+    });
+    this.mini.addEventListener("pointermove", (ev) => { if (this._miniDrag) miniMove(ev); });
+    this.mini.addEventListener("pointerup", () => { this._miniDrag = false; });
+    this._resize = () => { this._measure(); this._apply(); };
+    window.addEventListener("resize", this._resize);
+  }
+
+  _activate(g) {
+    if (g.dataset.neuron) { this.fold(g.dataset.neuron, false); return; }
+    if (g.dataset.node && this.opts.onNode) this.opts.onNode(g.dataset.node);
+    if (g.dataset.edge && this.opts.onEdge) this.opts.onEdge(g.dataset.edge);
+  }
+
+  destroy() { window.removeEventListener("resize", this._resize); this.host.textContent = ""; }
+
+  /* ---------------------------------------------------------------- drawing */
+  setGraph(graph, neurons) {
+    this._measure();  // before the drawing changes, so no layout is forced after it
+    this.graph = graph;
+    this.neurons = neurons || [];
+    this.folded = new Set([...this.folded].filter((id) => this.neurons.some((n) => n.id === id)));
+    this.byId = Object.fromEntries(graph.nodes.map((n) => [n.id, n]));
+    this.scene.textContent = "";
+    this.nodeEls = {}; this.edgeEls = {}; this.textEls = {};
+    const edgeLayer = gvEl("g", { class: "gv-edges" }, this.scene);
+    const nodeLayer = gvEl("g", { class: "gv-nodes" }, this.scene);
+    this.foldLayer = gvEl("g", { class: "gv-foldlayer" }, this.scene);
+    // one string per layer, parsed once: far faster than an element at a time
+    const esc = (t) => String(t).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" }[c]));
+    const name = (id) => esc(this.byId[id].name);
+    const eh = [];
+    for (const e of graph.edges) {
+      const d = gvCurve(e.points);
+      eh.push(`<g class="edge" data-edge="${esc(e.id)}" data-src="${esc(e.src)}" data-dst="${esc(e.dst)}" ` +
+              `tabindex="0" role="button" aria-label="edge ${name(e.src)} to ${name(e.dst)}">` +
+              `<path d="${d}" class="vis" marker-end="url(#gv-arrow)"></path><path d="${d}" class="wide"></path></g>`);
+    }
+    edgeLayer.innerHTML = eh.join("");
+    const nh = [];
+    for (const n of graph.nodes) {
+      nh.push(`<g class="node ${n.leaf ? "leaf" : "op"}" data-node="${esc(n.id)}" data-name="${name(n.id)}" tabindex="0" role="button">`);
+      if (n.op_box) {
+        const ob = n.op_box, cx = ob.x + ob.w / 2, cy = ob.y + ob.h / 2;
+        nh.push(`<g class="opnode"><ellipse cx="${cx}" cy="${cy}" rx="${ob.w / 2}" ry="${ob.h / 2}"></ellipse>` +
+                `<text x="${cx}" y="${cy + 4}" text-anchor="middle">${esc(n.op)}</text>`);
+        if (n.op_edge.length >= 2) {
+          const [a, b] = [n.op_edge[0], n.op_edge[n.op_edge.length - 1]];
+          nh.push(`<path d="M ${a[0]} ${a[1]} L ${b[0]} ${b[1]}" class="opedge" marker-end="url(#gv-arrow)"></path>`);
+        }
+        nh.push("</g>");
+      }
+      const b = n.box;
+      nh.push(`<g class="record" transform="translate(${b.x},${b.y})"><rect width="${b.w}" height="${b.h}" rx="3"></rect>`);
+      let x = 0;
+      n.cells.forEach((c, i) => {
+        const w = n.cell_widths[i];
+        if (i > 0) nh.push(`<line x1="${x}" y1="0" x2="${x}" y2="${b.h}" class="sep"></line>`);
+        const kind = (n.label && i === 0) ? "lbl" : esc(c.split(" ")[0]);
+        nh.push(`<text x="${x + w / 2}" y="${b.h / 2 + 4}" text-anchor="middle" class="${kind}">${esc(c)}</text>`);
+        x += w;
+      });
+      nh.push("</g></g>");
+    }
+    nodeLayer.innerHTML = nh.join("");
+    for (const ge of edgeLayer.children) this.edgeEls[ge.dataset.edge] = ge;
+    for (const gn of nodeLayer.children) {
+      this.nodeEls[gn.dataset.node] = gn;
+      this.textEls[gn.dataset.node] = [...gn.querySelector(".record").querySelectorAll("text")];
+    }
+    this._drawFoldButtons();
+    this._drawFolds();
+    this._drawMini();
+    this.svg.setAttribute("aria-label", `${this.opts.label || "graph"}: ${graph.nodes.length} nodes`);
+    this.opening();
+  }
+
+  /** texts and classes of the current state (texts as the server formatted them) */
+  update(state) {
+    state = state || {};
+    const cells = state.cells || {}, nc = state.nodeClass || {}, ec = state.edgeClass || {};
+    for (const n of this.graph.nodes) {
+      const texts = cells[n.id];
+      const els = this.textEls[n.id];
+      const pending = (state.pending && state.pending[n.id]) || [];
+      if (texts) texts.forEach((t, i) => {
+        if (els[i] && t !== null && t !== undefined) {
+          els[i].textContent = t;
+          els[i].classList.toggle("dim", pending.includes(i));
+        }
+      });
+      const el = this.nodeEls[n.id];
+      el.setAttribute("class", `node ${n.leaf ? "leaf" : "op"} ${nc[n.id] || ""}`);
+      el.setAttribute("aria-label", `${n.name}: ${(texts || n.cells).slice(n.label ? 1 : 0).join(", ")}`);
+    }
+    for (const e of this.graph.edges) this.edgeEls[e.id].setAttribute("class", `edge ${ec[e.id] || ""}`);
+    this.lastState = state;
+    this._drawFolds();
+  }
+
+  /* ---------------------------------------------------------------- folding */
+  _drawFoldButtons() {
+    this.folds.textContent = "";
+    for (const nr of this.neurons) {
+      const b = document.createElement("button");
+      b.type = "button"; b.dataset.fold = nr.id;
+      b.addEventListener("click", () => this.fold(nr.id));
+      this.folds.appendChild(b);
+    }
+    this._foldLabels();
+  }
+
+  _foldLabels() {
+    for (const b of this.folds.querySelectorAll("button")) {
+      const nr = this.neurons.find((x) => x.id === b.dataset.fold);
+      const on = this.folded.has(nr.id);
+      b.textContent = (on ? "open " : "fold ") + nr.title;
+      b.setAttribute("aria-pressed", on ? "true" : "false");
+    }
+  }
+
+  /** fold (true), open (false) or toggle (undefined) a neuron into one box */
+  fold(id, folded) {
+    const on = folded === undefined ? !this.folded.has(id) : folded;
+    if (on) this.folded.add(id); else this.folded.delete(id);
+    this._foldLabels();
+    this._drawFolds();
+    const box = on && this.foldLayer.querySelector(`[data-neuron="${id}"]`);
+    if (box) this._reveal(box);  // the folded box on screen
+  }
+
+  /* A folded neuron is one box where its output's op node and record were (the title
+   * line above, the output's cells inside); its other nodes and the edges between them
+   * are hidden, and each edge from outside into the neuron is drawn dashed to the box. */
+  _drawFolds() {
+    if (!this.graph) return;
+    const hidden = new Set(), into = {};
+    this.foldLayer.textContent = "";
+    for (const nr of this.neurons) {
+      if (!this.folded.has(nr.id)) continue;
+      for (const id of nr.members) hidden.add(id);
+      const out = this.byId[nr.output];
+      const texts = (this.lastState && this.lastState.cells && this.lastState.cells[out.id]) || out.cells;
+      const title = `${nr.title} (${nr.members.length} nodes, folded)`;
+      const left = out.op_box ? Math.min(out.op_box.x, out.box.x) : out.box.x;
+      const right = out.box.x + out.box.w;
+      const w = Math.max(right - left, title.length * 7.2 + 16);
+      const x = right - w, y = out.box.y - 20, h = out.box.h + 24;
+      const g = gvEl("g", { class: "fold", "data-neuron": nr.id, tabindex: "0", role: "button",
+                            "aria-label": `${title}: ${texts.join(", ")}; press Enter to open` },
+                     this.foldLayer);
+      gvEl("rect", { x, y, width: w, height: h, rx: 6 }, g);
+      const t1 = gvEl("text", { x: x + w / 2, y: y + 15, "text-anchor": "middle", class: "lbl" }, g);
+      t1.textContent = title;
+      const t2 = gvEl("text", { x: x + w / 2, y: y + h - 9, "text-anchor": "middle" }, g);
+      t2.textContent = texts.join("  ");
+      for (const id of nr.members) into[id] = [x, y + h / 2];
+    }
+    for (const n of this.graph.nodes) this.nodeEls[n.id].style.display = hidden.has(n.id) ? "none" : "";
+    for (const e of this.graph.edges) {
+      const cut = hidden.has(e.dst) && !hidden.has(e.src);
+      this.edgeEls[e.id].style.display = hidden.has(e.dst) ? "none" : "";
+      if (cut) {
+        const p0 = e.points[0], p1 = into[e.dst];
+        gvEl("path", { d: gvCurve([p0, p1]), class: "foldedge", "marker-end": "url(#gv-arrow)" },
+             this.foldLayer);
+      }
+    }
+  }
+
+  /* ---------------------------------------------------------------- zoom and pan */
+  /** the port's size, read from the layout only when it can have changed (a new graph,
+   * a resized window): reading it after drawing would force a layout of the new drawing
+   * before the browser's own */
+  _measure() {
+    this._w = this.port.clientWidth || 1;
+    this._h = this.port.clientHeight || 1;
+    this._winH = window.innerHeight;
+  }
+
+  _size() {
+    if (this._w === undefined) this._measure();
+    return { w: this._w, h: this._h };
+  }
+
+  /** the opening view: the whole graph if its text stays >= 11 px, else 11 px text
+   * from the leaves' end (the left), centred vertically */
+  opening() {
+    const g = this.graph;
+    const { w } = this._size();
+    // the port as tall as the graph needs at the opening zoom, within 220 px .. 62% of
+    // the window (a phone's too)
+    const k0 = Math.max(GV_MIN_TEXT / GV_FONT, Math.min(1.25, w / g.width));
+    const maxH = Math.max(220, Math.round(this._winH * 0.62));
+    const h = Math.min(maxH, Math.max(220, Math.ceil(g.height * k0 + 24)));
+    this.port.style.height = h + "px";  // the port has no border or padding: h is its height
+    this._h = h;
+    const fitK = Math.min(w / g.width, h / g.height);
+    const minK = GV_MIN_TEXT / GV_FONT;
+    if (fitK >= minK) { this.fit(Math.min(fitK, 1.25)); return; }
+    // too big to fit: 11 px text, opening on the first leaf (the left end, where the
+    // forward pass starts), vertically centred on it
+    const first = g.nodes.reduce((a, n) => (n.box.x < a.box.x ? n : a), g.nodes[0]);
+    this.k = minK;
+    this.tx = 0;
+    this.ty = h / 2 - (first.box.y + first.box.h / 2) * this.k;
+    this._apply();
+  }
+
+  fit(cap) {
+    const { w, h } = this._size();
+    const g = this.graph;
+    this.k = Math.min(w / g.width, h / g.height, cap || GV_MAX_ZOOM);
+    this.tx = (w - g.width * this.k) / 2;
+    this.ty = (h - g.height * this.k) / 2;
+    this._apply();
+  }
+
+  actualSize() { const { w, h } = this._size(); this.zoom(1 / this.k, w / 2, h / 2); }
+
+  zoom(f, cx, cy) {
+    const { w, h } = this._size();
+    if (cx === undefined) { cx = w / 2; cy = h / 2; }
+    const g = this.graph;
+    const minK = Math.min(0.1, Math.min(w / g.width, h / g.height));
+    const k = Math.max(minK, Math.min(GV_MAX_ZOOM, this.k * f));
+    this.tx = cx - (cx - this.tx) * (k / this.k);
+    this.ty = cy - (cy - this.ty) * (k / this.k);
+    this.k = k;
+    this._apply();
+  }
+
+  _apply() {
+    if (!this.graph) return;
+    const { w, h } = this._size();
+    const g = this.graph;
+    // keep part of the graph on screen
+    const gw = g.width * this.k, gh = g.height * this.k, m = 40;
+    this.tx = Math.min(w - m, Math.max(m - gw, this.tx));
+    this.ty = Math.min(h - m, Math.max(m - gh, this.ty));
+    this.svg.setAttribute("width", w); this.svg.setAttribute("height", h);
+    this.scene.setAttribute("transform", `translate(${this.tx},${this.ty}) scale(${this.k})`);
+    this.zoomText.textContent = `${Math.round(this.k * 100)}%`;
+    const big = gw > w + 1 || gh > h + 1;
+    this.mini.style.display = big ? "" : "none";
+    this.host.dataset.zoom = String(this.k);
+    if (big) {
+      const s = this.miniScale;
+      this.miniView.setAttribute("x", (-this.tx / this.k) * s);
+      this.miniView.setAttribute("y", (-this.ty / this.k) * s);
+      this.miniView.setAttribute("width", (w / this.k) * s);
+      this.miniView.setAttribute("height", (h / this.k) * s);
+    }
+  }
+
+  _drawMini() {
+    const g = this.graph;
+    const s = Math.min(160 / g.width, 90 / g.height);
+    this.miniScale = s;
+    this.mini.setAttribute("width", Math.ceil(g.width * s));
+    this.mini.setAttribute("height", Math.ceil(g.height * s));
+    this.miniScene.textContent = "";
+    for (const n of g.nodes) {
+      const b = n.box;
+      gvEl("rect", { x: b.x * s, y: b.y * s, width: Math.max(1, b.w * s), height: Math.max(1, b.h * s) },
+           this.miniScene);
+    }
+  }
+
+  _reveal(el) {
+    const bb = el.getBBox();
+    const { w, h } = this._size();
+    const x0 = bb.x * this.k + this.tx, y0 = bb.y * this.k + this.ty;
+    const x1 = x0 + bb.width * this.k, y1 = y0 + bb.height * this.k;
+    const pad = 20;
+    if (x0 < pad) this.tx += pad - x0; else if (x1 > w - pad) this.tx -= Math.min(x1 - (w - pad), x0 - pad);
+    if (y0 < pad) this.ty += pad - y0; else if (y1 > h - pad) this.ty -= Math.min(y1 - (h - pad), y0 - pad);
+    this._apply();
+    this.port.scrollTop = 0; this.port.scrollLeft = 0;  // focus must not scroll the port itself
+  }
+
+  focusNode(id) { const el = this.nodeEls[id]; if (el) el.focus(); }
+
+  /** pan (if needed) so that this node is on screen */
+  show(id) { const el = this.nodeEls[id]; if (el && el.style.display !== "none") this._reveal(el); }
+}
