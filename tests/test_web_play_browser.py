@@ -622,3 +622,32 @@ def test_closing_the_tab_stops_its_work(browser, srv):
     first = steps()
     time.sleep(0.5)
     assert steps() == first  # nothing trains any more
+
+
+def test_a_busy_server_is_said_and_asked_again(page, srv):
+    """Every place taken (the real server's 503 with Retry-After): the page says so and
+    asks again after the time named; a place freed, the playground starts by itself."""
+    mine = []
+    body = json.dumps({"samples": 20, "hidden": [1]}).encode()
+    for _ in range(40):
+        req = urllib.request.Request(f"{srv.url}api/play", data=body, method="POST",
+                                     headers={"content-type": "application/json"})
+        try:
+            with urllib.request.urlopen(req) as r:
+                mine.append(json.loads(r.read())["sid"])
+        except urllib.error.HTTPError as err:
+            assert err.code == 503 and err.headers["Retry-After"]
+            err.close()
+            break
+    else:
+        raise AssertionError("the server never said it was full")
+    try:
+        page.goto(f"{srv.url}#page=play")
+        page.wait_for_selector("#conn:not([hidden])")
+        assert "busy" in page.inner_text("#conn")
+    finally:
+        for sid in mine:
+            urllib.request.urlopen(urllib.request.Request(f"{srv.url}api/play/{sid}",
+                                                          method="DELETE")).close()
+    page.wait_for_function("Play.state && Play.accepted", timeout=30_000)
+    assert page.is_hidden("#conn")
