@@ -651,3 +651,17 @@ def test_a_busy_server_is_said_and_asked_again(page, srv):
                                                           method="DELETE")).close()
     page.wait_for_function("Play.state && Play.accepted", timeout=30_000)
     assert page.is_hidden("#conn")
+
+
+def test_learning_rate_changes_without_reset(page, srv):
+    open_play(page, srv, CIRCLE)
+    page.click("#p-step")
+    page.wait_for_function("Play.state.step === 1")
+    sid = page.evaluate("Play.sid")
+    page.fill("#p-lr", "0.05")
+    page.press("#p-lr", "Enter")
+    page.wait_for_function("Play.state.lr === 0.05")
+    page.click("#p-step")
+    page.wait_for_function("Play.state.step === 2")
+    assert page.evaluate("Play.sid") == sid and page.evaluate("Play.state.lr") == 0.05
+    assert "lr=0.05" in page.url
