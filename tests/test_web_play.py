@@ -197,7 +197,7 @@ def test_parameter_table_holds_adam_moments_and_the_last_update():
     table = pg.parameters_table()
     assert table["state"] == ["m", "v"]
     rows = {r[0]: r for r in table["rows"]}
-    for li, (W, b, _) in enumerate(layers):
+    for li, (W, _, _) in enumerate(layers):
         st = opt.state[W]
         for j in range(W.shape[0]):
             r = rows[f"w{li + 1}.{j + 1}.1"]
@@ -205,7 +205,7 @@ def test_parameter_table_holds_adam_moments_and_the_last_update():
             assert r[3][0] == pytest.approx(st["exp_avg"][j, 0].item(), rel=1e-9, abs=1e-15)
             assert r[3][1] == pytest.approx(st["exp_avg_sq"][j, 0].item(), rel=1e-9,
                                             abs=1e-15)
-    for (name, value, _, _, update), b in zip(table["rows"], before):
+    for (_, value, _, _, update), b in zip(table["rows"], before):
         assert update == pytest.approx(value - b, rel=1e-9, abs=1e-15)
     momentum = Playground(PlayConfig(optimizer="momentum", hidden=[2], samples=40))
     momentum.train(2)
