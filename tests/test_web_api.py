@@ -19,7 +19,7 @@ with warnings.catch_warnings():  # starlette warns about httpx vs httpx2 at impo
 
 from micrograd.expr import parse
 from micrograd.web import create_app, limits
-from micrograd.web.playground import Playground, PlayConfig
+from micrograd.web.playground import MAX_LAYERS, Playground, PlayConfig
 from micrograd.web.sessions import SessionStore
 from micrograd.web.walkview import PRESETS
 
@@ -70,10 +70,14 @@ def test_page_loads_nothing_from_the_network(client):
 def test_meta_lists_presets_options_and_caps(client):
     m = client.get("/api/meta").json()
     assert [p["key"] for p in m["walk_presets"]] == list(PRESETS)
-    assert m["datasets"] == ["circle", "moons", "xor", "spiral", "blobs"]
+    assert m["datasets"] == ["circle", "moons", "xor", "spiral", "blobs", "plane",
+                             "gaussians"]
+    assert m["regression"] == ["plane", "gaussians"]
+    assert m["play_limits"]["max_layers"] == MAX_LAYERS == 6
+    assert m["features"] == ["x1", "x2", "x1^2", "x2^2", "x1*x2", "sin x1", "sin x2"]
     assert {"sgd", "adam"} <= set(m["optimizers"])
     assert m["limits"]["max_expr_chars"] == limits.MAX_EXPR_CHARS
-    assert m["play_defaults"]["hidden"] == [9]
+    assert m["play_defaults"]["hidden"] == [4, 2]
 
 
 def test_unknown_route_and_method_are_json_refusals(client):
@@ -332,14 +336,25 @@ def test_play_refusals(client):
     refused(post({"samples": limits.MAX_SAMPLES + 1}), 422)
     refused(post({"samples": 5}), 422)
     refused(post({"hidden": []}), 422)
-    refused(post({"hidden": [2] * (limits.MAX_HIDDEN_LAYERS + 1)}), 422)
+    refused(post({"hidden": [2] * (MAX_LAYERS + 1)}), 422)
+    assert post({"hidden": [2] * MAX_LAYERS}).status_code == 200
     assert "neurons" in refused(post({"hidden": [limits.MAX_NEURONS + 1]}), 400)
     assert "parameters" in refused(post({"hidden": [32, 32, 32]}), 400)
     assert "batch size" in refused(post({"samples": 20, "batch_size": 15}), 400)
     refused(post({"lr": 0}), 422)
     refused(post({"lr": -1}), 422)
     refused(post({"activation": "gelu"}), 422)
-    refused(post({"loss": "ce"}), 422)
+    refused(post({"loss": "softmax"}), 422)
+    assert "classes" in refused(post({"dataset": "circle", "classes": 3, "loss": "ce"}), 400)
+    assert "'ce'" in refused(post({"dataset": "spiral", "classes": 3}), 400)
+    assert "'mse'" in refused(post({"dataset": "plane", "loss": "hinge"}), 400)
+    refused(post({"features": []}), 422)
+    refused(post({"features": ["x3"]}), 422)
+    assert "twice" in refused(post({"features": ["x1", "x1"]}), 400)
+    assert "class" in refused(post({"added": [[0.1, 0.2, 3]]}), 400)
+    assert "[x1, x2, label]" in refused(post({"added": [[0.1, 0.2]]}), 400)
+    assert "removed point" in refused(post({"samples": 20, "removed": [20]}), 400)
+    assert "weights" in refused(post(small(weights=[0.5])), 400)
     refused(post({"optimizer": "lbfgs"}), 422)
     refused(post({"noise": -0.1}), 422)
     refused(post({"train_ratio": 1.0}), 422)
@@ -415,7 +430,12 @@ FIELDS = st.fixed_dictionaries({}, optional={
     "expr": st.text(alphabet="ab12+-*/()=; .e", max_size=30) | JSONISH,
     "values": JSONISH, "order": JSONISH, "leaf": JSONISH, "h": JSONISH,
     "assign": JSONISH, "dataset": JSONISH, "samples": JSONISH, "hidden": JSONISH,
-    "lr": JSONISH, "batch_size": JSONISH, "steps": JSONISH})
+    "lr": JSONISH, "batch_size": JSONISH, "steps": JSONISH, "features": JSONISH,
+    "classes": JSONISH, "l1": JSONISH, "inspect": JSONISH, "step": JSONISH,
+    "added": st.lists(st.lists(st.floats(-20, 20) | st.integers(-3, 6), max_size=4),
+                      max_size=3) | JSONISH,
+    "removed": st.lists(st.integers(-5, 300), max_size=3) | JSONISH,
+    "weights": st.lists(st.floats(-1e308, 1e308), min_size=25, max_size=25) | JSONISH})
 
 
 @settings(max_examples=40, deadline=None)
@@ -450,7 +470,7 @@ def test_traced_training_equals_eager_training():
     fast = Playground(PlayConfig(**cfg))
     slow = Playground(PlayConfig(**cfg))
     assert fast.fast is not None
-    slow.fast = slow.predict = None
+    slow.fast = slow.probe = None
     fast.train(7)
     slow.train(7)
     for p, q in zip(fast.params, slow.params):

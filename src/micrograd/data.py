@@ -20,8 +20,10 @@ two classes use class indices ``0..K-1`` (softmax cross-entropy).
 ``make_disk`` is seed 001's data set: points uniform in a square, labelled by whether
 they lie inside the circle of radius 1 centred on the origin; the square's side is
 ``sqrt(2*pi)``, so half of its area is inside the circle, and by default the two classes
-are drawn to exactly half each. ``load_digits`` wraps scikit-learn's 8x8 digits (an
-optional extra). ``as_numpy(X, y)`` converts to arrays when NumPy is wanted.
+are drawn to exactly half each. ``make_plane`` and ``make_gaussians`` are regression
+sets (a float target in [-1, 1], TensorFlow Playground's two), listed in ``REGRESSION``.
+``load_digits`` wraps scikit-learn's 8x8 digits (an optional extra). ``as_numpy(X, y)``
+converts to arrays when NumPy is wanted.
 """
 
 from __future__ import annotations
@@ -31,8 +33,8 @@ import random as _random
 from numbers import Real
 
 __all__ = ["make_moons", "make_circles", "make_disk", "make_xor", "make_spiral",
-           "make_blobs", "make_dataset", "DATASETS", "train_test_split", "as_numpy",
-           "load_digits"]
+           "make_blobs", "make_dataset", "DATASETS", "make_plane", "make_gaussians",
+           "REGRESSION", "train_test_split", "as_numpy", "load_digits"]
 
 _LABELS = (None, "pm1", "01", "index")
 
@@ -254,6 +256,59 @@ def make_dataset(name, n_samples=100, noise=None, seed=0, labels=None, **kwargs)
     fn, default_noise = DATASETS[name]
     return fn(n_samples=n_samples, noise=default_noise if noise is None else noise,
               seed=seed, labels=labels, **kwargs)
+
+
+# ---------------------------------------------------------------------------------------
+# regression sets: a real-valued target in [-1, 1] (TensorFlow Playground's two)
+# ---------------------------------------------------------------------------------------
+
+
+def _regression(n_samples, noise, seed, target):
+    n = _check_n(n_samples)
+    noise = _check_noise(noise)
+    rng = _rng(seed)
+    X, y = [], []
+    for _ in range(n):
+        x1, x2 = rng.uniform(-1.0, 1.0), rng.uniform(-1.0, 1.0)
+        t = target(x1, x2)
+        if noise:
+            t += rng.gauss(0.0, noise)
+        X.append([x1, x2])
+        y.append(max(-1.0, min(1.0, t)))
+    return X, y
+
+
+def make_plane(n_samples=100, noise=0.0, seed=0):
+    """A tilted plane: points uniform in ``[-1, 1]^2``, target ``(x1 + x2) / 2``.
+
+    ``noise`` is the standard deviation of Gaussian noise added to the target, which is
+    then clipped to ``[-1, 1]``. Targets are floats (regression, for a tanh output and
+    the squared error)."""
+    return _regression(n_samples, noise, seed, lambda a, b: (a + b) / 2.0)
+
+
+#: (centre x1, centre x2, sign) of make_gaussians' bumps: two rows of three, alternating
+_BUMPS = [(-2 / 3, 0.4, 1.0), (0.0, 0.4, -1.0), (2 / 3, 0.4, 1.0),
+          (-2 / 3, -0.4, -1.0), (0.0, -0.4, 1.0), (2 / 3, -0.4, -1.0)]
+
+
+def make_gaussians(n_samples=100, noise=0.0, seed=0):
+    """Six Gaussian bumps of alternating sign: points uniform in ``[-1, 1]^2``, target
+    the signed bump under each point (the largest in size wins), in ``[-1, 1]``.
+
+    ``noise`` is Gaussian noise on the target (then clipped), as in ``make_plane``."""
+    def target(a, b):
+        best = 0.0
+        for cx, cy, sign in _BUMPS:
+            h = sign * math.exp(-((a - cx) ** 2 + (b - cy) ** 2) / (2 * 0.04))
+            if abs(h) > abs(best):
+                best = h
+        return best
+    return _regression(n_samples, noise, seed, target)
+
+
+#: regression sets by name -> generator (targets are floats, no ``labels`` argument)
+REGRESSION = {"plane": make_plane, "gaussians": make_gaussians}
 
 
 # ---------------------------------------------------------------------------------------

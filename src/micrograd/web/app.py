@@ -16,6 +16,9 @@ Routes (JSON in and out; every error is ``{"error": message}`` with a 4xx status
     POST   /api/play/{sid}/step   train some steps, return the new state
     PATCH  /api/play/{sid}        change the learning rate (no reset)
     POST   /api/play/{sid}/reset  new weights, same data
+    PATCH  /api/play/{sid}/weight edit one weight or bias by name
+    POST   /api/play/{sid}/inspect  follow one point: its whole graph, data and grad
+    DELETE /api/play/{sid}/inspect  stop following it
     DELETE /api/play/{sid}        drop a session
 
 All engine work runs on one engine thread in bounded turns (``web/schedule.py``): the walk
@@ -132,15 +135,18 @@ def create_app(*, max_sessions=limits.MAX_SESSIONS,
 
     @app.get("/api/meta", response_model=schemas.Meta)
     def meta():
-        from .playground import ACTIVATIONS, DATASETS, LOSSES, OPTIMIZERS
+        from .playground import (ACTIVATIONS, DATASETS, FEATURES, LOSSES, OPTIMIZERS,
+                                 play_limits)
 
         return {"version": __version__,
                 "walk_presets": [{"key": p.key, "title": p.title, "expr": p.source}
                                  for p in PRESETS.values()],
                 "functions": list(FUNCTIONS), "datasets": list(DATASETS),
+                "features": list(FEATURES),
+                "regression": [k for k, v in DATASETS.items() if v[1] == "regression"],
                 "activations": ACTIVATIONS, "losses": list(LOSSES),
                 "optimizers": OPTIMIZERS, "play_defaults": asdict(PlayConfig()),
-                "limits": limits.as_dict()}
+                "limits": limits.as_dict(), "play_limits": play_limits()}
 
     # -- the walk -------------------------------------------------------------------------
 
@@ -217,28 +223,38 @@ def create_app(*, max_sessions=limits.MAX_SESSIONS,
         return JSONResponse({"error": str(err)}, status_code=503,
                             headers={"Retry-After": "5"})
 
+    async def _play_call(lane, fn, *args):
+        """One turn of ``lane`` on the engine; a PlaygroundError is a 400."""
+        try:
+            return await engine.call(lane, fn, *args)
+        except PlaygroundError as err:
+            raise ApiError(400, str(err)) from None
+
     @app.post("/api/play", response_model=schemas.PlayState,
               responses={400: {"model": schemas.ErrorResponse},
                          503: {"model": schemas.ErrorResponse}})
-    async def play_create(cfg: schemas.PlayConfigIn):
+    async def play_create(req: schemas.PlayCreate):
+        fields = req.model_dump(exclude={"weights", "step", "inspect"})
+
         def build_session():
             sessions.room()  # again: the store may have filled while this one waited
-            pg = Playground(PlayConfig(**cfg.model_dump()))
+            restore = {k: v for k, v in (("weights", req.weights), ("step", req.step)) if v}
+            pg = Playground(PlayConfig(**fields), **restore)
+            if req.inspect is not None:
+                pg.set_inspect(req.inspect.x, req.inspect.y, req.inspect.label)
             sid = sessions.create(pg)
-            return _state(sid, pg, points=True)
+            return _state(sid, pg, points=True, graph_layout=True)
 
         try:
             sessions.room()  # refuse before building anything
-            return await engine.call(object(), build_session)  # a lane of its own
-        except PlaygroundError as err:
-            raise ApiError(400, str(err)) from None
+            return await _play_call(object(), build_session)  # a lane of its own
         except StoreFull as err:
             return _busy(err)
 
     @app.get("/api/play/{sid}", response_model=schemas.PlayState)
     async def play_get(sid: str):
         pg = _session(sid)
-        return await engine.call(sid, _state, sid, pg, points=True)
+        return await engine.call(sid, _state, sid, pg, points=True, graph_layout=True)
 
     @app.post("/api/play/{sid}/step", response_model=schemas.PlayState)
     async def play_step(sid: str, req: schemas.StepRequest):
@@ -267,9 +283,38 @@ def create_app(*, max_sessions=limits.MAX_SESSIONS,
 
         def reset():
             pg.reset(req.init_seed)
-            return _state(sid, pg, points=True)
+            return _state(sid, pg, points=True, graph_layout=True)
 
         return await engine.call(sid, reset)
+
+    @app.patch("/api/play/{sid}/weight", response_model=schemas.PlayState,
+               responses={400: {"model": schemas.ErrorResponse}})
+    async def play_set_weight(sid: str, req: schemas.WeightRequest):
+        pg = _session(sid)
+
+        def edit():
+            pg.set_weight(req.name, req.value)
+            return _state(sid, pg, history="last")
+        return await _play_call(sid, edit)
+
+    @app.post("/api/play/{sid}/inspect", response_model=schemas.PlayState,
+              responses={400: {"model": schemas.ErrorResponse}})
+    async def play_inspect(sid: str, req: schemas.InspectRequest):
+        pg = _session(sid)
+
+        def follow():
+            pg.set_inspect(req.x, req.y, req.label)
+            return _state(sid, pg, history="last", graph_layout=True)
+        return await _play_call(sid, follow)
+
+    @app.delete("/api/play/{sid}/inspect", response_model=schemas.PlayState)
+    async def play_inspect_stop(sid: str):
+        pg = _session(sid)
+
+        def stop():
+            pg.inspect = None
+            return _state(sid, pg, history="last")
+        return await engine.call(sid, stop)
 
     @app.delete("/api/play/{sid}", response_model=schemas.Deleted)
     def play_delete(sid: str):

@@ -17,7 +17,8 @@ from .. import viz as _viz
 from .. import walk as _walk
 from ..wire import wire_fields, wire_name
 from . import limits
-from .playground import ACTIVATIONS, DATASETS, LOSSES, OPTIMIZERS
+from .playground import (ACTIVATIONS, DATASETS, FEATURES, LOSSES, MAX_CLASSES, MAX_EDITS,
+                         MAX_LAYERS, OPTIMIZERS)
 
 Num = Union[float, Literal["Infinity", "-Infinity", "NaN"]]
 Finite = float  # request numbers: refused when not finite (allow_inf_nan=False below)
@@ -210,19 +211,43 @@ class CheckResponse(BaseModel):
 
 class PlayConfigIn(Strict):
     dataset: Literal[tuple(DATASETS)] = "circle"
+    classes: int = Field(2, ge=2, le=MAX_CLASSES, description="3 or more: spiral or "
+                                                              "blobs, with loss 'ce'")
     noise: float = Field(0.0, ge=0, le=2)
     samples: int = Field(200, ge=10, le=limits.MAX_SAMPLES)
     train_ratio: float = Field(0.5, ge=0.1, le=0.9)
     seed: int = Field(1, ge=0, le=2**31 - 1)
-    hidden: List[int] = Field(default_factory=lambda: [9], min_length=1,
-                              max_length=limits.MAX_HIDDEN_LAYERS)
+    features: List[Literal[tuple(FEATURES)]] = Field(
+        default_factory=lambda: ["x1", "x2"], min_length=1, max_length=len(FEATURES))
+    hidden: List[int] = Field(default_factory=lambda: [4, 2], min_length=1,
+                              max_length=MAX_LAYERS)
     activation: Literal[tuple(ACTIVATIONS)] = "tanh"
     loss: Literal[tuple(LOSSES)] = "mse"
     optimizer: Literal[tuple(OPTIMIZERS)] = "sgd"
     lr: float = Field(0.1, gt=0, le=10)
     batch_size: int = Field(0, ge=0, le=limits.MAX_SAMPLES)
+    l1: float = Field(0.0, ge=0, le=1)
     l2: float = Field(0.0, ge=0, le=1)
     init_seed: int = Field(0, ge=0, le=2**31 - 1)
+    added: List[List[float]] = Field(default_factory=list, max_length=MAX_EDITS,
+                                     description="points put in by hand: [x1, x2, label]")
+    removed: List[int] = Field(default_factory=list, max_length=MAX_EDITS,
+                               description="generated points taken out, by index")
+
+
+class InspectRequest(Strict):
+    """Follow one point through the network: a point of the plane, or a data point with
+    its label (then the graph ends in that point's loss)."""
+    x: float = Field(..., ge=-10, le=10)
+    y: float = Field(..., ge=-10, le=10)
+    label: Optional[float] = None
+
+
+class PlayCreate(PlayConfigIn):
+    """A set-up, optionally restoring a lost session: its weights, step and point."""
+    weights: Optional[List[float]] = Field(None, max_length=limits.MAX_PARAMETERS)
+    step: int = Field(0, ge=0, le=10**9)
+    inspect: Optional[InspectRequest] = None
 
 
 class StepRequest(Strict):
@@ -239,18 +264,28 @@ class ResetRequest(Strict):
     init_seed: Optional[int] = Field(None, ge=0, le=2**31 - 1)
 
 
+class WeightRequest(Strict):
+    name: str = Field(..., max_length=30, description="w<layer>.<neuron>.<input> or "
+                                                      "b<layer>.<neuron>, from 1")
+    value: float = Field(..., ge=-100, le=100)
+
+
 class Metrics(BaseModel):
     train_loss: Num
     test_loss: Num
-    train_acc: float
-    test_acc: float
+    train_acc: Optional[float]
+    test_acc: Optional[float]
 
 
 class Boundary(BaseModel):
     n: int
     extent: List[float]
-    values: List[Num] = Field(description="in [-1, 1]; \"NaN\" where the network's "
-                                          "output is nan (training diverged)")
+    values: List[Num] = Field(description="one output: in [-1, 1]; K classes: the "
+                                          "softmax probability of the argmax; \"NaN\" "
+                                          "where the output is nan (training diverged)")
+    classes: List[int] = Field(default_factory=list, description="K classes: the argmax "
+                                                                  "per cell (empty for one "
+                                                                  "output)")
 
 
 class LayerWeights(BaseModel):
@@ -260,32 +295,65 @@ class LayerWeights(BaseModel):
 
 class Network(BaseModel):
     sizes: List[int]
+    features: List[str]
     layers: List[LayerWeights]
 
 
 class Points(BaseModel):
-    train: List[List[float]]
+    train: List[List[float]] = Field(description="[x1, x2, label, index] (index -1: "
+                                                 "added by hand)")
     test: List[List[float]]
+
+
+class ParamTable(BaseModel):
+    state: List[str] = Field(description="the optimizer state's names per parameter")
+    rows: List[List[Union[str, Num, List[Num]]]] = Field(
+        description="[name, value, grad, [state...], last update]")
+
+
+class PointGraph(BaseModel):
+    x: List[float]
+    label: Optional[float]
+    n: int
+    values: List[List[Num]] = Field(description="[data, grad] per node, n0 first "
+                                                "(forward order)")
+    layout: Optional[dict] = Field(None, description="micrograd.viz's JSON layout "
+                                                     "(docs/graphs.md)")
+    key: str
+    output: Num = Field(description="the root's data")
+    root: str = Field(description="the root's name: out, loss, or 'loss if class k' "
+                                  "(K classes, a point without a label)")
 
 
 class PlayState(BaseModel):
     sid: str
     config: PlayConfigIn
+    task: Literal["classes", "regression"]
     step: int
     epoch: int
     lr: float
+    nparams: int
     metrics: Metrics
     engine: Literal["traced", "eager"] = Field(
         description="traced: micrograd.trace runs the model's scalar graph over the batch "
                     "with NumPy; eager: the Value graph, sample by sample")
-    history: List[List[Num]] = Field(description="rows [step, train_loss, test_loss, "
-                                                 "train_acc, test_acc]")
+    history: List[List[Optional[Num]]] = Field(description="rows [step, train_loss, "
+                                                           "test_loss, train_acc, test_acc]"
+                                                           " (accuracy null: regression)")
     diverged: bool = Field(False, description="the loss or a weight is no longer finite: "
                                               "training diverged (reset, lower the lr)")
     diverged_at: Optional[int] = Field(None, description="the step where it first showed")
     boundary: Boundary
+    thumbnails: List[List[List[float]]] = Field(description="per layer (features first), "
+                                                            "per neuron: its output on a "
+                                                            "coarse grid")
+    zero_lines: List[List[List[float]]] = Field(
+        description="per first-layer neuron, the segments [xa, ya, xb, yb] where its "
+                    "weighted sum is 0")
     network: Network
+    params: ParamTable
     points: Optional[Points] = None
+    graph: Optional[PointGraph] = None
 
 
 class LrResponse(BaseModel):
@@ -313,11 +381,16 @@ class Meta(BaseModel):
     walk_presets: List[Preset]
     functions: List[str]
     datasets: List[str]
+    features: List[str]
+    regression: List[str]
     activations: List[str]
     losses: List[str]
     optimizers: List[str]
     play_defaults: PlayConfigIn
     limits: Dict[str, float]
+    play_limits: Dict[str, int] = Field(description="the playground's own caps (hidden "
+                                                    "layers, classes, hand edits, nodes "
+                                                    "of one point's graph)")
 
 
 class ErrorResponse(BaseModel):
