@@ -105,7 +105,9 @@ def main(argv=None):
 
         guard, previous = install_ctrl_c(mode="raise")
     try:
-        return _run(args)
+        return _run(args, guard)
+    except KeyboardInterrupt:  # pragma: no cover - a press in the instant before _run
+        return 130  # switched the guard to "ignore"
     finally:
         if previous is not None:
             if argv is None:  # the real process, about to exit: a late press must not
@@ -116,17 +118,23 @@ def main(argv=None):
                 signal.signal(signal.SIGINT, previous)
 
 
-def _run(args):
-    """Run the command; turn the interruptions and write errors into exit codes."""
+def _run(args, guard=None):
+    """Run the command; turn the interruptions and write errors into exit codes.
+
+    Once the command is done (or interrupted), a press is only counted (the guard's
+    "ignore" mode): a late Ctrl-C cannot raise in the middle of the exit."""
     try:
         code = args.func(args) or 0
         sys.stdout.flush()  # a full disk or a closed pipe shows here, not at exit
-    except ModuleNotFoundError as err:  # an optional package needed on a rarer path
+        _finished(guard)
+    except ModuleNotFoundError as err:
+        _finished(guard)  # an optional package needed on a rarer path
         top = (err.name or "").split(".")[0]
         if top not in EXTRAS:
             raise
         return _needs(args.command, top)
     except KeyboardInterrupt:
+        _finished(guard)
         print("interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:  # `micrograd graph ... --steps | head -1`: the reader left
@@ -143,6 +151,11 @@ def _run(args):
             print(f"micrograd {args.command}: error: {error_line(err)}", file=sys.stderr)
         return 1
     return code
+
+
+def _finished(guard):
+    if guard is not None and guard.active:
+        guard.mode = "ignore"
 
 
 def _drop_stdout():
