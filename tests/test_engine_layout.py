@@ -237,3 +237,74 @@ def test_no_grad_nodes_are_leaves_the_walk_skips():
     d = c * a
     d.backward()
     assert c._fn is None and c.grad == 2.0 and a.grad == 6.0
+
+
+# ---- a neuron's sum in one call --------------------------------------------------------
+
+
+def loop_sum(b, ws, xs):
+    act = b
+    for w, x in zip(ws, xs):
+        act = act + w * x
+    return act
+
+
+def shape(root, names):
+    """The graph as (op, arg, data, inputs by position) per node; leaves by name."""
+    order = engine._topo_order(root) if isinstance(root, Value) else []
+    pos = {v: i for i, v in enumerate(order)}
+    return [(v._op, v._arg, v.data, names.get(v) if v._fn is None else None,
+             tuple(pos[p] for p in v._prev)) for v in order]
+
+
+@pytest.mark.parametrize("case", ["values", "numbers", "numpy", "float bias", "uneven"])
+def test_affine_builds_the_operators_graph(case):
+    import numpy as np
+
+    rng = random.Random(3)
+    ws = [Value(rng.uniform(-1, 1)) for _ in range(5)]
+    b = Value(0.25)
+    xs = [Value(rng.uniform(-1, 1)) for _ in range(5)]
+    if case == "numbers":
+        xs[1], xs[3] = 2.0, -3
+    elif case == "numpy":
+        xs[2] = np.float64(0.5)
+    elif case == "float bias":
+        b = 0.75
+    elif case == "uneven":
+        xs = xs[:3]  # zip stops at the shorter, as the loop does
+    names = {v: f"w{i}" for i, v in enumerate(ws)}
+    names.update({v: f"x{i}" for i, v in enumerate(xs) if isinstance(v, Value)})
+    if isinstance(b, Value):
+        names[b] = "b"
+    fast, slow = engine._affine(b, ws, xs), loop_sum(b, ws, xs)
+    assert shape(fast, names) == shape(slow, names)
+    fast.backward()
+    g_fast = [v.grad for v in ws + xs if isinstance(v, Value)]
+    for v in ws + xs:
+        if isinstance(v, Value):
+            v.grad = 0.0
+    slow.backward()
+    assert g_fast == [v.grad for v in ws + xs if isinstance(v, Value)]
+
+
+def test_affine_under_the_modes_is_the_operators():
+    from micrograd.engine import AnomalyError, detect_anomaly
+
+    ws, xs, b = [Value(2.0), Value(3.0)], [Value(4.0), Value(5.0)], Value(1.0)
+    with no_grad():
+        out = engine._affine(b, ws, xs)
+    assert out.data == 24.0 and out._prev == ()  # a plain leaf, as a + w*x gives
+    big = [Value(1e200), Value(1e200)]
+    with detect_anomaly():
+        with pytest.raises(AnomalyError, match="forward: op"):
+            engine._affine(b, big, big)
+
+
+def test_the_warm_up_leaves_nothing_behind():
+    # CPython 3.10 runs it at import; it must touch no state a user can see
+    shared = dict(engine._shared_extras)
+    grad_on = engine.is_grad_enabled()
+    engine._warm_up(runs=5)
+    assert engine._shared_extras == shared and engine.is_grad_enabled() == grad_on
+    assert engine._OPCACHE_MIN_RUNS == 1024  # CPython 3.10's OPCACHE_MIN_RUNS

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import contextvars
 import math
+import sys
 import threading
 from contextlib import contextmanager
 from numbers import Real
@@ -443,6 +444,38 @@ def _moded(out, fn, a, b=None, arg=None):
         out._b = b
         out._how = fn if arg is None else _extra(fn, arg)
     return out
+
+
+def _affine(b, ws, xs):
+    """``b + ws[0]*xs[0] + ws[1]*xs[1] + ...``: the nodes the operators build, in their
+    order (a ``*`` node then a ``+`` node per term), with their numbers. A neuron of
+    ``micrograd.nn`` calls this instead of looping over ``act = act + w*x``: one call
+    instead of two operator dispatches per term. Terms that are not two Values, and any
+    mode (``no_grad``, ``detect_anomaly``), take the operators themselves."""
+    V, new, tp = Value, _new, type  # locals: this loop builds most nodes of a network
+    act = b
+    fast = tp(act) is V and not _mode()
+    for w, x in zip(ws, xs):
+        if fast and tp(w) is V and tp(x) is V:
+            p = w.data * x.data  # MUL.forward
+            m = new(V)
+            m.data = p
+            m.grad = 0.0
+            m._a = w
+            m._b = x
+            m._how = MUL
+            out = new(V)
+            out.data = act.data + p  # ADD.forward
+            out.grad = 0.0
+            out._a = act
+            out._b = m
+            out._how = ADD
+            act = out
+        else:
+            act = act + w * x
+            # the operators may have run other code: look at the mode again
+            fast = tp(act) is V and not _mode()
+    return act
 
 
 def _coerce(x):
@@ -899,3 +932,29 @@ def detect_anomaly():
     non-finite contribution. Slower; for debugging. Per thread, like ``no_grad``.
     """
     return _set_bit(_ANOMALY, True)
+
+
+# ---------------------------------------------------------------------------------------
+# CPython 3.10: warm the backward pass up
+# ---------------------------------------------------------------------------------------
+
+#: how many calls CPython 3.10 waits before a function caches its attribute lookups
+_OPCACHE_MIN_RUNS = 1024
+
+
+def _warm_up(runs=_OPCACHE_MIN_RUNS + 16):
+    """Run ``backward()`` ``runs`` times on a three-node graph of its own.
+
+    CPython 3.10 caches the attribute lookups of a function (``v._a``, ``v.grad``: most
+    of the work of a backward pass) only once that function has been called 1,024
+    times. ``backward()`` runs once per training step, so its loops would never get
+    there (they run about 1.5x slower). From 3.11 on, a function specialises itself
+    while it runs and this is not needed. Costs a few milliseconds at import."""
+    a = Value(1.0)
+    root = a * a + a
+    for _ in range(runs):
+        root.backward()
+
+
+if sys.version_info < (3, 11):
+    _warm_up()
