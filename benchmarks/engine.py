@@ -3,7 +3,7 @@
     python benchmarks/engine.py                      # the whole demo: 100 steps, ~4 minutes
     python benchmarks/engine.py --steps 20           # a quick look, ~1 minute
     python benchmarks/engine.py --python /tmp/venv310/bin/python --python /tmp/venv313/bin/python
-    python benchmarks/engine.py --scaling --plot docs/images/eager_scaling.png
+    python benchmarks/engine.py --scaling --plot docs/images/eager_scaling.png   # ~5 minutes
 
 The workload is micrograd's demo notebook as a user writes it: MLP(2, [16, 16, 1]) (relu
 hidden layers, linear output, persistent parameters), a forward pass over 100 two-moons
@@ -24,10 +24,10 @@ machine is shared; ratios are what to read), the mean over every step after the 
 of the two runs. The collector's share comes from ``gc.callbacks``. Memory is what
 tracemalloc sees allocated while one demo graph is alive, per node of that graph.
 
-``--scaling`` times the same step for 1 to 1,000 points (650 to 650,000 nodes) and
-``--plot`` draws it (matplotlib). ``--python`` runs the workers under other interpreters
-(repeatable): only the standard library is needed there, the sources come from this
-checkout.
+``--scaling`` times the same step for 1 to 1,000 points instead (650 to 650,000 nodes;
+~5 minutes) and ``--plot`` draws it (matplotlib). ``--python`` runs the workers under
+other interpreters (repeatable): only the standard library is needed there, the sources
+come from this checkout.
 """
 
 import argparse
@@ -324,7 +324,7 @@ def main(argv=None):
     ap.add_argument("--python", action="append", metavar="EXE",
                     help="interpreter to run the workers with (repeatable; default: this one)")
     ap.add_argument("--scaling", action="store_true",
-                    help="also time 1 to 1,000 points (650 to 650,000 nodes)")
+                    help="instead: time 1 to 1,000 points (650 to 650,000 nodes)")
     ap.add_argument("--plot", metavar="PNG", help="with --scaling: draw it to this file")
     ap.add_argument("--worker", choices=ENGINES, help=argparse.SUPPRESS)
     ap.add_argument("--points", type=int, default=POINTS, help=argparse.SUPPRESS)
@@ -346,14 +346,15 @@ def main(argv=None):
         t.join()
         return
     pythons = args.python or [sys.executable]
+    if args.scaling:
+        scaling(pythons[0], args.steps, args.plot)
+        return
     summary = [compare(py, args.steps) for py in pythons]
     if len(summary) > 1:
         print("\npython   published ms   ours ms   ratio   bytes/node")
         for s in summary:
             print(f"{s['python']:<8} {s['published_ms']:>12.1f} {s['ours_ms']:>9.1f} "
                   f"{s['ratio']:>6.1f}x {s['bytes']:>11.0f}")
-    if args.scaling:
-        scaling(pythons[0], args.steps, args.plot)
 
 
 if __name__ == "__main__":
