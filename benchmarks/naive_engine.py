@@ -1,18 +1,21 @@
-"""A naive scalar autograd engine, written as seeds 002 and 003 write it: the baseline.
+"""micrograd's published engine and nn, written again here: the baseline of the benchmarks.
 
-This is the engine of the lecture's listings, kept deliberately faithful so that
-``benchmarks/engine.py`` can measure ours against it in the same run:
+This is the algorithm of micrograd's repository (``micrograd/engine.py``, ``nn.py``),
+kept deliberately faithful so that ``benchmarks/engine.py`` measures ours against it,
+not against a straw man:
 
 * every op stores a closure ``_backward`` that captures ``out`` and is stored on ``out``
   (a reference cycle per node, so the graph is freed only by the cyclic GC);
 * ``_prev = set(_children)`` (a set per node, a reused input shows once);
-* ``backward()`` orders the graph with a recursive depth-first ``build_topo``.
+* ``self.grad`` starts at the integer 0, ``backward()`` seeds it with 1;
+* ``backward()`` orders the graph with a recursive depth-first ``build_topo``;
+* plain numbers become leaf Values, ``-a = a * -1``, ``a - b = a + (-b)``,
+  ``a / b = a * b**-1``; relu is ``0 if x < 0 else x`` with derivative ``out.data > 0``;
+* a neuron is ``sum([wi*xi for ...], self.b)``; ``zero_grad`` sets grads to 0.
 
-Plain numbers are wrapped as leaf Values, ``-a = a * -1``, ``a - b = a + (-b)``,
-``a / b = a * b**-1``, relu is ``0 if x < 0 else x`` with derivative ``out.data > 0``.
 Nothing here is imported by the package; it exists only to be measured against.
 
-    python benchmarks/naive_engine.py     # the seed-002 example: 6.0 -4.0 -2.0 4.0
+    python benchmarks/naive_engine.py     # the lecture's example: 6.0 -4.0 -2.0 4.0
 """
 
 import math
@@ -24,7 +27,7 @@ class Value:
 
     def __init__(self, data, _children=(), _op=""):
         self.data = data
-        self.grad = 0.0
+        self.grad = 0
         self._backward = lambda: None
         self._prev = set(_children)
         self._op = _op
@@ -50,38 +53,26 @@ class Value:
         return out
 
     def __pow__(self, other):
-        if not isinstance(other, (int, float)):
-            raise TypeError("only int/float powers")
-        out = Value(self.data**other, (self,), f"**{other}")
+        if isinstance(other, (int, float)):
+            out = Value(self.data**other, (self,), f"**{other}")
 
-        def _backward():
-            self.grad += other * self.data ** (other - 1) * out.grad
-        out._backward = _backward
+            def _backward():
+                self.grad += (other * self.data ** (other - 1)) * out.grad
+            out._backward = _backward
+        else:
+            out = Value(self.data**other.data, (self, other), f"**{other}")
+
+            def _backward():
+                self.grad += (other.data * self.data ** (other.data - 1)) * out.grad
+                other.grad += (self.data**other.data) * math.log(self.data) * out.grad
+            out._backward = _backward
         return out
 
     def relu(self):
-        out = Value(0.0 if self.data < 0 else self.data, (self,), "ReLU")
+        out = Value(0 if self.data < 0 else self.data, (self,), "ReLU")
 
         def _backward():
             self.grad += (out.data > 0) * out.grad
-        out._backward = _backward
-        return out
-
-    def tanh(self):
-        x = self.data
-        t = (math.exp(2 * x) - 1) / (math.exp(2 * x) + 1)  # as the seed writes it
-        out = Value(t, (self,), "tanh")
-
-        def _backward():
-            self.grad += (1 - t**2) * out.grad
-        out._backward = _backward
-        return out
-
-    def exp(self):
-        out = Value(math.exp(self.data), (self,), "exp")
-
-        def _backward():
-            self.grad += out.data * out.grad
         out._backward = _backward
         return out
 
@@ -96,7 +87,7 @@ class Value:
                     build_topo(child)
                 topo.append(v)
         build_topo(self)
-        self.grad = 1.0
+        self.grad = 1
         for v in reversed(topo):
             v._backward()
 
@@ -128,7 +119,7 @@ class Value:
 class Module:
     def zero_grad(self):
         for p in self.parameters():
-            p.grad = 0.0
+            p.grad = 0
 
     def parameters(self):
         return []
@@ -137,11 +128,11 @@ class Module:
 class Neuron(Module):
     def __init__(self, nin, nonlin=True, rng=random):
         self.w = [Value(rng.uniform(-1, 1)) for _ in range(nin)]
-        self.b = Value(0.0)
+        self.b = Value(0)
         self.nonlin = nonlin
 
     def __call__(self, x):
-        act = sum((wi * xi for wi, xi in zip(self.w, x)), self.b)
+        act = sum([wi * xi for wi, xi in zip(self.w, x)], self.b)
         return act.relu() if self.nonlin else act
 
     def parameters(self):

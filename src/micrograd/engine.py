@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import contextvars
 import math
+import sys
+import threading
 from contextlib import contextmanager
 from numbers import Real
 
@@ -69,31 +71,28 @@ def _as_float(x, what="Value"):
 class Value:
     """A scalar that records the operations applied to it, for reverse-mode autodiff."""
 
-    # A node is its number, its grad, and how it was made: the op (an entry of the op
-    # table), its constant argument if any, and at most two inputs ``_a`` and ``_b``
-    # (every op in the table takes one or two). No tuple of children is stored: ``_prev``
-    # is built from ``_a`` and ``_b`` when asked for, which keeps a node to one object
-    # (less memory, less work for the garbage collector). ``_oplabel`` is only set for a
-    # node built by hand with ``Value(data, children, op)``.
-    __slots__ = ("data", "grad", "label", "_a", "_b", "_fn", "_arg", "_oplabel",
-                 "__weakref__")
+    # A node is five fields: its number, its grad, its inputs ``_a`` and ``_b`` (every op
+    # in the table takes one or two; ``None`` where absent) and ``_how``, how it was
+    # made: ``None`` for a plain leaf, the op (an entry of the op table) for a plain op
+    # node, or an ``_Extra`` record when the node carries more (the constant of x**n, a
+    # label, an op label set by hand). No tuple of children, no closure, no weakref
+    # slot: one small object per node, less memory and less work for the garbage
+    # collector, which visits every field of every live node. ``_prev``, ``_fn``,
+    # ``_arg``, ``_op`` and ``label`` read these fields.
+    __slots__ = ("data", "grad", "_a", "_b", "_how")
 
     def __init__(self, data, _children=(), _op="", label=""):
         self.data = data if type(data) is float else _as_float(data)
         self.grad = 0.0
-        if label is None:
-            label = ""
-        elif not isinstance(label, str):
-            raise TypeError(f"a Value's label must be a str, got {type(label).__name__}: "
-                            f"{label!r:.60}")
-        self.label = label
-        self._fn = None  # the Op that made this node (None for a leaf)
-        self._arg = None  # the op's constant argument (the n of x**n), if any
-        self._prev = _children
-        if self._a is not None:  # built by hand, as the lecture does: a real op node
-            self._fn, self._arg = _op_from_label(_op, self._prev, self.data)
-        elif _op:
-            self._oplabel = _op
+        self._a = self._b = self._how = None
+        if _children:  # built by hand, as the lecture does: a real op node
+            self._prev = _children
+            if self._a is not None:
+                self._how = _extra(*_op_from_label(_op, self._prev, self.data))
+        if _op and self._a is None:
+            self._how = _Extra(None, None, "", _op)
+        if type(label) is not str or label:
+            self.label = label  # checked there
 
     @property
     def _prev(self):
@@ -117,36 +116,92 @@ class Value:
         self._b = children[1] if len(children) == 2 else None
 
     @property
+    def _fn(self):
+        """The op (an entry of ``micrograd.ops``) that made this node; None for a leaf."""
+        how = self._how
+        return how.fn if type(how) is _Extra else how
+
+    @property
+    def _arg(self):
+        """The op's constant argument (the n of x**n), or None."""
+        how = self._how
+        return how.arg if type(how) is _Extra else None
+
+    @property
+    def label(self):
+        """A name for this node, shown by graph views ('' when it has none)."""
+        how = self._how
+        return how.label if type(how) is _Extra else ""
+
+    @label.setter
+    def label(self, label):
+        if label is None:
+            label = ""
+        elif not isinstance(label, str):
+            raise TypeError(f"a Value's label must be a str, got {type(label).__name__}: "
+                            f"{label!r:.60}")
+        how = self._how
+        if type(how) is _Extra:
+            self._how = _extra(how.fn, how.arg, label, how.oplabel)
+        elif label:
+            self._how = _Extra(how, None, label, None)
+
+    @property
     def _op(self):
         """The short label of the op that made this node: '+', '*', '**2', 'tanh', ''."""
-        try:
-            return self._oplabel  # a node built by hand, or a label set by the user
-        except AttributeError:
-            fn = self._fn
-            return "" if fn is None else fn.label(self._arg)
+        how = self._how
+        if type(how) is _Extra:
+            if how.oplabel is not None:
+                return how.oplabel  # a node built by hand, or a label set by the user
+            how, arg = how.fn, how.arg
+        else:
+            arg = None
+        return "" if how is None else how.label(arg)
 
     @_op.setter
     def _op(self, text):
-        self._oplabel = text
+        how = self._how
+        if type(how) is _Extra:
+            self._how = _Extra(how.fn, how.arg, how.label, text)
+        else:
+            self._how = _Extra(how, None, "", text)
 
     # -- primitives (thin wrappers over the op table) --------------------------------
 
     def _unary(self, fn):
         return _make(fn.forward(self.data), fn, self)
 
+    # NOTE: + and * (nine nodes in ten) build their node inline, _make's work without
+    # its call; the forward is the op's own (ADD.forward, MUL.forward), written out.
     def __add__(self, other):
         if type(other) is not Value:
             other = _coerce(other)
             if other is NotImplemented:
                 return other
-        return _make(self.data + other.data, ADD, self, other)  # ADD.forward, inline
+        out = _new(Value)
+        out.data = self.data + other.data
+        out.grad = 0.0
+        if _mode():
+            return _moded(out, ADD, self, other)
+        out._a = self
+        out._b = other
+        out._how = ADD
+        return out
 
     def __mul__(self, other):
         if type(other) is not Value:
             other = _coerce(other)
             if other is NotImplemented:
                 return other
-        return _make(self.data * other.data, MUL, self, other)  # MUL.forward, inline
+        out = _new(Value)
+        out.data = self.data * other.data
+        out.grad = 0.0
+        if _mode():
+            return _moded(out, MUL, self, other)
+        out._a = self
+        out._b = other
+        out._how = MUL
+        return out
 
     def __pow__(self, other):
         if isinstance(other, Value):
@@ -194,9 +249,9 @@ class Value:
         return self * -1.0
 
     def __radd__(self, other):  # n + x = x + n
-        if not isinstance(other, Real):
+        if type(other) is Value:
             return NotImplemented
-        return self + other
+        return self.__add__(other)  # a plain number becomes a constant leaf there
 
     def __sub__(self, other):  # x - y = x + (-y)
         if not isinstance(other, (Value, Real)):
@@ -209,9 +264,9 @@ class Value:
         return (-self) + other
 
     def __rmul__(self, other):  # n * x = x * n
-        if not isinstance(other, Real):
+        if type(other) is Value:
             return NotImplemented
-        return self * other
+        return self.__mul__(other)
 
     def __truediv__(self, other):
         # NOTE: the lecture composes x / y = x * y**-1; a primitive division gives
@@ -250,26 +305,24 @@ class Value:
         (see ``micrograd.autodiff``). As in PyTorch, a leaf's ``.grad`` then refers to a
         graph that refers back to the leaf.
         """
-        # Phase 1: order the graph. Iterative depth-first search: every node is placed
-        # after all of its inputs, whatever the depth of the graph.
-        topo = _topo_order(self)
         if create_graph:
             if not isinstance(grad, Value):
                 grad = _as_float(grad, "backward's grad")
-            return _backward_graph(self, topo, grad)
+            return _backward_graph(self, _topo_order(self), grad)
         if type(grad) is not float:
             grad = _as_float(grad, "backward's grad")
-
-        # Phase 2: the chain rule, from the root back to the leaves. Interior grads start
-        # from zero on every pass, so only this pass's contributions flow through them.
         if _mode() & _ANOMALY:
-            return _backward_checked(self, topo, grad)
-        for v in topo:
-            if v._fn is not None:
-                v.grad = 0.0
+            return _backward_checked(self, _topo_order(self), grad)
+
+        # Phase 1: order the graph's interior nodes, each after all of its inputs
+        # (iterative depth-first search: any depth works). Their grads start from zero
+        # on every pass, so only this pass's contributions flow through them.
+        order = _interior_order(self)
+
+        # Phase 2: the chain rule, from the root back to the leaves.
         self.grad += grad
-        for v in reversed(topo):
-            fn = v._fn
+        for v in reversed(order):
+            fn = v._how
             # NOTE: + and * (nine nodes in ten) are the op table's rules written inline,
             # to save a call per node; tests check them against the table.
             if fn is MUL:  # d(xy) = y dx + x dy
@@ -282,7 +335,7 @@ class Value:
                 g = v.grad
                 v._a.grad += g
                 v._b.grad += g
-            elif fn is not None:
+            else:
                 _push_grad(v)
 
     def _backward(self):
@@ -324,38 +377,122 @@ class Value:
 _new = object.__new__
 
 
+class _Extra:
+    """How a node was made, when that is more than an op: the op (None for a leaf), its
+    constant argument, the node's label, an op label set by hand (None if not).
+    Never changed once made (a node that changes gets a new one), so nodes may share
+    one: every ``x**2`` has the same."""
+
+    __slots__ = ("fn", "arg", "label", "oplabel")
+
+    def __init__(self, fn, arg, label, oplabel):
+        self.fn = fn
+        self.arg = arg
+        self.label = label
+        self.oplabel = oplabel
+
+
+_shared_extras = {}
+
+
+def _extra(fn, arg=None, label="", oplabel=None):
+    """What goes in a node's ``_how`` for op ``fn`` with ``arg``, ``label``, ``oplabel``:
+    the op itself when there is nothing more, else an ``_Extra`` (shared between nodes
+    that only carry the same constant)."""
+    if label or oplabel is not None:
+        return _Extra(fn, arg, label, oplabel)
+    if arg is None:
+        return fn
+    key = (fn, type(arg), arg)
+    try:
+        return _shared_extras[key]
+    except KeyError:
+        how = _Extra(fn, arg, "", None)
+        # a zero keeps its sign and a nan is not equal to itself: not shared; the
+        # cache is bounded, any constant beyond it gets its own record
+        if arg == arg and arg != 0 and len(_shared_extras) < 1024:
+            _shared_extras[key] = how
+        return how
+    except TypeError:  # an argument that cannot be a key
+        return _Extra(fn, arg, "", None)
+
+
 def _make(data, fn, a, b=None, arg=None):
     """The node that op ``fn`` makes from inputs ``a`` (and ``b``): the one place op
-    results are built."""
+    results are built (``+`` and ``*`` write it inline)."""
     out = _new(Value)
     out.data = data
     out.grad = 0.0
-    out.label = ""
-    mode = _mode()
-    if mode:
-        if mode & _ANOMALY and not _isfinite(data):
-            _anomaly_forward(fn, a, b, arg, data)
-        if mode & _NO_GRAD:  # a plain leaf: no inputs, no op
-            a = b = fn = arg = None
+    if _mode():
+        return _moded(out, fn, a, b, arg)
     out._a = a
     out._b = b
-    out._fn = fn
-    out._arg = arg
+    out._how = fn if arg is None else _extra(fn, arg)
     return out
+
+
+def _moded(out, fn, a, b=None, arg=None):
+    """Finish node ``out`` under a mode: anomaly detection checks its number; under
+    ``no_grad()`` it becomes a plain leaf (no inputs, no op)."""
+    mode = _mode()
+    if mode & _ANOMALY and not _isfinite(out.data):
+        _anomaly_forward(fn, a, b, arg, out.data)
+    if mode & _NO_GRAD:
+        out._a = out._b = out._how = None
+    else:
+        out._a = a
+        out._b = b
+        out._how = fn if arg is None else _extra(fn, arg)
+    return out
+
+
+def _affine(b, ws, xs):
+    """``b + ws[0]*xs[0] + ws[1]*xs[1] + ...``: the nodes the operators build, in their
+    order (a ``*`` node then a ``+`` node per term), with their numbers. A neuron of
+    ``micrograd.nn`` calls this instead of looping over ``act = act + w*x``: one call
+    instead of two operator dispatches per term. Terms that are not two Values, and any
+    mode (``no_grad``, ``detect_anomaly``), take the operators themselves."""
+    V, new, tp = Value, _new, type  # locals: this loop builds most nodes of a network
+    act = b
+    fast = tp(act) is V and not _mode()
+    for w, x in zip(ws, xs):
+        if fast and tp(w) is V and tp(x) is V:
+            p = w.data * x.data  # MUL.forward
+            m = new(V)
+            m.data = p
+            m.grad = 0.0
+            m._a = w
+            m._b = x
+            m._how = MUL
+            out = new(V)
+            out.data = act.data + p  # ADD.forward
+            out.grad = 0.0
+            out._a = act
+            out._b = m
+            out._how = ADD
+            act = out
+        else:
+            act = act + w * x
+            # the operators may have run other code: look at the mode again
+            fast = tp(act) is V and not _mode()
+    return act
 
 
 def _coerce(x):
     """A plain number as a constant leaf Value; anything else NotImplemented."""
-    if isinstance(x, Value):
-        return x
-    if type(x) is float or type(x) is int or isinstance(x, Real):
+    if type(x) is float:
         v = _new(Value)
-        v.data = x if type(x) is float else _as_float(x)
-        v.grad = 0.0
-        v.label = ""
-        v._a = v._b = v._fn = v._arg = None
-        return v
-    return NotImplemented
+        v.data = x
+    elif isinstance(x, Value):
+        return x
+    elif type(x) is int or isinstance(x, Real):
+        v = _new(Value)
+        v.data = _as_float(x)
+    else:
+        return NotImplemented
+    v.grad = 0.0
+    v._a = v._b = v._how = None
+    return v
 
 
 # ---------------------------------------------------------------------------------------
@@ -387,13 +524,17 @@ def _push_grad(v):
     g = v.grad
     a = v._a
     b = v._b
-    fn = v._fn
+    fn = v._how
+    if type(fn) is _Extra:
+        fn, arg = fn.fn, fn.arg
+    else:
+        arg = None
     if b is not None:
         da, db = fn.grad(FLOAT, g, a.data, b.data, v.data)
         a.grad += da
         b.grad += db
     elif fn.has_arg:
-        a.grad += fn.grad(FLOAT, g, a.data, v.data, v._arg)[0]
+        a.grad += fn.grad(FLOAT, g, a.data, v.data, arg)[0]
     else:
         a.grad += fn.grad(FLOAT, g, a.data, v.data)[0]
 
@@ -534,6 +675,65 @@ def _place_values(root, placed, place, append):
             if v not in placed:  # v may have been pushed twice (two users)
                 place(v)
                 append(v)
+
+
+def _fresh_zero(one=1.0):
+    """A float object equal to 0.0 that no node holds yet: the arithmetic makes a new
+    object at every call (in CPython, where a float's identity is its object)."""
+    return one - one
+
+
+#: whether ``_fresh_zero`` gives a new object each time (CPython: yes; an interpreter
+#: where equal floats are always identical would not, and takes the set-based walk)
+_ZERO_IS_FRESH = _fresh_zero() is not _fresh_zero()
+
+
+def _interior_order(root):
+    """The interior (non-leaf) nodes that ``root`` depends on, ``root`` among them if it
+    is one, each after all of its interior inputs, in ``_topo_order``'s order; every
+    one's grad is set to 0.0. ``backward()``'s own walk.
+
+    The reset is also the walk's mark: a node's grad is set to a float object ``zero``
+    made for this walk as the node is placed, so ``grad is zero`` says "placed" without
+    a set of visited nodes. (Leaves are never marked: their grads accumulate.) One walk
+    at a time: two threads' walks over shared nodes would each take the other's marks
+    for stale grads."""
+    if root._a is None:
+        return []
+    if not _ZERO_IS_FRESH:
+        order = [v for v in _topo_order(root) if v._a is not None]
+        for v in order:
+            v.grad = 0.0
+        return order
+    with _walk_lock:
+        return _marked_walk(root, _fresh_zero())
+
+
+_walk_lock = threading.RLock()
+
+
+def _marked_walk(root, zero):
+    order = []
+    append = order.append
+    stack = [root]
+    push = stack.append
+    pop = stack.pop
+    while stack:
+        v = stack[-1]
+        a = v._a
+        b = v._b
+        if a._a is not None and a.grad is not zero:  # an interior input not placed yet
+            push(a)
+            if b is not None and b._a is not None and b.grad is not zero:
+                push(b)
+        elif b is not None and b._a is not None and b.grad is not zero:
+            push(b)
+        else:  # every input placed: place v (it may have been pushed twice)
+            pop()
+            if v.grad is not zero:
+                v.grad = zero
+                append(v)
+    return order
 
 
 # ---------------------------------------------------------------------------------------
@@ -732,3 +932,29 @@ def detect_anomaly():
     non-finite contribution. Slower; for debugging. Per thread, like ``no_grad``.
     """
     return _set_bit(_ANOMALY, True)
+
+
+# ---------------------------------------------------------------------------------------
+# CPython 3.10: warm the backward pass up
+# ---------------------------------------------------------------------------------------
+
+#: how many calls CPython 3.10 waits before a function caches its attribute lookups
+_OPCACHE_MIN_RUNS = 1024
+
+
+def _warm_up(runs=_OPCACHE_MIN_RUNS + 16):
+    """Run ``backward()`` ``runs`` times on a three-node graph of its own.
+
+    CPython 3.10 caches the attribute lookups of a function (``v._a``, ``v.grad``: most
+    of the work of a backward pass) only once that function has been called 1,024
+    times. ``backward()`` runs once per training step, so its loops would never get
+    there (they run about 1.5x slower). From 3.11 on, a function specialises itself
+    while it runs and this is not needed. Costs a few milliseconds at import."""
+    a = Value(1.0)
+    root = a * a + a
+    for _ in range(runs):
+        root.backward()
+
+
+if sys.version_info < (3, 11):
+    _warm_up()

@@ -34,7 +34,7 @@ import random as _random
 from numbers import Real
 
 from . import checks
-from .engine import Value
+from .engine import Value, _affine
 
 __all__ = ["Module", "Neuron", "Layer", "MLP", "ACTIVATIONS", "STYLES"]
 
@@ -160,11 +160,9 @@ class Neuron(Module):
     def __call__(self, x):
         if len(x) != len(self.w):
             raise ValueError(f"Neuron expects {len(self.w)} inputs, got {len(x)}")
-        # micrograd's and the lecture's sum(products, self.b), as a loop: the same graph
-        # b + w0*x0 + w1*x1 + ..., the same additions in the same order
-        act = self.b
-        for wi, xi in zip(self.w, x):
-            act = act + wi * xi
+        # the lecture's sum((wi*xi for wi, xi in zip(self.w, x)), self.b): the same graph
+        # b + w0*x0 + w1*x1 + ..., node for node, built by the engine in one call
+        act = _affine(self.b, self.w, x)
         return act if self._act is None else self._act(act)
 
     def parameters(self):

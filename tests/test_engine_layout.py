@@ -1,0 +1,310 @@
+"""The engine's compact node and its fast paths: five fields a node, what a node carries
+beyond its op, backward's marked walk (and the walk it falls back to), memory per node."""
+
+import gc
+import math
+import random
+import sys
+import threading
+import tracemalloc
+
+import pytest
+
+from micrograd import engine, ops
+from micrograd.engine import Value, no_grad
+
+
+def random_graph(seed, n=400):
+    """A graph with reused nodes, constants, hand-set labels and every kind of op."""
+    rng = random.Random(seed)
+    leaves = [Value(rng.uniform(-1, 1), label=f"x{i}") for i in range(6)]
+    nodes = list(leaves)
+    for i in range(n):
+        x, y = rng.choice(nodes[-25:]), rng.choice(nodes)
+        pick = rng.randrange(7)
+        if pick == 0:
+            v = x + y
+        elif pick == 1:
+            v = x * y
+        elif pick == 2:
+            v = (x * 0.5).tanh()
+        elif pick == 3:
+            v = (x * x + 1.0) ** rng.choice([0.5, -1, 2, 3.0])
+        elif pick == 4:
+            v = 2.0 * x - y / (y * y + 1.0)
+        elif pick == 5:
+            v = (x.abs() + 0.5) ** y.sigmoid()
+        else:
+            v = (1 + -x * y).relu()
+        if rng.random() < 0.1:
+            v.label = f"n{i}"
+        nodes.append(v)
+    return leaves, nodes[-1] + nodes[-2] * 0.3
+
+
+def grads_by_the_table(root):
+    """The lecture's loop: order the graph, then every node's own step, rule by rule."""
+    order = engine._topo_order(root)
+    for v in order:
+        v.grad = 0.0
+    root.grad = 1.0
+    for v in reversed(order):
+        v._backward()
+    return [v.grad for v in order]
+
+
+# ---- the node --------------------------------------------------------------------------
+
+
+def test_a_node_is_five_fields():
+    assert Value.__slots__ == ("data", "grad", "_a", "_b", "_how")
+    a, b = Value(2.0), Value(3.0)
+    assert (a * b)._how is ops.MUL and (a + b)._how is ops.ADD and a._how is None
+    assert sys.getsizeof(a * b) <= sys.getsizeof(object()) + 16 + 5 * 8  # GC head, slots
+
+
+def test_memory_per_node_is_at_most_100_bytes():
+    x, c, d = Value(0.5), Value(1.0001), Value(0.001)
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for _ in range(20_000):
+            x = x * c + d  # two nodes a round, each with a number of its own
+        used = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    nodes = len(engine._topo_order(x)) - 3
+    assert nodes == 40_000
+    assert used / nodes <= 100, f"{used / nodes:.1f} bytes per node"
+
+
+def test_power_nodes_share_their_constant_but_not_their_label():
+    a, b = Value(2.0), Value(3.0)
+    p, q, r = a**2, b**2, a**2.0
+    assert p._how is q._how and type(p._how) is engine._Extra  # one record for every x**2
+    assert (p._fn, p._arg, q._arg, r._arg) == (ops.POWC, 2, 2, 2.0)
+    assert type(p._arg) is int and type(r._arg) is float  # the exponent as given
+    p.label = "p"
+    assert (p.label, q.label, p._fn, p._arg, p._op) == ("p", "", ops.POWC, 2, "**2")
+    assert q._how is (b**2)._how  # q's record untouched
+    p.label = ""
+    assert p._how is q._how
+    # zeros keep their sign, and a nan (unequal to itself) would only fill the cache
+    plus, minus = a**0.0, a**-0.0
+    assert math.copysign(1.0, plus._arg) == 1.0 and math.copysign(1.0, minus._arg) == -1.0
+    size = len(engine._shared_extras)
+    assert all(math.isnan((a**math.nan)._arg) for _ in range(3))
+    assert len(engine._shared_extras) == size
+
+
+def test_labels_and_hand_set_op_labels_live_beside_the_op():
+    a = Value(2.0, label="a")
+    e = a * 3.0
+    assert (a.label, a._fn, e.label) == ("a", None, "")
+    e.label = "e"
+    assert (e.label, e._fn, e._op, e._prev[0]) == ("e", ops.MUL, "*", a)
+    e._op = "times"
+    assert (e.label, e._fn, e._op) == ("e", ops.MUL, "times")
+    e.label = None
+    assert (e.label, e._op) == ("", "times")
+    leaf = Value(1.0, (), "input")
+    assert (leaf._op, leaf._fn, leaf._prev, leaf.label) == ("input", None, (), "")
+    with pytest.raises(TypeError, match="label must be a str, got float"):
+        e.label = 1.5
+    assert e.label == ""
+    e.backward()
+    assert a.grad == 3.0  # a labelled node backpropagates like any other
+
+
+def test_plain_numbers_on_either_side_become_constant_leaves():
+    x = Value(2.0)
+    for v, const in ((1 + x, 1.0), (x + 1, 1.0), (3 * x, 3.0), (x * 3, 3.0)):
+        assert v._prev[0] is x and v._prev[1]._fn is None and v._prev[1].data == const
+    assert x.__radd__(Value(1.0)) is NotImplemented  # a Value + Value never lands here
+    assert x.__rmul__(Value(1.0)) is NotImplemented
+    with pytest.raises(TypeError, match="unsupported operand"):
+        None + x
+    with pytest.raises(TypeError, match="unsupported operand"):
+        None * x
+
+
+def test_a_node_has_no_weakref_slot():
+    # NOTE: the price of five fields; a graph frees itself by reference counting
+    with pytest.raises(TypeError, match="weak reference"):
+        import weakref
+
+        weakref.ref(Value(1.0))
+
+
+# ---- backward's walk -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_backwards_walk_is_the_topological_order_of_the_interior_nodes(seed):
+    leaves, root = random_graph(seed)
+    want = [v for v in engine._topo_order(root) if v._fn is not None]
+    for v in want:
+        v.grad = 7.0  # stale grads from an earlier pass
+    order = engine._interior_order(root)
+    assert order == want
+    assert all(type(v.grad) is float and v.grad == 0.0 for v in order)
+    assert all(v.grad != 0.0 or v._fn is None for v in leaves)  # leaves untouched
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_backward_gives_the_tables_numbers_on_every_node(seed):
+    leaves, root = random_graph(seed)
+    root.backward()
+    fast = [v.grad for v in engine._topo_order(root)]
+    assert grads_by_the_table(root) == fast
+
+
+def test_the_walk_without_fresh_zeros_gives_the_same_order_and_grads(monkeypatch):
+    leaves, root = random_graph(11)
+    root.backward()
+    fast = [v.grad for v in engine._topo_order(root)]
+    marked = engine._interior_order(root)
+    monkeypatch.setattr(engine, "_ZERO_IS_FRESH", False)
+    assert engine._interior_order(root) == marked
+    root.zero_grad()
+    root.backward()
+    assert [v.grad for v in engine._topo_order(root)] == fast
+
+
+def test_fresh_zeros_are_new_objects():
+    z1, z2 = engine._fresh_zero(), engine._fresh_zero()
+    assert z1 == 0.0 and math.copysign(1.0, z1) == 1.0 and z1 is not z2
+    assert engine._ZERO_IS_FRESH
+
+
+def test_a_second_backward_resets_interior_grads_marked_by_the_first():
+    a = Value(1.5)
+    b = a * a
+    c = b + b
+    d = c * c
+    d.backward()
+    first = (a.grad, b.grad, c.grad)
+    d.backward()  # the interior marks of the first pass must not look placed
+    assert (b.grad, c.grad) == first[1:] and a.grad == 2 * first[0]
+
+
+def test_an_interrupted_pass_leaves_zeros_and_the_next_pass_recovers(monkeypatch):
+    def bad_grad(m, g, x, out):
+        raise RuntimeError("rule failed")
+
+    monkeypatch.setattr(ops, "OPS", dict(ops.OPS))  # the op stays out of the real table
+    boom = engine.define_op("boom", lambda x: x, bad_grad, method=False)
+    a = Value(2.0)
+    inner = a * a
+    y = boom(inner) * 3.0
+    with pytest.raises(RuntimeError, match="rule failed"):
+        y.backward()
+    assert inner.grad == 0.0 and type(inner.grad) is float  # reset, no stray marker
+    z = inner * 3.0
+    z.backward()  # inner still holds the first pass's mark: it must not look placed
+    assert (inner.grad, a.grad) == (3.0, 12.0)
+
+
+def test_threads_running_backward_on_one_graph_finish_and_leave_it_usable():
+    leaves, root = random_graph(5, n=300)
+    errors = []
+
+    def run():
+        try:
+            for _ in range(20):
+                root.backward()
+        except Exception as e:  # noqa: BLE001 - handed back to the test
+            errors.append(e)
+
+    ts = [threading.Thread(target=run) for _ in range(4)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join(60)
+    assert not any(t.is_alive() for t in ts) and not errors
+    # whatever the interleaving did to the grads, one more pass alone gives the numbers
+    root.zero_grad()
+    root.backward()
+    alone = [v.grad for v in engine._topo_order(root)]
+    assert grads_by_the_table(root) == alone
+
+
+def test_no_grad_nodes_are_leaves_the_walk_skips():
+    a = Value(2.0)
+    with no_grad():
+        c = a * 3.0
+    d = c * a
+    d.backward()
+    assert c._fn is None and c.grad == 2.0 and a.grad == 6.0
+
+
+# ---- a neuron's sum in one call --------------------------------------------------------
+
+
+def loop_sum(b, ws, xs):
+    act = b
+    for w, x in zip(ws, xs):
+        act = act + w * x
+    return act
+
+
+def shape(root, names):
+    """The graph as (op, arg, data, inputs by position) per node; leaves by name."""
+    order = engine._topo_order(root) if isinstance(root, Value) else []
+    pos = {v: i for i, v in enumerate(order)}
+    return [(v._op, v._arg, v.data, names.get(v) if v._fn is None else None,
+             tuple(pos[p] for p in v._prev)) for v in order]
+
+
+@pytest.mark.parametrize("case", ["values", "numbers", "numpy", "float bias", "uneven"])
+def test_affine_builds_the_operators_graph(case):
+    import numpy as np
+
+    rng = random.Random(3)
+    ws = [Value(rng.uniform(-1, 1)) for _ in range(5)]
+    b = Value(0.25)
+    xs = [Value(rng.uniform(-1, 1)) for _ in range(5)]
+    if case == "numbers":
+        xs[1], xs[3] = 2.0, -3
+    elif case == "numpy":
+        xs[2] = np.float64(0.5)
+    elif case == "float bias":
+        b = 0.75
+    elif case == "uneven":
+        xs = xs[:3]  # zip stops at the shorter, as the loop does
+    names = {v: f"w{i}" for i, v in enumerate(ws)}
+    names.update({v: f"x{i}" for i, v in enumerate(xs) if isinstance(v, Value)})
+    if isinstance(b, Value):
+        names[b] = "b"
+    fast, slow = engine._affine(b, ws, xs), loop_sum(b, ws, xs)
+    assert shape(fast, names) == shape(slow, names)
+    fast.backward()
+    g_fast = [v.grad for v in ws + xs if isinstance(v, Value)]
+    for v in ws + xs:
+        if isinstance(v, Value):
+            v.grad = 0.0
+    slow.backward()
+    assert g_fast == [v.grad for v in ws + xs if isinstance(v, Value)]
+
+
+def test_affine_under_the_modes_is_the_operators():
+    from micrograd.engine import AnomalyError, detect_anomaly
+
+    ws, xs, b = [Value(2.0), Value(3.0)], [Value(4.0), Value(5.0)], Value(1.0)
+    with no_grad():
+        out = engine._affine(b, ws, xs)
+    assert out.data == 24.0 and out._prev == ()  # a plain leaf, as a + w*x gives
+    big = [Value(1e200), Value(1e200)]
+    with detect_anomaly():
+        with pytest.raises(AnomalyError, match="forward: op"):
+            engine._affine(b, big, big)
+
+
+def test_the_warm_up_leaves_nothing_behind():
+    # CPython 3.10 runs it at import; it must touch no state a user can see
+    shared = dict(engine._shared_extras)
+    grad_on = engine.is_grad_enabled()
+    engine._warm_up(runs=5)
+    assert engine._shared_extras == shared and engine.is_grad_enabled() == grad_on
+    assert engine._OPCACHE_MIN_RUNS == 1024  # CPython 3.10's OPCACHE_MIN_RUNS
