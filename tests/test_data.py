@@ -91,7 +91,7 @@ def test_multiclass(maker):
 @pytest.mark.parametrize("call, err, match", [
     (lambda: make_moons(n_samples=0), ValueError, "at least 2"),
     (lambda: make_moons(n_samples=2.5), TypeError, "must be an int"),
-    (lambda: make_moons(noise=-0.1), ValueError, "noise must be a finite number >= 0"),
+    (lambda: make_moons(noise=-0.1), ValueError, r"noise must be in \[0.0, inf\)"),
     (lambda: make_moons(noise=float("inf")), ValueError, "noise"),
     (lambda: make_moons(seed="a"), TypeError, "seed must be an int"),
     (lambda: make_moons(labels="+-"), ValueError, "labels must be"),

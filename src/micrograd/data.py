@@ -17,7 +17,7 @@ Labels: two-class sets use ``{-1, +1}`` by default (for a tanh output with MSE, 
 hinge loss); ``labels="01"`` gives ``{0, 1}`` (binary cross-entropy). Sets with more than
 two classes use class indices ``0..K-1`` (softmax cross-entropy).
 
-``make_disk`` is seed 001's data set: points uniform in a square, labelled by whether
+``make_disk`` is the circle experiment's data set: points uniform in a square, labelled by whether
 they lie inside the circle of radius 1 centred on the origin; the square's side is
 ``sqrt(2*pi)``, so half of its area is inside the circle, and by default the two classes
 are drawn to exactly half each. ``make_plane`` and ``make_gaussians`` are regression
@@ -32,6 +32,8 @@ import math
 import random as _random
 from numbers import Real
 
+from . import checks
+
 __all__ = ["make_moons", "make_circles", "make_disk", "make_xor", "make_spiral",
            "make_blobs", "make_dataset", "DATASETS", "make_plane", "make_gaussians",
            "REGRESSION", "train_test_split", "as_numpy", "load_digits"]
@@ -45,20 +47,11 @@ _LABELS = (None, "pm1", "01", "index")
 
 
 def _check_n(n, name="n_samples", low=2):
-    if isinstance(n, bool) or not isinstance(n, int):
-        raise TypeError(f"{name} must be an int, got {type(n).__name__}: {n!r:.40}")
-    if n < low:
-        raise ValueError(f"{name} must be at least {low}, got {n}")
-    return n
+    return checks.integer(n, name, low=low)
 
 
 def _check_noise(noise):
-    if isinstance(noise, bool) or not isinstance(noise, Real):
-        raise TypeError(f"noise must be a number, got {type(noise).__name__}: {noise!r:.40}")
-    noise = float(noise)
-    if not noise >= 0.0 or math.isinf(noise):
-        raise ValueError(f"noise must be a finite number >= 0, got {noise}")
-    return noise
+    return checks.number(noise, "noise", low=0.0)
 
 
 def _rng(seed):

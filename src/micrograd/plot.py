@@ -1,5 +1,5 @@
 """Pictures of training: decision boundaries, learning curves, an animated boundary, and
-seed 001's 1/2/9-neuron comparison. Needs matplotlib (``pip install -e '.[demo]'``).
+the 1/2/9-neuron comparison on the circle. Needs matplotlib (``pip install -e '.[demo]'``).
 
     >>> from micrograd.nn import MLP
     >>> from micrograd.data import make_moons
@@ -287,7 +287,7 @@ def plot_learning_curves(history, path=None, title=None, figsize=(9, 3.6), dpi=1
 
 def plot_comparison(models, X, y, titles=None, path=None, X_test=None, y_test=None,
                     title=None, grid=60, panel=4.0, dpi=100):
-    """Several models' boundaries on the same data, side by side (seed 001's 1, 2 and 9
+    """Several models' boundaries on the same data, side by side (the circle's 1, 2 and 9
     hidden neurons). Each panel is ``panel`` inches square."""
     models = list(models)
     if not models:

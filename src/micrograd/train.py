@@ -6,7 +6,7 @@
     >>> from micrograd.train import fit
     >>> X, y = make_disk(n_samples=40, seed=1)
     >>> Xtr, Xte, ytr, yte = train_test_split(X, y, seed=1)
-    >>> model = MLP(2, [4, 1], style="lecture", seed=1)     # tanh, as in seed 001
+    >>> model = MLP(2, [4, 1], style="lecture", seed=1)     # tanh, as in the circle experiment
     >>> hist = fit(model, Xtr, ytr, loss="mse", optimizer=SGD(model.parameters(), lr=0.1),
     ...            epochs=5, X_test=Xte, y_test=yte, progress=False)
     >>> len(hist.train_loss), hist.stopped

@@ -40,9 +40,9 @@ MOONS = dict(
     l2=1e-4,
 )
 CIRCLE = dict(
-    n_samples=200,      # seed 001: uniform in a square, half inside the unit circle
+    n_samples=200,      # the circle: uniform in a square, half inside the unit circle
     test_size=0.25,     # 150 train / 50 test
-    hidden=(1, 2, 9),   # seed 001's three networks
+    hidden=(1, 2, 9),   # the circle experiment's three networks
     epochs=200,
     lr=0.2,             # SGD with momentum, full batch
     momentum=0.9,
@@ -64,7 +64,7 @@ def requires(args):
 
 def add_parser(subparsers):
     p = subparsers.add_parser(
-        "demo", help="train on two moons and seed 001's circle, write pictures",
+        "demo", help="train on two moons and on the circle (1, 2, 9 neurons), write pictures",
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--out", default="demo-out", metavar="DIR",
                    help="folder for the pictures and models (default: ./demo-out)")

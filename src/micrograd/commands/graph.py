@@ -76,7 +76,7 @@ def add_parser(subparsers):
                    help="the nudge size for --nudge (default 1e-4)")
     p.add_argument("--central", action="store_true",
                    help="--nudge with the central difference (f(x+h) - f(x-h)) / 2h "
-                        "(error O(h^2)) instead of seed 002's one-sided one (error O(h))")
+                        "(error O(h^2)) instead of the lecture's one-sided one (error O(h))")
     p.add_argument("--tol", type=float, default=None,
                    help="--nudge agrees when |slope - grad| <= tol * (1 + |grad|) plus "
                         "rounding (default: 2h one-sided, 2h^2 central)")

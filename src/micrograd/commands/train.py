@@ -23,7 +23,7 @@ examples:
   micrograd train --dataset moons --hidden 16,16 --activation relu --loss hinge \\
       --l2 1e-4 --lr 1.0 --schedule linear --epochs 100
 
-  # seed 001: inside the unit circle? tanh + MSE, 9 hidden neurons
+  # the circle: inside the unit circle? tanh + MSE, 9 hidden neurons
   micrograd train --dataset disk --samples 200 --hidden 9 --activation tanh --loss mse \\
       --optimizer sgd --lr 0.2 --momentum 0.9 --epochs 200
 

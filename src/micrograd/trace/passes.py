@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
+from ..engine import _topo_order
 from .ir import ConstNode, DenseNode, InputNode, LeafNode, OpNode, ParamNode, SumNode
 
 
@@ -176,22 +177,10 @@ class Analysis(NamedTuple):
 
 def _topological(nodes, outputs):
     """The nodes the outputs depend on, each after its inputs, otherwise in the order
-    they were recorded (an iterative depth-first search)."""
+    they were recorded: the engine's one topological sort, over node indices."""
     live = reachable(nodes, outputs)
-    order, placed = [], [False] * len(nodes)
-    for r in range(len(nodes)):
-        if not live[r] or placed[r]:
-            continue
-        stack = [(r, False)]
-        while stack:
-            i, done = stack.pop()
-            if done:
-                order.append(i)
-            elif not placed[i]:
-                placed[i] = True
-                stack.append((i, True))
-                stack.extend((p, False) for p in reversed(nodes[i].inputs) if not placed[p])
-    return order
+    roots = [r for r in range(len(nodes)) if live[r]]
+    return _topo_order(*roots, inputs_of=lambda i: nodes[i].inputs)
 
 
 def analyse(nodes, outputs):
