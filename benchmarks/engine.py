@@ -15,7 +15,7 @@ on, no flag.
 
 Each engine runs in its own subprocess, so that each pays for its own garbage and never
 for the other's: ours (``micrograd.engine``, ``micrograd.nn``) and micrograd's published
-engine and nn written again in ``benchmarks/naive_engine.py`` (closures capturing
+engine and nn written again in ``benchmarks/published_micrograd.py`` (closures capturing
 ``out``, ``_prev`` as a set, recursive topological sort, grads starting at 0). Both
 start from the same weights and must give the same loss at every step to 1e-12
 relative, or the run fails. Times are CPU time of the worker process per step (the
@@ -83,10 +83,10 @@ def load(engine):
         return Value, MLP(2, SIZES, activation="relu", output_activation="linear",
                           bias_init="zero", seed=SEED)
     sys.path.insert(0, HERE)
-    import naive_engine
+    import published_micrograd
 
     random.seed(SEED)
-    return naive_engine.Value, naive_engine.MLP(2, SIZES)
+    return published_micrograd.Value, published_micrograd.MLP(2, SIZES)
 
 
 def demo_loss(model, X, y, Value):

@@ -51,12 +51,12 @@ clock = time.process_time
 
 
 def naive_value_class():
-    """The naive seed engine of benchmarks/naive_engine.py (the engine benchmark's
+    """The naive seed engine of benchmarks/published_micrograd.py (the engine benchmark's
     baseline: closures, a set of children, recursive topological sort)."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from naive_engine import Value as V
+    from published_micrograd import Value as V
 
-    return V, "benchmarks/naive_engine.py"
+    return V, "benchmarks/published_micrograd.py"
 
 
 def naive_mlp(model, V):

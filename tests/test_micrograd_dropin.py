@@ -1,23 +1,31 @@
 """Code written for micrograd's published package runs here with the same numbers.
 
-The reference is ``published_micrograd``: an independent implementation of micrograd's
-published algorithm (closures, a set of inputs, a recursive topological sort, int grads),
-written for these tests. Our ``micrograd.nn`` must build the same network from the same
-draws of Python's global ``random``, print the same reprs, and train micrograd's demo to
-the same loss at every step.
+The reference is ``benchmarks/published_micrograd.py``: an independent implementation of
+micrograd's published algorithm (closures, a set of inputs, a recursive topological sort,
+int grads), the same one the speed benchmarks measure against. Our ``micrograd.nn`` must
+build the same network from the same draws of Python's global ``random``, print the same
+reprs, and train micrograd's demo to the same loss at every step.
 """
 
 import contextlib
 import gc
 import math
+import pathlib
 import random
+import sys
 
 import pytest
 import torch
 
 from micrograd.engine import Value
 from micrograd.nn import MLP, Layer, Neuron
-from published_micrograd import RefLayer, RefMLP, RefNeuron, RefValue, release_graph
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "benchmarks"))
+from published_micrograd import MLP as RefMLP  # noqa: E402
+from published_micrograd import Layer as RefLayer  # noqa: E402
+from published_micrograd import Neuron as RefNeuron  # noqa: E402
+from published_micrograd import Value as RefValue  # noqa: E402
+from published_micrograd import release_graph  # noqa: E402
 
 
 def weights(model):

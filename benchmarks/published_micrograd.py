@@ -1,4 +1,5 @@
-"""micrograd's published engine and nn, written again here: the baseline of the benchmarks.
+"""micrograd's published engine and nn, written again here: the baseline of the benchmarks
+and the reference of the drop-in tests (tests/test_micrograd_dropin.py).
 
 This is the algorithm of micrograd's repository (``micrograd/engine.py``, ``nn.py``),
 kept deliberately faithful so that ``benchmarks/engine.py`` measures ours against it,
@@ -13,9 +14,10 @@ not against a straw man:
   ``a / b = a * b**-1``; relu is ``0 if x < 0 else x`` with derivative ``out.data > 0``;
 * a neuron is ``sum([wi*xi for ...], self.b)``; ``zero_grad`` sets grads to 0.
 
-Nothing here is imported by the package; it exists only to be measured against.
+Nothing here is imported by the package; it exists only to be measured and compared
+against.
 
-    python benchmarks/naive_engine.py     # the lecture's example: 6.0 -4.0 -2.0 4.0
+    python benchmarks/published_micrograd.py     # the lecture's example: 6.0 -4.0 -2.0 4.0
 """
 
 import math
@@ -138,6 +140,9 @@ class Neuron(Module):
     def parameters(self):
         return self.w + [self.b]
 
+    def __repr__(self):
+        return f"{'ReLU' if self.nonlin else 'Linear'}Neuron({len(self.w)})"
+
 
 class Layer(Module):
     def __init__(self, nin, nout, **kwargs):
@@ -149,6 +154,9 @@ class Layer(Module):
 
     def parameters(self):
         return [p for n in self.neurons for p in n.parameters()]
+
+    def __repr__(self):
+        return f"Layer of [{', '.join(str(n) for n in self.neurons)}]"
 
 
 class MLP(Module):
@@ -166,6 +174,23 @@ class MLP(Module):
 
     def parameters(self):
         return [p for layer in self.layers for p in layer.parameters()]
+
+    def __repr__(self):
+        return f"MLP of [{', '.join(str(layer) for layer in self.layers)}]"
+
+
+def release_graph(root):
+    """Free a graph at once: each node's closure holds the node (``out``) in a reference
+    cycle, which micrograd leaves to Python's cycle collector, slow on a big heap. Not
+    part of the algorithm: the tests call this after a step, once the numbers are read."""
+    stack, seen = [root], set()
+    while stack:
+        v = stack.pop()
+        if v not in seen:
+            seen.add(v)
+            if v._prev:  # leaves (the parameters) live on into the next step
+                v._backward = None
+            stack.extend(v._prev)
 
 
 if __name__ == "__main__":
