@@ -91,7 +91,7 @@ def free_names(source):
     return out
 
 
-class _Graph:
+class _EditableGraph:
     """The parsed graph and its editable leaves."""
 
     def __init__(self, source, values=None):
@@ -279,7 +279,7 @@ def build(source, values=None, *, assign=False, recursive=False, no_zero_grad=Fa
         raise WalkViewError("choose one teaching mode at a time (got "
                             f"{' and '.join(modes)})")
     mode = modes[0] if modes else "correct"
-    g = _Graph(source, values)
+    g = _EditableGraph(source, values)
     w = g.walk(mode=mode)
     if len(w.forward) + len(w.backward) > limits.MAX_STEPS:
         raise WalkViewError(f"this walk has {len(w.forward) + len(w.backward)} steps; the "
@@ -297,7 +297,7 @@ def visit_order(source, order, values=None):
     if len(order) > limits.MAX_ORDER_LEN:
         raise WalkViewError(f"the order has {len(order)} entries; the cap is "
                             f"{limits.MAX_ORDER_LEN}")
-    g = _Graph(source, values)
+    g = _EditableGraph(source, values)
     for nid in order:
         if nid not in g.by_id:
             raise WalkViewError(f"unknown node {nid!r} in the order (nodes: "
@@ -319,7 +319,7 @@ def visit_order(source, order, values=None):
 def nudge(source, leaf, h=1e-4, values=None):
     """The central finite-difference slope at a leaf, beside the leaf's grad (the
     encoded ``micrograd.walk.Nudge``)."""
-    g = _Graph(source, values)
+    g = _EditableGraph(source, values)
     if leaf not in g.leaves:
         raise WalkViewError(f"no leaf named {leaf!r} (leaves: {', '.join(g.leaves)})")
     try:
@@ -336,7 +336,7 @@ def check(source, answer, values=None, *, preset=None, ask=None, of=None):
     if isinstance(answer, bool) or not isinstance(answer, (int, float)) \
             or not math.isfinite(answer):
         raise WalkViewError(f"the answer must be a finite number, got {answer!r}")
-    g = _Graph(source, values)
+    g = _EditableGraph(source, values)
     q = _question(g, preset, ask, of)
     if q is None:
         raise WalkViewError("this graph has no leaf to ask about")
