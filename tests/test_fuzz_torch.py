@@ -4,7 +4,9 @@ Each example is a small program over every op of the table and the composite ope
 (``- / -x 1-x 1/x 2**x``), with reused nodes and inputs drawn near the kinks (0, -0,
 1, -1), at the extremes (1e-300, 1e300, inf) and at random. Ours and torch's must agree:
 the same nan and inf positions, and finite numbers up to the rounding error the graph
-itself admits (a first-order bound carried back through the local derivatives).
+itself admits (a first-order bound carried back through the local derivatives). Graphs whose forward
+pass makes a subnormal number are left out: torch's kernels may flush those to zero,
+where this engine keeps IEEE gradual underflow (a documented convention).
 ``MICROGRAD_FUZZ_EXAMPLES=20000`` runs a long campaign; the suite runs a few hundred
 (derandomized in CI).
 """
@@ -13,7 +15,7 @@ import math
 import os
 
 import torch
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from opinfo import SPEC
 
@@ -21,6 +23,7 @@ from micrograd import engine, ops
 from micrograd.engine import Value
 
 EXAMPLES = int(os.environ.get("MICROGRAD_FUZZ_EXAMPLES", "300"))
+TINY = 2.2250738585072014e-308  # the smallest normal float64
 
 SPECIAL = [0.0, -0.0, 1.0, -1.0, 0.5, -2.0, 2.0, 1e-300, -1e-300, 1e300, 3.0,
            math.inf, -math.inf]
@@ -90,18 +93,24 @@ def rounding_bounds(root, eps=1e-15):
 
     Two engines may add a node's contributions in other orders (``3e300 - 3e300 - 3``
     cancels to 0 or to -3) or round ``g/y`` and ``g*(x/y)/y`` apart; such an error in a
-    node's grad is then scaled by the local derivatives on the way to the leaves. The
-    bound of an input grows by ``|local| * bound(node) + eps * |contribution|``; a
-    generous ``eps`` covers the few roundings inside one rule."""
+    node's grad is then carried by the rules on the way to the leaves. The bound of an
+    input grows by how much its contribution moves when the node's grad moves by its own
+    bound (the rules are linear in it), plus ``eps * |contribution|``; a
+    generous ``eps`` covers the few roundings inside one rule, and a subnormal
+    contribution counts as known only to the smallest normal number (flushed to zero on
+    one side, kept on the other)."""
     bound = {}
     for v in reversed(engine._topo_order(root)):
         if v._fn is None:
             continue
         b = bound.get(v, 0.0)
-        xs = [p.data for p in v._prev]
-        locals_ = ops.local_grads(v._fn, xs, v.data, v._arg)
-        for p, d, c in zip(v._prev, locals_, engine._contributions(v, ops.FLOAT, v.grad)):
-            extra = abs(d) * b + eps * abs(c)
+        cs = engine._contributions(v, ops.FLOAT, v.grad)
+        # the rule is linear in the upstream grad: run it with the grad moved by its bound
+        moved = engine._contributions(v, ops.FLOAT, v.grad + b) if b else cs
+        for p, c, m in zip(v._prev, cs, moved):
+            # a subnormal contribution may be flushed to zero (torch's CPU kernels do):
+            # an absolute error up to the smallest normal number
+            extra = abs(m - c) + eps * abs(c) + (TINY if 0.0 < abs(c) < TINY else 0.0)
             if math.isfinite(extra):
                 bound[p] = bound.get(p, 0.0) + extra
     return bound
@@ -122,10 +131,17 @@ def compare(leaves, steps):
             f"grad of leaf {i}: {v.grad!r}, torch {tg!r}: {where}")
 
 
+def has_subnormal(leaves, steps):
+    """Does any number of the forward pass fall below the smallest normal float?"""
+    _, y = run(leaves, steps, Value)
+    return any(0.0 < abs(v.data) < TINY for v in engine._topo_order(y))
+
+
 @settings(max_examples=EXAMPLES, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(programs())
 def test_random_graphs_match_torch(program):
+    assume(not has_subnormal(*program))  # the documented convention: see below
     compare(*program)
 
 
@@ -168,6 +184,17 @@ def test_rounding_amplified_by_a_steep_local_derivative():
     ty.backward()
     assert not agree(vs[0].grad, ts[0].grad.item())  # far apart as plain numbers...
     compare([1e-300], steps)  # ...and within what rounding admits here
+
+
+def test_subnormal_numbers_are_the_documented_convention():
+    # a subnormal number keeps IEEE gradual underflow here; torch's kernels may flush it
+    # to zero (sqrt(|2.2e-311|) has grad 1.06e155 here, nan in torch); the random graphs
+    # leave such graphs out (see docs/engine.md, Numerics)
+    assert has_subnormal([2.225073858507e-311], [("abs", (0,), None)])
+    assert not has_subnormal([1e-300], [("abs", (0,), None)])
+    x = Value(2.225073858507e-311)
+    x.abs().sqrt().backward()
+    assert math.isfinite(x.grad) and x.grad > 1e155
 
 
 def test_an_exact_graph_gets_no_slack():
