@@ -129,3 +129,24 @@ def higher_order_cases():
             cases[key] = (key, spec["value"], h.get("torch", spec["torch"]), h["domain"],
                           h["edges"])
     return cases
+
+
+#: numbers where backends most often part ways: kinks, overflow edges, specials
+BACKEND_POINTS = [0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 2.0, -2.0, 3.0, 1e-300, -1e-300, 1e-8,
+                  40.0, -40.0, 100.0, -100.0, 700.0, -700.0, 710.0, -710.0, 800.0, -800.0,
+                  1e308, -1e308, inf, -inf, nan, math.pi, -2.5, 0.3333333333333333]
+BACKEND_EXPONENTS = [2, 3, -1, -2, 0, 0.5, -0.5, 1.0 / 3.0, 2.5, 1, 0.0, 400, -401]
+
+
+def elementwise_cases(op, seed=0):
+    """``[(inputs, arg)]`` to compare two backends of ``op`` on: every pair (or exponent)
+    of the points above and 20 random ones."""
+    import random
+
+    rng = random.Random(seed)
+    pool = BACKEND_POINTS + [rng.uniform(-5, 5) for _ in range(20)]
+    if op.arity == 2:
+        return [((x, y), None) for x in pool for y in pool]
+    if op.has_arg:
+        return [((x,), n) for x in pool for n in BACKEND_EXPONENTS]
+    return [((x,), None) for x in pool]

@@ -4,22 +4,22 @@ regularizer), and on a GPU behind the ``gpu`` marker (deselected by default; run
 with ``pytest -m gpu`` where CUDA exists)."""
 
 import math
-import random
 
 import numpy as np
 import pytest
 import torch
 from hypothesis import given
+from opinfo import elementwise_cases
 from hypothesis import strategies as st
 
 from micrograd import ops
 from micrograd.engine import Value
 from micrograd.nn import MLP
-from micrograd.trace import TracedAdam, TraceError, trace, trace_loss
+from micrograd.trace import TracedAdam, TraceError, np_forward, trace, trace_loss
 from micrograd.trace.numpy_backend import NUMPY
 from micrograd.trace.torch_backend import TORCH, TORCH_FORWARD
 
-from test_trace import EDGES, EXPONENTS, _build, _demo, _moons, _op_fn, _same, recipes
+from test_trace import _build, _demo, _moons, _op_fn, _same, recipes
 
 
 def _both(fn, params, *batches, reduction="mean", **kw):
@@ -41,20 +41,12 @@ def _agree(a, b, rtol=1e-12):
 @pytest.mark.parametrize("key", sorted(ops.BUILTIN))
 def test_every_op_agrees_with_the_numpy_backend_at_the_edges(key):
     op = ops.BUILTIN[key]
-    rng = random.Random(0)
-    pool = EDGES + [rng.uniform(-5, 5) for _ in range(20)]
-    if op.arity == 2:
-        cases = [((x, y), None) for x in pool for y in pool]
-    elif op.has_arg:
-        cases = [((x,), n) for x in pool for n in EXPONENTS]
-    else:
-        cases = [((x,), None) for x in pool]
+    cases = elementwise_cases(op)
     bad = []
     with np.errstate(all="ignore"):
         for xs, arg in cases:
             nx = [np.array([x]) for x in xs]
             tx = [torch.tensor([x], dtype=torch.float64) for x in xs]
-            from micrograd.trace import np_forward
             want = np_forward(key, tuple(nx), arg)
             got = TORCH_FORWARD[key](*tx, arg) if op.has_arg else TORCH_FORWARD[key](*tx)
             if not _same(float(got[0]), float(want[0])):
