@@ -509,11 +509,14 @@ const Play = {
     const s = this.state, cv = $("p-boundary"), ctx = cv.getContext("2d");
     const b = s.boundary, n = b.n, W = cv.width, H = cv.height;
     const img = ctx.createImageData(n, n), discrete = $("p-discrete").checked;
+    let nan = 0;
     for (let i = 0; i < n * n; i++) {
       const raw = Number(b.values[i]);  // "NaN" where the network diverged: grey
+      if (raw !== raw) nan += 1;
       const c = raw === raw ? this.colour(raw, b.classes ? b.classes[i] : null, discrete) : [191, 191, 191];
       img.data[4 * i] = c[0]; img.data[4 * i + 1] = c[1]; img.data[4 * i + 2] = c[2]; img.data[4 * i + 3] = 255;
     }
+    cv.dataset.nanCells = String(nan);  // what the page marked grey, for a reader or a test
     const off = document.createElement("canvas"); off.width = n; off.height = n;
     off.getContext("2d").putImageData(img, 0, 0);
     ctx.imageSmoothingEnabled = !$("p-discrete").checked;
