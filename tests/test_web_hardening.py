@@ -785,6 +785,9 @@ def test_the_page_says_the_training_diverged(live):
                                     args=["--no-sandbox", "--disable-gpu"])
         try:
             page = browser.new_page()
+            # the page's Playground component (the page defines no global of its own)
+            page.add_init_script("Object.defineProperty(window, 'Play', {get: () => "
+                                 "document.querySelector('#page-play').playground})")
             errors = []
             page.on("pageerror", lambda e: errors.append(str(e)))
             page.goto(url)

@@ -181,19 +181,19 @@ def test_walk_leaf_edit_recomputes_on_the_server(page, server):
 def test_walk_visit_order_experiment_on_the_diamond(page, server):
     open_walk(page, server, "preset=diamond")
     for name in "adbc":
-        page.click(f"#o-buttons button:text-is('{name}')")
-    assert page.inner_text("#o-order") == "a → d → b → c"
-    page.click("#o-run")
-    page.wait_for_selector("#o-result .bad")
-    result = page.inner_text("#o-result")
+        page.click(f"#w-order-buttons button:text-is('{name}')")
+    assert page.inner_text("#w-order-list") == "a → d → b → c"
+    page.click("#w-order-run")
+    page.wait_for_selector("#w-order-result .bad")
+    result = page.inner_text("#w-order-result")
     assert "d -> b -> a is lost" in result and "d -> c -> a is lost" in result
     assert cell(page, "a", "grad") == 0.0
-    page.click("#o-clear")
+    page.click("#w-order-clear")
     for name in "dbca":  # clicking the drawn nodes places them too
         page.locator(f"#w-graph g.node[data-name='{name}']").dispatch_event("click")
-    page.click("#o-run")
-    page.wait_for_selector("#o-result .good")
-    assert "grad[a] = 15" in page.inner_text("#o-result")
+    page.click("#w-order-run")
+    page.wait_for_selector("#w-order-result .good")
+    assert "grad[a] = 15" in page.inner_text("#w-order-result")
     assert cell(page, "a", "grad") == engine(PRESETS["diamond"].source)["a"].grad
 
 
@@ -213,7 +213,7 @@ def test_walk_invalid_expression_shows_its_error(page, server):
 
 def test_walk_teaching_mode_and_nudge(page, server):
     open_walk(page, server, "preset=square")
-    page.check("#w-assign")
+    page.check("#w-mode-assign")
     page.wait_for_function("location.hash.includes('assign=1')")
     page.click("#w-all")
     assert cell(page, "a", "grad") == 3.0
@@ -296,29 +296,29 @@ def test_drag_and_arrow_keys_pan(page, server):
     page.focus("#w-graph .gv-port")
     page.keyboard.press("ArrowLeft")  # look further left: the drawing moves right
     assert page.locator(node).bounding_box()["x"] == pytest.approx(x0 - 140, abs=1)
-    assert page.inner_text("#o-order") == "(empty)"  # a drag is no click on a node
+    assert page.inner_text("#w-order-list") == "(empty)"  # a drag is no click on a node
 
 
 def test_every_node_the_steps_name_is_named_and_free_variables_get_fields(page, server):
     open_walk(page, server, "preset=square")
     page.fill("#w-expr", "tanh(x1*w1 + x2*w2 + b)")
     page.click("#w-go")
-    page.wait_for_selector("#w-free:not([hidden])")
-    fields = page.locator("#w-free-fields input")
+    page.wait_for_selector("#w-ask-values:not([hidden])")
+    fields = page.locator("#w-ask-values-fields input")
     assert [fields.nth(i).get_attribute("data-free") for i in range(fields.count())] == [
         "x1", "w1", "x2", "w2", "b"]
     values = {"x1": 2.0, "w1": -3.0, "x2": 0.0, "w2": 1.0, "b": 6.8813735870195432}
     for name, x in values.items():
         page.fill(f"#w-free-{name}", repr(x))
-    page.click("#w-free-go")
-    page.wait_for_selector("#w-free", state="hidden")
+    page.click("#w-ask-values-go")
+    page.wait_for_selector("#w-ask-values", state="hidden")
     page.wait_for_selector("#w-graph g.node[data-name='n9']")
     page.click("#w-all")
     truth = engine("tanh(x1*w1 + x2*w2 + b)", values)
     for name in values:
         assert cell(page, name, "grad") == pytest.approx(truth[name].grad, abs=1e-4)
     # every node the steps and the order buttons name carries that name in the drawing
-    named = page.eval_on_selector_all("#o-buttons button", "bs => bs.map(b => b.textContent)")
+    named = page.eval_on_selector_all("#w-order-buttons button", "bs => bs.map(b => b.textContent)")
     for name in named:
         label = page.locator(f"#w-graph g.node[data-name='{name}'] text.lbl")
         assert label.count() == 1 and label.text_content() == name
@@ -422,9 +422,9 @@ def test_the_reused_preset_shows_the_recursive_mistake(page, server):
     assert "happens to get every number right" in lesson  # why the diamond survives
     page.click("#w-all")
     assert cell(page, "a", "grad") == engine(PRESETS["diamond"].source)["a"].grad
-    page.click("#o-reused")  # the visit-order experiment offers the preset too
+    page.click("#w-order-reused")  # the visit-order experiment offers the preset too
     page.wait_for_selector("#w-graph g.node[data-name='b']")
-    assert page.input_value("#w-preset") == "reused" and page.is_checked("#w-recursive")
+    assert page.input_value("#w-preset") == "reused" and page.is_checked("#w-mode-recursive")
     assert "inner node b is used more than once" in page.inner_text("#w-lesson")
     page.click("#w-all")
     wrong = recursive_backward(PRESETS["reused"].source)
@@ -432,13 +432,13 @@ def test_the_reused_preset_shows_the_recursive_mistake(page, server):
     assert cell(page, "a", "grad") == wrong["a"] != truth["a"].grad
     assert f"correct {truth['a'].grad:g}" in page.inner_text("#w-notes")
     # the visit-order experiment: visiting a before b's second user is done loses it
-    page.uncheck("#w-recursive")
+    page.uncheck("#w-mode-recursive")
     page.wait_for_function("!location.hash.includes('recursive=1')")
     for name in "bca":
-        page.click(f"#o-buttons button:text-is('{name}')")
-    page.click("#o-run")
-    page.wait_for_selector("#o-result .bad")
-    assert "lost" in page.inner_text("#o-result")
+        page.click(f"#w-order-buttons button:text-is('{name}')")
+    page.click("#w-order-run")
+    page.wait_for_selector("#w-order-result .bad")
+    assert "lost" in page.inner_text("#w-order-result")
 
 
 # ---------------------------------------------------------------------------------------
@@ -474,7 +474,7 @@ def test_keyboard_walk_with_visible_focus(page, server):
     page.keyboard.press("Enter")  # a node: placed in the visit order
     page.focus("#w-graph g.node[data-name='b']")
     page.keyboard.press(" ")
-    assert page.inner_text("#o-order") == "d → b"
+    assert page.inner_text("#w-order-list") == "d → b"
     edge = page.locator("#w-graph g.edge").first
     edge.focus()
     page.keyboard.press("Enter")  # an edge: its local derivative
@@ -494,13 +494,13 @@ def test_phone_size_without_sideways_scrolling(browser, server, preset):
         pg.goto(f"{server}#page=walk&preset={preset}")
         pg.wait_for_selector("#w-graph g.node")
         pg.click("#w-all")
-        pg.click("#o-topo")
-        pg.click("#o-run")
-        pg.wait_for_selector("#o-result div")
+        pg.click("#w-order-topo")
+        pg.click("#w-order-run")
+        pg.wait_for_selector("#w-order-result div")
         width = pg.evaluate("document.documentElement.scrollWidth")
         assert width <= 390, width
         for sel in ["#w-fwd", "#w-q-answer", "#w-graph button[aria-label='zoom in']",
-                    "#o-run", "#w-nudge"]:
+                    "#w-order-run", "#w-nudge"]:
             b = pg.locator(sel).bounding_box()
             assert b["x"] >= 0 and b["x"] + b["width"] <= 390, sel
         if preset == "neuron":
@@ -567,7 +567,7 @@ def test_back_and_forward_move_between_states(page, server):
     open_walk(page, server, "preset=lecture")
     page.select_option("#w-preset", "diamond")
     page.wait_for_selector("#w-graph g.node[data-name='d']")
-    page.check("#w-recursive")
+    page.check("#w-mode-recursive")
     page.wait_for_function("location.hash.includes('recursive=1')")
     page.fill("#w-leaf-a", "5")
     page.press("#w-leaf-a", "Enter")
@@ -576,13 +576,13 @@ def test_back_and_forward_move_between_states(page, server):
     page.wait_for_function("!location.hash.includes('v=a%3A5')")
     page.wait_for_function("document.querySelector('#w-graph g.node[data-name=\"a\"] "
                            "text.data').textContent === 'data 2.0000'")
-    assert page.is_checked("#w-recursive")
+    assert page.is_checked("#w-mode-recursive")
     page.go_back()
     page.wait_for_function("!location.hash.includes('recursive=1')")
     # the page follows the URL once it has redrawn (a loaded machine can lag behind)
     page.wait_for_function("document.querySelector('#w-preset').value === 'diamond' && "
-                           "!document.querySelector('#w-recursive').checked")
-    assert not page.is_checked("#w-recursive") and page.input_value("#w-preset") == "diamond"
+                           "!document.querySelector('#w-mode-recursive').checked")
+    assert not page.is_checked("#w-mode-recursive") and page.input_value("#w-preset") == "diamond"
     page.go_back()
     page.wait_for_selector("#w-graph g.node[data-name='L']")
     assert page.input_value("#w-preset") == "lecture" and page.url.startswith(server)
@@ -611,9 +611,10 @@ def test_a_200_node_graph_is_laid_out_and_drawn_and_timed(page, server):
     for _ in range(7):
         runs.append(page.evaluate("""async ([expr, values]) => {
             const t0 = performance.now();
-            const doc = await api("POST", "/api/walk", { expr, values });
+            const walk = document.querySelector("#page-walk").walk;
+            const doc = await walk.client.call("walk.build", { expr, values });
             const t1 = performance.now();
-            await Walk.load({ expr, values }, false);  // the page's own path, drawn
+            await walk.load({ expr, values }, false);  // the page's own path, drawn
             const t2 = performance.now();
             await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
             const t3 = performance.now();
