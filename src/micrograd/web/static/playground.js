@@ -35,6 +35,7 @@ import { NetworkView } from "./play_network.js";
 import { ParamTable } from "./play_params.js";
 import { BoundaryPlot, LossCurves } from "./play_plot.js";
 import { PointGraph } from "./play_pointgraph.js";
+import { experimentOf } from "./legacy_meta.js";
 
 /** the + button's largest layer (a larger one is typed into the sizes) */
 const MOST_BY_BUTTON = 8;
@@ -44,7 +45,7 @@ export class Playground {
     this.root = root;
     this.client = client;
     this.url = url;
-    this.spec = meta.experiment;
+    this.spec = meta.experiment || experimentOf(meta);
     this.prefix = idPrefix || uniquePrefix("play");
     this.state = null; this.points = null; this.history = []; this.accepted = null;
     this.playing = false; this.started = false; this.rateWindow = []; this.inflight = false;
