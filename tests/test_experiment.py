@@ -8,9 +8,10 @@ from urllib.parse import parse_qsl
 import pytest
 
 from micrograd import data, losses, nn, optim
+from micrograd.urltext import js_number
 from micrograd.experiment import (DATASETS, FEATURES, MAX_EDITS, MAX_LAYERS, MAX_NEURONS,
                                   MAX_PARAMETERS, MAX_SAMPLES, Experiment, ExperimentError,
-                                  build, js_number, make_model, make_optimizer, penalty)
+                                  build, make_model, make_optimizer, penalty)
 
 
 def query(text):

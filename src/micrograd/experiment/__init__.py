@@ -69,10 +69,9 @@ from .fields import (ALIASES, DATASETS, FEATURES, MAX_CLASSES, MAX_EDITS, MAX_LA
                      MAX_NEURONS, MAX_PARAMETERS, MAX_SAMPLES, MAX_SEED, MULTICLASS,
                      REGRESSION, Experiment, ExperimentError, count_parameters,
                      default_noise, n_outputs, n_test, task)
-from .links import js_number
 
 __all__ = ["Experiment", "ExperimentError", "Built", "build", "make_points", "split",
            "make_model", "make_optimizer", "penalty", "task", "n_outputs", "n_test",
-           "count_parameters", "default_noise", "js_number", "FEATURES", "DATASETS",
+           "count_parameters", "default_noise", "FEATURES", "DATASETS",
            "REGRESSION", "MULTICLASS", "ALIASES", "MAX_SAMPLES", "MAX_LAYERS",
            "MAX_NEURONS", "MAX_PARAMETERS", "MAX_EDITS", "MAX_CLASSES", "MAX_SEED"]

@@ -5,11 +5,10 @@ writing gives the canonical ones."""
 from __future__ import annotations
 
 import math
-import re
-from decimal import Decimal
 from dataclasses import MISSING, fields
 
 from .. import losses as _losses
+from ..urltext import NUMBER, js_number
 from .fields import (ALIASES, MAX_CLASSES, MAX_EDITS, MAX_LAYERS, MAX_NEURONS,
                      MAX_PARAMETERS, MAX_SAMPLES, MULTICLASS, REGRESSION, ExperimentError)
 
@@ -72,12 +71,9 @@ def from_dict(cls, d):
 # the link: {url key: text}
 # ---------------------------------------------------------------------------------------
 
-_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
-
-
 def _parse_number(text, f, what="a number"):
     text = text.strip()
-    if not _NUMBER.fullmatch(text):
+    if not NUMBER.fullmatch(text):
         raise ExperimentError(f"{f.metadata['url']} ({f.name}) must be {what}, got "
                               f"{text!r:.40}", f.name)
     return float(text)
@@ -132,31 +128,6 @@ def from_url(cls, query):
         if len(p) == 3 and p[2] == int(p[2]):
             p[2] = int(p[2])  # a class label
     return from_dict(cls, d)
-
-
-def js_number(x):
-    """A number as JavaScript's ``String(x)`` writes it (``0.1``, ``200``, ``1e-7``), so a
-    link written here reads as one the page wrote: the shortest digits that give the
-    number back (Python's ``repr``), placed by ECMAScript's Number::toString rules."""
-    if isinstance(x, int):
-        return str(x)
-    if x == 0:
-        return "0"
-    if x < 0:
-        return "-" + js_number(-x)
-    t = Decimal(repr(x)).normalize().as_tuple()
-    digits = "".join(map(str, t.digits))
-    k = len(digits)
-    n = t.exponent + k  # x = 0.digits * 10^n
-    if k <= n <= 21:
-        return digits + "0" * (n - k)
-    if 0 < n <= 21:
-        return digits[:n] + "." + digits[n:]
-    if -6 < n <= 0:
-        return "0." + "0" * (-n) + digits
-    e = n - 1
-    return (digits[0] + ("." + digits[1:] if k > 1 else "")
-            + ("e+" if e >= 0 else "e-") + str(abs(e)))
 
 
 def _text(f, x):
