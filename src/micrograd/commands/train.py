@@ -149,13 +149,6 @@ def fraction(text):
     return x
 
 
-def momentum_value(text):
-    x = _number(text, "value")
-    if not 0 <= x < 1:
-        raise argparse.ArgumentTypeError(f"must be in [0, 1), got {text}")
-    return x
-
-
 def hidden_sizes(text):
     """``"16,16"`` -> [16, 16]; points at the bad item."""
     items = text.split(",")
@@ -239,7 +232,7 @@ def add_parser(subparsers):
     o.add_argument("--lr", type=learning_rate, default=None,
                    help=f"learning rate, at most {MAX_LR:g} (default: 1.0 for sgd, 0.01 "
                         f"for adam/adamw)")
-    o.add_argument("--momentum", type=momentum_value, default=0.0,
+    o.add_argument("--momentum", type=fraction, default=0.0,
                    help="sgd momentum (default: 0)")
     o.add_argument("--nesterov", action="store_true", help="sgd Nesterov momentum")
     o.add_argument("--weight-decay", type=penalty, default=0.0, metavar="WD",
@@ -401,9 +394,7 @@ def _digits(args, labels):
     except ImportError as err:
         print(f"micrograd train: {err}", file=sys.stderr)
         return None
-    if args.samples is not None and args.samples < len(X):
-        X, y = X[:args.samples], y[:args.samples]
-    return X, y
+    return X[:args.samples], y[:args.samples]
 
 
 def _own_spread_points(args, exp, labels):
@@ -432,10 +423,7 @@ class Run:
     schedule: object
     frames: list
     callbacks: list
-
-    @property
-    def two_d(self):
-        return len(self.built.X_train[0]) == 2
+    two_d: bool  # points on the plane: a boundary can be drawn
 
 
 def _prepare(args, spec, engine):
@@ -459,7 +447,7 @@ def _prepare(args, spec, engine):
     bs = args.batch_size if args.batch_size and args.batch_size < n_train else None
     steps = args.epochs * (1 if bs is None else -(-n_train // bs))
     run = Run(args, built, engine, bs, steps, SCHEDULE_FACTORIES[args.schedule](lr, steps),
-              [], [])
+              [], [], len(built.X_train[0]) == 2)
     if not args.no_plots and run.two_d and not args.no_gif:
         from ..plot import snapshot
 
