@@ -135,6 +135,8 @@ def create_app(*, max_sessions=limits.MAX_SESSIONS,
 
     @app.get("/api/meta", response_model=schemas.Meta)
     def meta():
+        from ..experiment import Experiment
+        from ..walk_setup import WalkSetup
         from .playground import (ACTIVATIONS, DATASETS, FEATURES, LOSSES, OPTIMIZERS,
                                  play_limits)
 
@@ -146,7 +148,8 @@ def create_app(*, max_sessions=limits.MAX_SESSIONS,
                 "regression": [k for k, v in DATASETS.items() if v[1] == "regression"],
                 "activations": ACTIVATIONS, "losses": list(LOSSES),
                 "optimizers": OPTIMIZERS, "play_defaults": asdict(PlayConfig()),
-                "limits": limits.as_dict(), "play_limits": play_limits()}
+                "limits": limits.as_dict(), "play_limits": play_limits(),
+                "experiment": Experiment.spec(), "walk": WalkSetup.spec()}
 
     # -- the walk -------------------------------------------------------------------------
 
