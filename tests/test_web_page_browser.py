@@ -189,8 +189,8 @@ def test_two_walks_on_one_page_work_independently(new_page, server):
     assert len(ids) == len(set(ids)), "an id twice on the page"
     assert page.evaluate("[...document.querySelectorAll('label[for]')]"
                          ".every((l) => document.getElementById(l.htmlFor))")
-    assert page.is_checked(part("walk-b", "modes") + " input[data-mode='recursive']")
-    assert not page.is_checked(part("walk-a", "modes") + " input[data-mode='recursive']")
+    assert page.input_value("#walk-b select[id$='-mode']") == "recursive"
+    assert page.input_value("#walk-a select[id$='-mode']") == "correct"
     b0 = texts(page, "walk-b")
     assert b0[0] == "0"
     # stepping the first walk to its end leaves the second as it was

@@ -17,7 +17,7 @@ from playwright.sync_api import sync_playwright
 
 from micrograd.expr import evaluate, leaves, parse
 from micrograd.viz.graph import local_derivatives
-from micrograd.web.walkview import PRESETS
+from micrograd.walk_setup import PRESETS
 
 pytestmark = pytest.mark.browser
 
@@ -128,7 +128,7 @@ ROOTS = {"sum_times": "f", "lecture": "L", "neuron": "o", "square": "f", "diamon
 @pytest.mark.parametrize("preset", list(ROOTS))
 def test_walk_preset_forward_and_backward(page, server, preset):
     root = ROOTS[preset]
-    truth = engine(PRESETS[preset].source)
+    truth = engine(PRESETS[preset].expr)
     open_walk(page, server, f"preset={preset}")
     k, n = counter(page)
     assert k == "0" and int(n) > 0 and page.inner_text("#w-phase") == "idle"
@@ -172,7 +172,7 @@ def test_walk_leaf_edit_recomputes_on_the_server(page, server):
     page.wait_for_function("document.querySelector('#w-graph g.node[data-name=\"a\"] "
                            "text.data').textContent === 'data 3.0000'")
     page.click("#w-all")
-    truth = engine(PRESETS["lecture"].source, {"a": 3.0})
+    truth = engine(PRESETS["lecture"].expr, {"a": 3.0})
     assert cell(page, "L", "data") == truth["L"].data
     assert cell(page, "b", "grad") == pytest.approx(truth["b"].grad)
     assert "v=a%3A3" in page.url or "v=a:3" in page.url
@@ -194,7 +194,7 @@ def test_walk_visit_order_experiment_on_the_diamond(page, server):
     page.click("#w-order-run")
     page.wait_for_selector("#w-order-result .good")
     assert "grad[a] = 15" in page.inner_text("#w-order-result")
-    assert cell(page, "a", "grad") == engine(PRESETS["diamond"].source)["a"].grad
+    assert cell(page, "a", "grad") == engine(PRESETS["diamond"].expr)["a"].grad
 
 
 def test_walk_invalid_expression_shows_its_error(page, server):
@@ -213,8 +213,8 @@ def test_walk_invalid_expression_shows_its_error(page, server):
 
 def test_walk_teaching_mode_and_nudge(page, server):
     open_walk(page, server, "preset=square")
-    page.check("#w-mode-assign")
-    page.wait_for_function("location.hash.includes('assign=1')")
+    page.select_option("#w-mode", "assign")
+    page.wait_for_function("location.hash.includes('mode=assign')")
     page.click("#w-all")
     assert cell(page, "a", "grad") == 3.0
     assert "grad[a] = 3, correct 6" in page.inner_text("#w-notes")
@@ -225,7 +225,7 @@ def test_walk_teaching_mode_and_nudge(page, server):
     page.wait_for_function("document.querySelector('#w-nudge-out').textContent.length > 0")
     out = page.inner_text("#w-nudge-out")
     slope = float(re.search(r"/ 2h = (\S+),", out).group(1))
-    assert slope == pytest.approx(engine(PRESETS["neuron"].source)["w1"].grad, abs=1e-4)
+    assert slope == pytest.approx(engine(PRESETS["neuron"].expr)["w1"].grad, abs=1e-4)
     assert out.endswith("(agree)")
 
 
@@ -372,7 +372,7 @@ def test_question_under_the_graph_is_checked_with_a_hint(page, server):
     page.click("#w-q-check")
     page.wait_for_selector("#w-q-out.bad")
     assert "sign" in page.inner_text("#w-q-out")
-    truth = engine(PRESETS["sum_times"].source)["a"].grad
+    truth = engine(PRESETS["sum_times"].expr)["a"].grad
     page.fill("#w-q-answer", repr(truth))
     page.press("#w-q-answer", "Enter")
     page.wait_for_selector("#w-q-out.good")
@@ -421,19 +421,19 @@ def test_the_reused_preset_shows_the_recursive_mistake(page, server):
     lesson = page.inner_text("#w-lesson")
     assert "happens to get every number right" in lesson  # why the diamond survives
     page.click("#w-all")
-    assert cell(page, "a", "grad") == engine(PRESETS["diamond"].source)["a"].grad
+    assert cell(page, "a", "grad") == engine(PRESETS["diamond"].expr)["a"].grad
     page.click("#w-order-reused")  # the visit-order experiment offers the preset too
     page.wait_for_selector("#w-graph g.node[data-name='b']")
-    assert page.input_value("#w-preset") == "reused" and page.is_checked("#w-mode-recursive")
+    assert page.input_value("#w-preset") == "reused" and page.input_value("#w-mode") == "recursive"
     assert "inner node b is used more than once" in page.inner_text("#w-lesson")
     page.click("#w-all")
-    wrong = recursive_backward(PRESETS["reused"].source)
-    truth = engine(PRESETS["reused"].source)
+    wrong = recursive_backward(PRESETS["reused"].expr)
+    truth = engine(PRESETS["reused"].expr)
     assert cell(page, "a", "grad") == wrong["a"] != truth["a"].grad
     assert f"correct {truth['a'].grad:g}" in page.inner_text("#w-notes")
     # the visit-order experiment: visiting a before b's second user is done loses it
-    page.uncheck("#w-mode-recursive")
-    page.wait_for_function("!location.hash.includes('recursive=1')")
+    page.select_option("#w-mode", "correct")
+    page.wait_for_function("!location.hash.includes('mode=recursive')")
     for name in "bca":
         page.click(f"#w-order-buttons button:text-is('{name}')")
     page.click("#w-order-run")
@@ -567,8 +567,8 @@ def test_back_and_forward_move_between_states(page, server):
     open_walk(page, server, "preset=lecture")
     page.select_option("#w-preset", "diamond")
     page.wait_for_selector("#w-graph g.node[data-name='d']")
-    page.check("#w-mode-recursive")
-    page.wait_for_function("location.hash.includes('recursive=1')")
+    page.select_option("#w-mode", "recursive")
+    page.wait_for_function("location.hash.includes('mode=recursive')")
     page.fill("#w-leaf-a", "5")
     page.press("#w-leaf-a", "Enter")
     page.wait_for_function("location.hash.includes('v=a%3A5')")
@@ -576,13 +576,13 @@ def test_back_and_forward_move_between_states(page, server):
     page.wait_for_function("!location.hash.includes('v=a%3A5')")
     page.wait_for_function("document.querySelector('#w-graph g.node[data-name=\"a\"] "
                            "text.data').textContent === 'data 2.0000'")
-    assert page.is_checked("#w-mode-recursive")
+    assert page.input_value("#w-mode") == "recursive"
     page.go_back()
-    page.wait_for_function("!location.hash.includes('recursive=1')")
+    page.wait_for_function("!location.hash.includes('mode=recursive')")
     # the page follows the URL once it has redrawn (a loaded machine can lag behind)
     page.wait_for_function("document.querySelector('#w-preset').value === 'diamond' && "
-                           "!document.querySelector('#w-mode-recursive').checked")
-    assert not page.is_checked("#w-mode-recursive") and page.input_value("#w-preset") == "diamond"
+                           "document.querySelector('#w-mode').value === 'correct'")
+    assert page.input_value("#w-mode") == "correct" and page.input_value("#w-preset") == "diamond"
     page.go_back()
     page.wait_for_selector("#w-graph g.node[data-name='L']")
     assert page.input_value("#w-preset") == "lecture" and page.url.startswith(server)

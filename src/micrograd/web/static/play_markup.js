@@ -42,11 +42,11 @@ export const PLAY_MARKUP = `
     </aside>
     <div class="center" aria-label="network">
       <h3>network <small data-role="netsum"></small></h3>
-      <div class="netbar" data-ctl="network" data-role="network-fields">
-        <span>hidden layers</span>
+      <div class="netbar" data-ctl="network" data-role="network-fields"></div>
+      <span class="layerbuttons" data-role="layer-buttons">
         <button type="button" data-role="layer-minus" aria-label="remove the last hidden layer">−</button>
         <button type="button" data-role="layer-plus" aria-label="add a hidden layer">+</button>
-      </div>
+      </span>
       <div data-role="net" class="net"></div>
       <div data-role="edit" class="edit" hidden>
         <label><span data-role="edit-name"></span> = <input data-role="edit-value" type="number" step="any"></label>

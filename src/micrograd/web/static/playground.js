@@ -35,7 +35,6 @@ import { NetworkView } from "./play_network.js";
 import { ParamTable } from "./play_params.js";
 import { BoundaryPlot, LossCurves } from "./play_plot.js";
 import { PointGraph } from "./play_pointgraph.js";
-import { experimentOf } from "./legacy_meta.js";
 
 /** the + button's largest layer (a larger one is typed into the sizes) */
 const MOST_BY_BUTTON = 8;
@@ -45,7 +44,7 @@ export class Playground {
     this.root = root;
     this.client = client;
     this.url = url;
-    this.spec = meta.experiment || experimentOf(meta);
+    this.spec = meta.experiment;
     this.prefix = idPrefix || uniquePrefix("play");
     this.state = null; this.points = null; this.history = []; this.accepted = null;
     this.playing = false; this.started = false; this.rateWindow = []; this.inflight = false;
@@ -60,6 +59,8 @@ export class Playground {
     });
     this.controls = new PlayControls({ part: $, prefix: this.prefix, spec: this.spec,
                                        changed: (name) => this.fieldChanged(name) });
+    // the + and - of the hidden layers sit right after their sizes
+    this.controls.input("hidden").closest("label").after($("layer-buttons"));
     this.plot = new BoundaryPlot($("boundary"), $("legend"));
     this.curves = new LossCurves($("curves"), $("hover"));
     this.table = new ParamTable($("params"));

@@ -3,10 +3,13 @@
  *   const walk = new Walk(root, { client, meta, url, setup, idPrefix });
  *     root      an empty element: the Walk fills it
  *     client    client.js's interface (walk.build, walk.check, walk.order, walk.nudge)
- *     meta      the catalogue from the client's "meta" (presets, modes)
+ *     meta      the catalogue from the client's "meta": meta.walk is the Walk set-up's
+ *               description (micrograd.walk_setup.WalkSetup.spec(): presets, modes,
+ *               fields, the groups of controls a lesson hides)
  *     url       a HashState: the Walk reads its set-up from the URL and writes it back
  *               (one Walk per page does); without one it keeps its state to itself
- *     setup     the opening set-up when there is no URL: {preset | expr, values, ask, of, mode}
+ *     setup     the opening set-up when there is no URL, in WalkSetup's fields:
+ *               {preset | expr, values, mode, step, ask, of, hide}
  *     idPrefix  the prefix of its parts' ids (default: one of its own)
  *   walk.start()  draws the opening graph (once; later calls do nothing)
  *   walk.fromUrl()  reads the set-up from the URL again (back, forward, a link edited)
@@ -22,21 +25,9 @@ import { GraphView } from "./graphview.js";
 import { el, fillSelect, mount, uniquePrefix } from "./dom.js";
 import { WALK_MARKUP } from "./walk_markup.js";
 
-/** The teaching modes, one at a time: key (the request's flag), url (its URL key), the
- *  switch's text (`code` in backquotes) and its tooltip. */
-const MODES = [
-  { key: "assign", url: "assign", title: "use `=` for `+=`",
-    help: "write grad[p] = ... instead of grad[p] += ... (a reused node loses a contribution)" },
-  { key: "recursive", url: "recursive", title: "recursive backward (no topo sort)",
-    help: "backward by recursion from the root, without a topological sort" },
-  { key: "no_zero_grad", url: "nozero", title: "no `zero_grad` (second pass)",
-    help: "run backward twice without zeroing the grads in between" },
-];
-
-/** A text with `code` in backquotes, as text and <code> nodes (never parsed as HTML). */
-function withCode(text) {
-  return text.split("`").map((part, i) => (i % 2 ? el("code", { text: part }) : document.createTextNode(part)));
-}
+/** a mode's key in links written before the `mode` key (`assign=1`, `recursive=1`,
+ *  `no_zero_grad=1`), and the one whose key was shorter than the mode's */
+const OLD_MODE_KEY = { nozero: "no_zero_grad" };
 
 export class Walk {
   constructor(root, { client, meta, url = null, setup = {}, idPrefix } = {}) {
@@ -55,14 +46,20 @@ export class Walk {
     root.classList.add("mg-walk");
     root.walk = this;  // the component, for the page around it (and its tests)
     this.$ = mount(root, WALK_MARKUP, this.prefix);
-    this.presets = meta.walk_presets;
-    this.modeBoxes = MODES.map((m) => {
-      const box = el("input", { type: "checkbox", id: `${this.prefix}mode-${m.key}` });
-      box.dataset.mode = m.key;
-      this.$("modes").appendChild(el("label", { title: m.help }, box, " ", ...withCode(m.title)));
-      return [m, box];
-    });
+    this.described = meta.walk;
+    this.presets = this.described.presets;
+    this.modeList = this.described.modes;
+    this.fields = Object.fromEntries(this.described.fields.map((f) => [f.name, f]));
+    this.hide = [];
+    // the teaching mode: one at a time, the first (the correct backward) by default
+    const mode = this.fields.mode;
+    this.modeSelect = el("select", { id: this.prefix + "mode" });
+    fillSelect(this.modeSelect, this.modeList.map((m) => [m.key, m.title]));
+    this.$("modes").appendChild(el("label", { title: mode.help }, mode.label + " ", this.modeSelect));
   }
+
+  /** a field's key in the URL */
+  key(name) { return this.fields[name].url; }
 
   /** Wire the controls and draw the opening graph (from the URL, or the set-up given). */
   start() {
@@ -83,12 +80,7 @@ export class Walk {
     $("bwd").onclick = () => this.stepBackward();
     $("all").onclick = () => this.runAll();
     $("reset").onclick = () => this.setK(0);
-    for (const [, box] of this.modeBoxes) {  // one teaching mode at a time
-      box.addEventListener("change", () => {
-        if (box.checked) for (const [, other] of this.modeBoxes) if (other !== box) other.checked = false;
-        this.reload(null, true);
-      });
-    }
+    this.modeSelect.addEventListener("change", () => { this.modeTitle(); this.reload(null, true); });
     $("nudge").onclick = () => this.nudge();
     $("q").addEventListener("submit", (ev) => { ev.preventDefault(); this.check(); });
     $("ask-values").addEventListener("submit", (ev) => { ev.preventDefault(); this.giveFree(); });
@@ -110,23 +102,32 @@ export class Walk {
 
   /** the state in the URL: a link, a reload, or the browser's back and forward */
   fromUrl() {
-    const q = this.url.read();
+    const q = this.url.read(), get = (name) => q.get(this.key(name)) || undefined;
     const values = {};
-    for (const part of (q.get("v") || "").split(",")) {
+    for (const part of (get("values") || "").split(",")) {
       const i = part.lastIndexOf(":");
       if (i > 0) values[decodeURIComponent(part.slice(0, i))] = Number(part.slice(i + 1));
     }
-    const mode = MODES.find((m) => q.get(m.url) === "1");
-    this.open({ preset: q.get("preset") || undefined, expr: q.get("expr") || undefined,
+    let mode = get("mode");
+    if (!mode) {  // a link from before the mode key
+      const old = this.modeList.find((m) => q.get(m.key) === "1");
+      const short = Object.keys(OLD_MODE_KEY).find((k) => q.get(k) === "1");
+      mode = old ? old.key : short ? OLD_MODE_KEY[short] : undefined;
+    }
+    this.open({ preset: get("preset"), expr: get("expr"),
                 values: Object.keys(values).length ? values : undefined,
-                ask: q.get("ask") || undefined, of: q.get("of") || undefined,
-                mode: mode ? mode.key : undefined });
+                ask: get("ask"), of: get("of"), mode, step: Number(get("step")) || 0,
+                hide: (get("hide") || "").split(",") });
   }
 
-  /** Open a set-up: {preset | expr, values, ask, of, mode} (an unknown preset: the first) */
-  open({ preset, expr, values, ask, of, mode } = {}) {
+  /** Open a set-up, in WalkSetup's fields (an unknown preset or mode: the first) */
+  open({ preset, expr, values, ask, of, mode, step = 0, hide = [] } = {}) {
     const $ = this.$;
-    for (const [m, box] of this.modeBoxes) box.checked = m.key === mode;
+    this.modeSelect.value = this.modeList.some((m) => m.key === mode) ? mode : this.modeList[0].key;
+    this.modeTitle();
+    this.hide = hide.filter((g) => this.fields.hide.choices.includes(g));
+    this.applyHide();
+    this.openAt = step;
     const extra = { ask, of };
     if (values) extra.values = values;
     if (expr) {
@@ -139,10 +140,26 @@ export class Walk {
     }
   }
 
+  /** the chosen mode's lesson, as the select's tooltip */
+  modeTitle() {
+    const m = this.modeList.find((x) => x.key === this.modeSelect.value);
+    this.modeSelect.title = m ? m.lesson : "";
+  }
+
+  /** the request's teaching-mode flags: the chosen mode's on, the others off (the
+   *  default mode, the correct backward, has none) */
   modes() {
-    const out = {};
-    for (const [m, box] of this.modeBoxes) out[m.key] = box.checked;
+    const out = {}, chosen = this.modeSelect.value;
+    for (const m of this.modeList.slice(1)) out[m.key] = m.key === chosen;
     return out;
+  }
+
+  hidden(group) { return this.hide.includes(group); }
+
+  /** hide the groups of controls this lesson hides */
+  applyHide() {
+    for (const e of this.root.querySelectorAll("[data-ctl]")) e.hidden = this.hidden(e.dataset.ctl);
+    if (this.doc) this.drawQuestion();
   }
 
   spec() {  // what identifies the current graph and its question for the Python side
@@ -182,7 +199,8 @@ export class Walk {
       this.steps = doc.walk.forward.map((s) => ({ phase: "forward", s }))
         .concat(doc.walk.backward.map((s) => ({ phase: "backward", s })));
       this.byId = Object.fromEntries(doc.graph.nodes.map((n) => [n.id, n]));
-      this.k = fresh ? 0 : Math.min(this.k, this.steps.length);
+      this.k = Math.min(fresh ? this.openAt || 0 : this.k, this.steps.length);
+      this.openAt = 0;
       if (fresh) { this.order = []; this.selectedEdge = null; }
       this.orderResult = null;
       this.view.setGraph(doc.graph, doc.neurons);
@@ -227,11 +245,17 @@ export class Walk {
 
   writeUrl(push) {
     if (!this.url) return;
-    const s = this.source;
-    const params = { page: "walk", preset: s.preset || null, expr: s.preset ? null : s.expr,
-                     v: this.doc.leaves.map((l) => `${encodeURIComponent(l.name)}:${l.value}`).join(","),
-                     ask: s.ask || null, of: s.of || null };
-    for (const [m, box] of this.modeBoxes) params[m.url] = box.checked ? 1 : null;
+    const s = this.source, key = (name) => this.key(name);
+    const mode = this.modeSelect.value;
+    const params = { page: "walk", [key("preset")]: s.preset || null,
+                     [key("expr")]: s.preset ? null : s.expr,
+                     [key("values")]: this.doc.leaves.map((l) => `${encodeURIComponent(l.name)}:${l.value}`).join(","),
+                     [key("mode")]: mode === this.fields.mode.default ? null : mode,
+                     [key("step")]: this.k || null,
+                     [key("ask")]: s.ask || null, [key("of")]: s.of || null };
+    if (this.hide.length) params[key("hide")] = this.hide.join(",");
+    // the keys of older links give way to the mode key
+    for (const k of this.modeList.map((m) => m.key).concat(Object.keys(OLD_MODE_KEY))) params[k] = null;
     if (push) this.url.push(params); else this.url.write(params);
   }
 
@@ -262,6 +286,7 @@ export class Walk {
   setK(k) {
     this.k = k; this.orderResult = null; this.draw();
     if (k > 0) this.view.show(this.steps[k - 1].s.node);  // the step's node on screen
+    if (this.url) this.url.write({ [this.key("step")]: k || null });
   }
 
   /** after the first k steps: node id -> its record's texts (the Python side's; "data ·"
@@ -394,7 +419,7 @@ export class Walk {
   /* ---- the question under the graph ---- */
   drawQuestion() {
     const q = this.doc.question, $ = this.$;
-    $("q").hidden = !q;
+    $("q").hidden = !q || this.hidden("question");
     if (!q) return;
     $("q-text").textContent = q.text;
     $("q-answer").value = "";

@@ -1,8 +1,9 @@
 /* The Walk's markup: one copy per Walk on a page (dom.js's mount gives each part its id).
- * The teaching-mode switches, the presets and the leaves are added by walk.js. */
+ * The presets, the teaching modes and the leaves are added by walk.js; data-ctl names
+ * the group of controls a lesson can hide (the Walk set-up's `hide`). */
 
 export const WALK_MARKUP = `
-  <section class="bar" aria-label="graph">
+  <section class="bar" aria-label="graph" data-ctl="graph">
     <label>preset
       <select data-role="preset"></select>
     </label>
@@ -20,13 +21,13 @@ export const WALK_MARKUP = `
   </form>
 
   <section class="bar controls" aria-label="steps and teaching modes">
-    <button type="button" data-role="fwd">step forward</button>
-    <button type="button" data-role="bwd">step backward</button>
-    <button type="button" data-role="all">run all</button>
-    <button type="button" data-role="reset">reset</button>
+    <button type="button" data-role="fwd" data-ctl="steps">step forward</button>
+    <button type="button" data-role="bwd" data-ctl="steps">step backward</button>
+    <button type="button" data-role="all" data-ctl="steps">run all</button>
+    <button type="button" data-role="reset" data-ctl="steps">reset</button>
     <span class="counter" aria-live="polite"><span data-role="k">0</span> / <span data-role="n">0</span> steps</span>
     <span>phase: <b data-role="phase">idle</b></span>
-    <span class="switches" data-role="modes"></span>
+    <span class="switches" data-role="modes" data-ctl="modes"></span>
   </section>
   <p data-role="lesson" class="lesson" hidden></p>
 
@@ -47,10 +48,10 @@ export const WALK_MARKUP = `
       <div data-role="step" class="stepbox" aria-live="polite"></div>
       <div data-role="edge" class="edgebox" aria-live="polite" hidden></div>
       <div data-role="notes" class="notes"></div>
-      <h2>leaves</h2>
-      <div data-role="leaves" class="leaves"></div>
-      <h2>nudge check</h2>
-      <div class="nudge">
+      <h2 data-ctl="values">leaves</h2>
+      <div data-role="leaves" class="leaves" data-ctl="values"></div>
+      <h2 data-ctl="nudge">nudge check</h2>
+      <div class="nudge" data-ctl="nudge">
         <label>leaf <select data-role="nudge-leaf"></select></label>
         <label>h <input data-role="nudge-h" type="number" value="0.0001" step="any"></label>
         <button type="button" data-role="nudge">nudge</button>
@@ -59,7 +60,7 @@ export const WALK_MARKUP = `
     </aside>
   </div>
 
-  <section class="order" data-labelledby="order-title">
+  <section class="order" data-labelledby="order-title" data-ctl="order">
     <h2 data-role="order-title">visit-order experiment</h2>
     <p>Choose the nodes of the graph (click, or Tab and Enter) or the buttons in the order the
       backward pass should visit them, then <b>run order</b>. Each visit does
