@@ -563,10 +563,16 @@ def test_text_contrast_is_at_least_4_5(page, server):
     assert low == [] and len(colours) > 20
 
 
+def wait_for_diamond(page):
+    """The diamond drawn (the lecture's graph has a node d too, but also an L)."""
+    page.wait_for_function("document.querySelector(\"#w-graph g.node[data-name='d']\") && "
+                           "!document.querySelector(\"#w-graph g.node[data-name='L']\")")
+
+
 def test_back_and_forward_move_between_states(page, server):
     open_walk(page, server, "preset=lecture")
     page.select_option("#w-preset", "diamond")
-    page.wait_for_selector("#w-graph g.node[data-name='d']")
+    wait_for_diamond(page)
     page.select_option("#w-mode", "recursive")
     page.wait_for_function("location.hash.includes('mode=recursive')")
     page.fill("#w-leaf-a", "5")
@@ -587,7 +593,7 @@ def test_back_and_forward_move_between_states(page, server):
     page.wait_for_selector("#w-graph g.node[data-name='L']")
     assert page.input_value("#w-preset") == "lecture" and page.url.startswith(server)
     page.go_forward()
-    page.wait_for_selector("#w-graph g.node[data-name='d']")
+    wait_for_diamond(page)
     assert page.input_value("#w-preset") == "diamond"
     page.click("#tab-play")
     page.wait_for_function("location.hash.includes('page=play')")
@@ -632,3 +638,27 @@ def test_a_200_node_graph_is_laid_out_and_drawn_and_timed(page, server):
     ARTIFACTS.mkdir(exist_ok=True)
     (ARTIFACTS / "walk-speed.txt").write_text(line + "\n")
     assert all(t > 0 for t in total), line
+
+
+def test_a_mode_switched_while_a_preset_loads_is_kept(page, server):
+    """The preset's answer comes last (held back here): the later request, the diamond
+    in the recursive mode, is what the page shows, with no error and no stale values."""
+    open_walk(page, server, "preset=lecture")
+    page.evaluate("""() => {
+        const walk = document.querySelector('#page-walk').walk, real = walk.client;
+        let first = true;
+        walk.client = { farewell: real.farewell, call(name, request) {
+            const late = first && name === 'walk.build' && request.preset === 'diamond';
+            if (late) first = false;
+            const wait = new Promise((r) => setTimeout(r, late ? 1500 : 0));
+            return wait.then(() => real.call(name, request)); } };
+    }""")
+    page.select_option("#w-preset", "diamond")
+    page.select_option("#w-mode", "recursive")
+    wait_for_diamond(page)
+    page.wait_for_timeout(2000)  # the held-back answer has come, and was set aside
+    assert page.input_value("#w-mode") == "recursive" and page.is_hidden("#w-error")
+    assert "mode=recursive" in page.url and "preset=diamond" in page.url
+    assert "recursive backward" in page.inner_text("#w-lesson")
+    page.click("#w-all")
+    assert cell(page, "a", "grad") == engine(PRESETS["diamond"].expr)["a"].grad

@@ -164,8 +164,8 @@ export class Walk {
 
   spec() {  // what identifies the current graph and its question for the Python side
     const s = this.source;
-    const values = {};
-    if (this.doc) for (const l of this.doc.leaves) values[l.name] = l.value;
+    const values = {};  // the leaves drawn, when the drawing is of this source
+    if (this.doc && this.drawn === s) for (const l of this.doc.leaves) values[l.name] = l.value;
     const out = { ...(s.preset ? { preset: s.preset } : { expr: s.expr }), values };
     if (s.ask) out.ask = s.ask;
     if (s.of) out.of = s.of;
@@ -189,10 +189,19 @@ export class Walk {
     await this.fetchGraph(body, false, push);
   }
 
+  /** Ask for a graph and draw it; of requests that cross, the last one asked wins (a
+   *  mode switched while a preset loads must not be undone by the preset's answer). */
   async fetchGraph(body, fresh, push, wanted) {
     const $ = this.$, errBox = $("error");
+    const asked = this.asked = (this.asked || 0) + 1, source = this.source;
+    // what an overtaken request was to do is done by the one that overtook it
+    fresh = this.wasFresh = Boolean(this.wasFresh || fresh);
+    push = this.wasPushed = Boolean(this.wasPushed || push);
     try {
       const doc = await this.client.call("walk.build", body);
+      if (asked !== this.asked) return;
+      this.wasFresh = this.wasPushed = false;
+      this.drawn = source;
       errBox.hidden = true;
       $("ask-values").hidden = true;
       this.doc = doc;
@@ -211,6 +220,8 @@ export class Walk {
       this.writeUrl(push);
       $("nudge-out").textContent = "";
     } catch (e) {
+      if (asked !== this.asked) return;
+      this.wasFresh = this.wasPushed = false;
       errBox.textContent = e.message;
       errBox.hidden = false;
       if (e.data && e.data.free) this.askFree(e.data.free, wanted || body.values || {});
