@@ -30,7 +30,7 @@ LEARNER = "the learner's engine"
 PUBLISHED = "micrograd's published engine"  # the lecture's, = LectureValue
 OURS = "micrograd.engine"
 TORCH = "PyTorch (float64)"
-FIXED = "the learner's engine, fixed"
+FIXED = "the learner's code, fixed"
 
 TORCH_MISSING = "not installed: pip install 'torch==2.13.0' to see it"
 

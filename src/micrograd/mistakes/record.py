@@ -80,6 +80,41 @@ class Result:
         """JSON-ready (``micrograd.wire.encode``: nan and inf as strings)."""
         return encode(self)
 
+    def report(self):
+        """The result as lines of text: one per outcome, then the facts.
+
+            the learner's engine: value 9, grads a 3
+            micrograd.engine (right): value 9, grads a 6
+        """
+        rows = [("example", self.example)]
+        rows += [(o.runs_on, _outcome_text(o)) for o in self.learner]
+        rows.append((f"{self.right.runs_on} (right)", _outcome_text(self.right)))
+        if self.finite_differences:
+            rows.append(("finite differences", "grads " + _grads_text(self.finite_differences)))
+        if self.fixed is not None:
+            rows.append((self.fixed.runs_on, _outcome_text(self.fixed)))
+        rows += [(k, _num_text(v)) for k, v in self.facts.items()]
+        return "\n".join(f"{k}: {v}" for k, v in rows)
+
+
+def _num_text(x):
+    return f"{x:.6g}" if isinstance(x, float) else str(x)
+
+
+def _grads_text(grads):
+    return ", ".join(f"{k} {_num_text(g)}" for k, g in grads.items())
+
+
+def _outcome_text(o):
+    parts = []
+    if o.value is not None:
+        parts.append(f"value {_num_text(o.value)}")
+    if o.grads:
+        parts.append(f"grads {_grads_text(o.grads)}")
+    if o.error is not None:
+        parts.append(f"raised {o.error.type}: {o.error.message}")
+    return ", ".join(parts)
+
 
 @dataclass(frozen=True)
 class Mistake:
