@@ -176,7 +176,7 @@ def test_a_second_visit_loads_python_from_the_browsers_cache(playwright, servers
         context = playwright.chromium.launch_persistent_context(
             str(tmp_path / "profile"), executable_path=CHROMIUM, args=ARGS + [NO_OTHER_HOST])
         requests = []
-        context.on("request", lambda r: requests.append(r.url))
+        context.on("request", lambda r, seen=requests: seen.append(r.url))
         state, _, seconds = open_check_page(context, url)
         context.close()
         assert state["state"] == "done" and json.loads(state["grads"]) == LECTURE_GRADS
