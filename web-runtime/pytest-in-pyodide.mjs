@@ -12,7 +12,7 @@
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const REPO = path.resolve(HERE, "..");
@@ -134,7 +134,7 @@ async function main() {
          "npm ci --prefix web-runtime");
   }
   const wheels = pinnedWheels();
-  const { loadPyodide } = await import(path.join(PYODIDE_DIR, "pyodide.mjs"));
+  const { loadPyodide } = await import(pathToFileURL(path.join(PYODIDE_DIR, "pyodide.mjs")).href);
   const started = performance.now();
   const pyodide = await loadPyodide({
     indexURL: PYODIDE_DIR + path.sep,
