@@ -26,7 +26,7 @@ import sys
 from . import __version__
 
 #: the commands, in the order ``--help`` lists them
-COMMANDS = ("demo", "train", "graph", "serve", "notebooks")
+COMMANDS = ("demo", "train", "graph", "serve", "notebooks", "site")
 
 
 def build_parser():
