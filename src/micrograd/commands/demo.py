@@ -26,7 +26,7 @@ import os
 import sys
 import time
 
-CTRL_C = True  # runs under micrograd.train.CtrlC (see micrograd.cli)
+CTRL_C = True  # runs under micrograd.interrupts.CtrlC (see micrograd.cli)
 
 #: the defaults of the two experiments, in one place
 MOONS = dict(
@@ -133,7 +133,7 @@ def run_moons(seed=1337, epochs=None, progress=True, gif=True, engine="auto",
     hist = fit(model, Xtr, ytr, loss="hinge", l2=c["l2"], optimizer=opt,
                schedule=linear_schedule(c["lr_start"], c["lr_end"], c["epochs"]),
                epochs=epochs, X_test=Xte, y_test=yte, progress=progress,
-               desc="moons  MLP(2,16,16,1)", engine=engine,
+               desc="moons  MLP(2,16,16,1)", runner=engine,
                callbacks=[_gif_callback(frames, max(1, epochs // gif_frames))] if gif else [])
     res = Result("moons", model, hist, (Xtr, Xte, ytr, yte), "hinge", c["l2"],
                  time.perf_counter() - t0, engine)
@@ -164,7 +164,7 @@ def run_circle(seed=1337, epochs=None, progress=True, gif=True, engine="auto",
         hist = fit(model, Xtr, ytr, loss="mse", epochs=epochs, X_test=Xte, y_test=yte,
                    optimizer=SGD(model.parameters(), lr=c["lr"], momentum=c["momentum"]),
                    progress=progress, desc=f"circle {h} hidden neuron{'s' * (h > 1)}",
-                   engine=engine, callbacks=cbs)
+                   runner=engine, callbacks=cbs)
         res = Result(f"circle{h}", model, hist, data, "mse", 0.0, time.perf_counter() - t0,
                      engine)
         res.frames = frames
@@ -191,7 +191,7 @@ def summary_table(rows):
 
 def _row(label, res):
     return (label, len(res.model.parameters()), res.hist.epochs, res.final_loss,
-            res.train_acc, res.test_acc, res.seconds, res.hist.engine)
+            res.train_acc, res.test_acc, res.seconds, res.hist.runner)
 
 
 def write_pictures(res, out, stem, title, gif=True):

@@ -54,7 +54,7 @@ exit codes: 0 done; 2 refused options; 1 cannot write the output, or training di
 output went away (a closed pipe).
 """
 
-CTRL_C = True  # runs under micrograd.train.CtrlC (see micrograd.cli)
+CTRL_C = True  # runs under micrograd.interrupts.CtrlC (see micrograd.cli)
 
 # the choices, read from the library's registries (a data set, activation, loss,
 # optimizer or schedule added there is offered here at once)
@@ -377,10 +377,11 @@ def run(args):
     from ..optim import SCHEDULES as SCHEDULE_FACTORIES
     from ..optim import make_optimizer
     from ..nn import MLP
-    from ..train import ctrl_c_guard, get_engine
+    from ..interrupts import ctrl_c_guard
+    from ..train_runners import get_runner
 
     spec = LOSS_SPECS[args.loss]
-    engine = get_engine(args.engine, spec)
+    engine = get_runner(args.engine, spec)
     problem = check_work(args, engine.name)
     if problem:
         if parser is not None:
@@ -453,7 +454,7 @@ def _train_and_write(args, ctrl_c, model, opt, spec, engine, schedule, bs, lr, X
                      Xte, yte, frames, callbacks, two_d):
     """Train, then write history.json, model.json and the pictures.
 
-    Ctrl-C (``micrograd.train.CtrlC``): while training, the first press stops after the
+    Ctrl-C (``micrograd.interrupts.CtrlC``): while training, the first press stops after the
     current step and a second one abandons the step in progress; while history.json
     and model.json are written, presses wait until both are complete; while the pictures
     are drawn, a press skips the rest of them (each picture file is whole or absent).
@@ -470,7 +471,7 @@ def _train_and_write(args, ctrl_c, model, opt, spec, engine, schedule, bs, lr, X
     hist = fit(model, Xtr, ytr, loss=spec, optimizer=opt, epochs=args.epochs,
                batch_size=bs, X_test=Xte, y_test=yte, l2=args.l2, schedule=schedule,
                callbacks=callbacks, progress=not args.no_progress, seed=args.seed,
-               desc=args.dataset, engine=engine, stop_on_nan=True)
+               desc=args.dataset, runner=engine, stop_on_nan=True)
     ctrl_c.mode = "defer"  # the results are written whole, whatever is pressed now
     trained_presses = ctrl_c.presses
     seconds = time.perf_counter() - t0
@@ -483,7 +484,7 @@ def _train_and_write(args, ctrl_c, model, opt, spec, engine, schedule, bs, lr, X
                      f"test_acc {last['test_acc']:.1%}")
     else:
         line = "stopped before the end of the first epoch"
-    print(line + f" ({seconds:.1f} s, {hist.stopped}, engine {hist.engine})")
+    print(line + f" ({seconds:.1f} s, {hist.stopped}, engine {hist.runner})")
 
     # the history first: it is what tells what happened, even when the model is lost
     written = []
