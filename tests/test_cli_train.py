@@ -144,7 +144,6 @@ def test_demo_help(capsys):
     assert code == 0 and "--out" in out and "micrograd demo --quick" in out
 
 
-@pytest.mark.slow
 def test_demo_moons_reaches_97_percent():
     """The full moons experiment (100 steps) at the default seed: >= 97% train."""
     res = demo.run_moons(seed=1337, progress=False, gif=False)
@@ -153,7 +152,6 @@ def test_demo_moons_reaches_97_percent():
     assert res.test_acc >= 0.9
 
 
-@pytest.mark.slow
 def test_demo_circle_nine_neurons_reaches_95_percent():
     """Seed 001's 9-neuron network, full length, default seed: >= 95% train."""
     (res,) = demo.run_circle(seed=1337, progress=False, gif=False, hidden=(9,))
@@ -189,6 +187,7 @@ def test_train_caps_refused_before_work(tmp_path, capsys, args, message):
     assert not out.exists() and stdout == ""
 
 
+@pytest.mark.slow  # 4,096 hidden neurons over 4,000 points: 20 s and more
 def test_train_at_the_caps_is_accepted(tmp_path, capsys):
     # the biggest values that pass run (kept cheap: 2 epochs of a small model)
     code, out, err = run_cli(["train", "--lr", "100", "--l2", "10", "--weight-decay", "10",

@@ -26,7 +26,7 @@ import os
 import sys
 import time
 
-CTRL_C = True  # runs under micrograd.train.CtrlC (see micrograd.cli)
+CTRL_C = True  # runs under micrograd.interrupts.CtrlC (see micrograd.cli)
 
 #: the defaults of the two experiments, in one place
 MOONS = dict(
@@ -155,7 +155,7 @@ def run_moons(seed=1337, epochs=None, progress=True, gif=True, engine="auto",
     hist = fit(model, b.X_train, b.y_train, loss=b.loss, l2=exp.l2, optimizer=b.optimizer,
                schedule=linear_schedule(c["lr_start"], c["lr_end"], c["epochs"]),
                epochs=epochs, X_test=Xte, y_test=yte, progress=progress,
-               desc="moons  MLP(2,16,16,1)", engine=engine,
+               desc="moons  MLP(2,16,16,1)", runner=engine,
                callbacks=[_gif_callback(frames, max(1, epochs // gif_frames))] if gif else [])
     res = Result("moons", model, hist, (b.X_train, Xte, b.y_train, yte), exp.loss, exp.l2,
                  time.perf_counter() - t0, engine)
@@ -183,7 +183,7 @@ def run_circle(seed=1337, epochs=None, progress=True, gif=True, engine="auto",
         hist = fit(model, b.X_train, b.y_train, loss=b.loss, epochs=epochs,
                    X_test=b.X_test, y_test=b.y_test, optimizer=b.optimizer,
                    progress=progress, desc=f"circle {h} hidden neuron{'s' * (h > 1)}",
-                   engine=engine, callbacks=cbs)
+                   runner=engine, callbacks=cbs)
         res = Result(f"circle{h}", model, hist, data, "mse", 0.0, time.perf_counter() - t0,
                      engine)
         res.frames = frames
@@ -210,7 +210,7 @@ def summary_table(rows):
 
 def _row(label, res):
     return (label, len(res.model.parameters()), res.hist.epochs, res.final_loss,
-            res.train_acc, res.test_acc, res.seconds, res.hist.engine)
+            res.train_acc, res.test_acc, res.seconds, res.hist.runner)
 
 
 def write_pictures(res, out, stem, title, gif=True):

@@ -55,7 +55,7 @@ exit codes: 0 done; 2 refused options; 1 cannot write the output, or training di
 output went away (a closed pipe).
 """
 
-CTRL_C = True  # runs under micrograd.train.CtrlC (see micrograd.cli)
+CTRL_C = True  # runs under micrograd.interrupts.CtrlC (see micrograd.cli)
 
 # the choices, read from the library's registries (a data set, activation, loss,
 # optimizer or schedule added there is offered here at once)
@@ -464,10 +464,11 @@ def run(args):
         return _refuse(args, problem)
 
     from ..losses import LOSSES as LOSS_SPECS
-    from ..train import ctrl_c_guard, get_engine
+    from ..interrupts import ctrl_c_guard
+    from ..train_runners import get_runner
 
     spec = LOSS_SPECS[args.loss]
-    engine = get_engine(args.engine, spec)
+    engine = get_runner(args.engine, spec)
     problem = check_work(args, engine.name)
     if problem:
         return _refuse(args, problem)
@@ -496,7 +497,7 @@ def run(args):
 def _train_and_write(r, ctrl_c):
     """Train, then write history.json, model.json and the pictures.
 
-    Ctrl-C (``micrograd.train.CtrlC``): while training, the first press stops after the
+    Ctrl-C (``micrograd.interrupts.CtrlC``): while training, the first press stops after the
     current step and a second one abandons the step in progress; while history.json
     and model.json are written, presses wait until both are complete; while the pictures
     are drawn, a press skips the rest of them (each picture file is whole or absent).
@@ -516,7 +517,7 @@ def _train_and_write(r, ctrl_c):
                epochs=args.epochs, batch_size=r.batch_size, X_test=b.X_test or None,
                y_test=b.y_test or None, l2=b.experiment.l2, schedule=r.schedule,
                callbacks=r.callbacks, progress=not args.no_progress, seed=args.seed,
-               desc=args.dataset, engine=r.engine, stop_on_nan=True)
+               desc=args.dataset, runner=r.engine, stop_on_nan=True)
     ctrl_c.mode = "defer"  # the results are written whole, whatever is pressed now
     trained_presses = ctrl_c.presses
     seconds = time.perf_counter() - t0
@@ -529,7 +530,7 @@ def _train_and_write(r, ctrl_c):
                      f"test_acc {last['test_acc']:.1%}")
     else:
         line = "stopped before the end of the first epoch"
-    print(line + f" ({seconds:.1f} s, {hist.stopped}, engine {hist.engine})")
+    print(line + f" ({seconds:.1f} s, {hist.stopped}, engine {hist.runner})")
 
     # the history first: it is what tells what happened, even when the model is lost
     written = []
