@@ -232,3 +232,46 @@ def test_two_playgrounds_on_one_page_train_independently(new_page, server):
     page.press("#play-b input[id$='-lr']", "Enter")
     page.wait_for_function("document.getElementById('play-b').playground.state.lr === 0.5")
     assert page.evaluate("document.getElementById('play-a').playground.state.lr") == 0.1
+
+
+# ---------------------------------------------------------------------------------------
+# the client: errors as data, whatever the door
+# ---------------------------------------------------------------------------------------
+
+KIND_OF = """async ([name, request]) => {
+    const { httpClient, ClientError } = await import(new URL('static/client.js', location.href));
+    const client = httpClient({ retry: false });
+    try { await client.call(name, request); return ['answered']; }
+    catch (e) { return [e instanceof ClientError, e.kind, e.field, e.message, e.data]; }
+}"""
+
+
+@pytest.mark.browser
+def test_the_client_says_what_kind_of_failure_each_is(new_page, server):
+    page = new_page()
+    page.goto(f"{server}#page=walk&preset=square")
+    page.wait_for_selector("body[data-ready='1']")
+    ok, kind, field, message, data = page.evaluate(KIND_OF, ["walk.build", {"expr": "a*b"}])
+    assert (ok, kind) == (True, "refused") and data["free"] == ["a", "b"]
+    assert page.evaluate(KIND_OF, ["walk.build", {"preset": "nope"}])[1] == "refused"
+    ok, kind, field, message, _ = page.evaluate(KIND_OF, ["play.create", {"lr": -1}])
+    assert (kind, field) == ("refused", "lr") and "lr" in message
+    lost = page.evaluate(KIND_OF, ["play.step", {"sid": "gone", "steps": 1}])
+    assert lost[1] == "lost" and "no playground session" in lost[3]
+    assert page.evaluate(KIND_OF, ["play.nothing", {}])[1] == "bug"
+    # what the server cannot say itself: no answer, every place taken, a failure
+    page.route(f"{server}api/meta", lambda route: route.abort())
+    assert page.evaluate(KIND_OF, ["meta", {}])[1] == "down"
+    page.unroute(f"{server}api/meta")
+    for status, headers, kind in [(503, {"Retry-After": "5"}, "busy"), (500, {}, "bug")]:
+        page.route(f"{server}api/meta", answering(status, headers))
+        assert page.evaluate(KIND_OF, ["meta", {}])[1:4] == [kind, None, "x"]
+        page.unroute(f"{server}api/meta")
+    assert page.evaluate(KIND_OF, ["meta", {}]) == ["answered"]
+
+
+def answering(status, headers):
+    """A route handler that answers with this status (a handler of one argument: one of
+    two would be given the request too)."""
+    return lambda route: route.fulfill(status=status, headers=headers,
+                                       content_type="application/json", body='{"error": "x"}')
