@@ -11,7 +11,8 @@ import torch
 import torch.nn.functional as F
 
 from micrograd import ops, viz
-from micrograd.autodiff import grad, gradcheck, gradcheck_report, jvp
+from micrograd.autodiff import grad, jvp
+from micrograd.gradcheck import gradcheck, gradcheck_report
 from micrograd.engine import Value, define_op
 from micrograd.expr import parse
 from micrograd.trace import NUMPY, TraceError, trace

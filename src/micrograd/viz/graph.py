@@ -20,7 +20,8 @@ import math
 from dataclasses import dataclass, field
 
 from .. import ops as _ops
-from ..engine import Value, _topo_order
+from ..chain_rule import topological_order
+from ..engine import Value
 
 
 @dataclass
@@ -108,7 +109,7 @@ def forward_order(root):
     node's inputs in order, so the drawing numbers nodes the same on every run.
     """
     _check_root(root)
-    return _topo_order(root, inputs_of=_inputs)
+    return topological_order(root, inputs_of=_inputs)
 
 
 def _inputs(v):
