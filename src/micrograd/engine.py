@@ -43,19 +43,6 @@ _mode = _gm.current  # the hot path's one call: 0 unless a mode is on
 _svg_renderer = None
 
 
-def _as_float(x, what="Value"):
-    """Turn a plain real number into a float; refuse anything else with a TypeError."""
-    if isinstance(x, bool):
-        return float(x)
-    if isinstance(x, Real):
-        try:
-            return float(x)
-        except OverflowError:
-            return math.inf if x > 0 else -math.inf
-    raise TypeError(
-        f"{what} needs a real number (int or float), got {type(x).__name__}: {x!r:.60}")
-
-
 class Value:
     """A scalar that records the operations applied to it, for reverse-mode autodiff."""
 
@@ -78,6 +65,95 @@ class Value:
             self._how = _Extra(None, None, "", _op)
         if type(label) is not str or label:
             self.label = label  # checked there
+
+    # -- the ops: one line each over the op table --------------------------------------
+
+    def __add__(self, other): return _binary(ADD, self, other)
+    def __mul__(self, other): return _binary(MUL, self, other)
+    # NOTE: the lecture composes x / y = x * y**-1; a primitive division gives PyTorch's
+    # numbers where that composition rounds differently (1e-300 / 1e-300)
+    def __truediv__(self, other): return _binary(DIV, self, other)
+    def __pow__(self, other): return _power(self, other)  # x**y (POW), x**n (POWC)
+    def exp(self): return _unary(EXP, self)
+    def log(self): return _unary(LOG, self)
+    def tanh(self): return _unary(TANH, self)
+    def sigmoid(self): return _unary(SIGMOID, self)
+    def relu(self): return _unary(RELU, self)
+    def abs(self): return _unary(ABS, self)
+    def sqrt(self): return _unary(SQRT, self)
+    def softplus(self): return _unary(SOFTPLUS, self)
+    def sin(self): return _unary(SIN, self)
+    def cos(self): return _unary(COS, self)
+    __abs__ = abs
+
+    # -- composites: built from the ops above ------------------------------------------
+
+    def __neg__(self):  # -x = x * -1
+        return self * -1.0
+
+    def __radd__(self, other):  # n + x = x + n (a plain number becomes a constant leaf)
+        return NotImplemented if type(other) is Value else _binary(ADD, self, other)
+
+    def __sub__(self, other):  # x - y = x + (-y)
+        return self + (-other) if isinstance(other, (Value, Real)) else NotImplemented
+
+    def __rsub__(self, other):  # n - x = n + (-x)
+        return (-self) + other if isinstance(other, Real) else NotImplemented
+
+    def __rmul__(self, other):  # n * x = x * n
+        return NotImplemented if type(other) is Value else _binary(MUL, self, other)
+
+    def __rtruediv__(self, other):  # n / x = x**-1 * n, as PyTorch computes it
+        return self**-1 * other if isinstance(other, Real) else NotImplemented
+
+    def __rpow__(self, other):  # n ** x, with n a constant leaf
+        other = _coerce(other)
+        return other if other is NotImplemented else other**self
+
+    def __pos__(self):
+        return self
+
+    # -- the backward pass -----------------------------------------------------------
+
+    def backward(self, grad=1.0, create_graph=False):
+        """Backpropagate from this node: fill ``.grad`` of every node it depends on.
+
+        Seeds ``grad`` (1.0 by default: dL/dL = 1) at this node and accumulates
+        ``grad += local derivative * upstream grad`` through the graph. Leaf grads
+        accumulate across calls, as in PyTorch: zero them between steps.
+
+        With ``create_graph=True`` every ``.grad`` becomes a ``Value`` built by running
+        the op table's rules on the graph's own Values, so it can be differentiated again
+        (see ``micrograd.autodiff``). As in PyTorch, a leaf's ``.grad`` then refers to a
+        graph that refers back to the leaf.
+        """
+        if create_graph or _mode() & _gm.ANOMALY or not _fast.ZERO_IS_FRESH:
+            return _backward_by_table(self, grad, create_graph)
+        if type(grad) is not float:
+            grad = _as_float(grad, "backward's grad")
+
+        # Phase 1: the topological order, every node after all of its inputs (the
+        # interior nodes: a leaf passes nothing on). Their grads start from zero.
+        order = interior_order(self)
+
+        # Phase 2: the chain rule, from the root back to the leaves: each node runs its
+        # op's rule on its grad and adds one contribution to each input's grad.
+        self.grad += grad
+        for v in reversed(order):
+            push_grad(v)
+
+    def _backward(self):
+        """The chain rule at this node alone (its inputs' grads += its contributions),
+        so that the lecture's loop ``for v in reversed(topo): v._backward()`` works."""
+        if self._a is not None:
+            push_grad(self)
+
+    def zero_grad(self):
+        """Set the grad of this node and of every node it depends on to zero."""
+        for v in topological_order(self):
+            v.grad = 0.0
+
+    # -- the node's record: its inputs, its op, its label -------------------------------
 
     @property
     def _prev(self):
@@ -150,94 +226,6 @@ class Value:
             self._how = _Extra(how.fn, how.arg, how.label, text)
         else:
             self._how = _Extra(how, None, "", text)
-
-    # -- the ops: one line each over the op table --------------------------------------
-
-    def __add__(self, other): return _binary(ADD, self, other)
-    def __mul__(self, other): return _binary(MUL, self, other)
-    # NOTE: the lecture composes x / y = x * y**-1; a primitive division gives PyTorch's
-    # numbers where that composition rounds differently (1e-300 / 1e-300)
-    def __truediv__(self, other): return _binary(DIV, self, other)
-    def __pow__(self, other): return _power(self, other)  # x**y (POW), x**n (POWC)
-    def exp(self): return _unary(EXP, self)
-    def log(self): return _unary(LOG, self)
-    def tanh(self): return _unary(TANH, self)
-    def sigmoid(self): return _unary(SIGMOID, self)
-    def relu(self): return _unary(RELU, self)
-    def abs(self): return _unary(ABS, self)
-    def sqrt(self): return _unary(SQRT, self)
-    def softplus(self): return _unary(SOFTPLUS, self)
-    def sin(self): return _unary(SIN, self)
-    def cos(self): return _unary(COS, self)
-    __abs__ = abs
-
-    # -- composites: built from the ops above ------------------------------------------
-
-    def __neg__(self):  # -x = x * -1
-        return self * -1.0
-
-    def __radd__(self, other):  # n + x = x + n (a plain number becomes a constant leaf)
-        return NotImplemented if type(other) is Value else _binary(ADD, self, other)
-
-    def __sub__(self, other):  # x - y = x + (-y)
-        return self + (-other) if isinstance(other, (Value, Real)) else NotImplemented
-
-    def __rsub__(self, other):  # n - x = n + (-x)
-        return (-self) + other if isinstance(other, Real) else NotImplemented
-
-    def __rmul__(self, other):  # n * x = x * n
-        return NotImplemented if type(other) is Value else _binary(MUL, self, other)
-
-    def __rtruediv__(self, other):  # n / x = x**-1 * n, as PyTorch computes it
-        return self**-1 * other if isinstance(other, Real) else NotImplemented
-
-    def __rpow__(self, other):  # n ** x, with n a constant leaf
-        other = _coerce(other)
-        return other if other is NotImplemented else other**self
-
-    def __pos__(self):
-        return self
-
-    # -- the backward pass -----------------------------------------------------------
-
-    def backward(self, grad=1.0, create_graph=False):
-        """Backpropagate from this node: fill ``.grad`` of every node it depends on.
-
-        Seeds ``grad`` (1.0 by default: dL/dL = 1) at this node and accumulates
-        ``grad += local derivative * upstream grad`` through the graph. Leaf grads
-        accumulate across calls, as in PyTorch: zero them between steps.
-
-        With ``create_graph=True`` every ``.grad`` becomes a ``Value`` built by running
-        the op table's rules on the graph's own Values, so it can be differentiated again
-        (see ``micrograd.autodiff``). As in PyTorch, a leaf's ``.grad`` then refers to a
-        graph that refers back to the leaf.
-        """
-        if create_graph or _mode() & _gm.ANOMALY or not _fast.ZERO_IS_FRESH:
-            return _backward_by_table(self, grad, create_graph)
-        if type(grad) is not float:
-            grad = _as_float(grad, "backward's grad")
-
-        # Phase 1: the topological order, every node after all of its inputs (the
-        # interior nodes: a leaf passes nothing on). Their grads start from zero.
-        order = interior_order(self)
-
-        # Phase 2: the chain rule, from the root back to the leaves: each node adds its
-        # op's rule, one contribution per input, to its inputs' grads (a reused input
-        # gets both).
-        self.grad += grad
-        for v in reversed(order):
-            push_grad(v)
-
-    def _backward(self):
-        """The chain rule at this node alone (its inputs' grads += its contributions),
-        so that the lecture's loop ``for v in reversed(topo): v._backward()`` works."""
-        if self._a is not None:
-            push_grad(self)
-
-    def zero_grad(self):
-        """Set the grad of this node and of every node it depends on to zero."""
-        for v in topological_order(self):
-            v.grad = 0.0
 
     # -- display -----------------------------------------------------------------------
 
@@ -339,6 +327,19 @@ def _coerce(x):
     if isinstance(x, Real):
         return Value(x)
     return NotImplemented
+
+
+def _as_float(x, what="Value"):
+    """Turn a plain real number into a float; refuse anything else with a TypeError."""
+    if isinstance(x, bool):
+        return float(x)
+    if isinstance(x, Real):
+        try:
+            return float(x)
+        except OverflowError:
+            return math.inf if x > 0 else -math.inf
+    raise TypeError(
+        f"{what} needs a real number (int or float), got {type(x).__name__}: {x!r:.60}")
 
 
 #: ``b + ws[0]*xs[0] + ...`` in one call: what a neuron of ``micrograd.nn`` computes
@@ -472,7 +473,7 @@ def define_op(key, forward, grad, *, arity=1, name=None, formula="", rule="",
     if not isinstance(key, str) or not key.isidentifier() or key.startswith("_"):
         raise ValueError(f"an op's key must be a public identifier, got {key!r}")
     meth = key if method is True else (method or None)
-    if meth is not None and meth in vars(Value) and not _is_user_method(meth):
+    if meth is not None and meth in vars(Value) and not hasattr(vars(Value)[meth], "op"):
         raise ValueError(f"Value already has a method {meth!r}: choose another name")
     op = _ops.register(_ops.Op(
         key, name or key, arity, forward, grad, has_arg=has_arg,
@@ -489,13 +490,9 @@ def define_op(key, forward, grad, *, arity=1, name=None, formula="", rule="",
         def method_(self, *rest, arg=None):
             return apply_op(op, self, *rest, arg=arg)
         method_.__name__ = meth
-        method_._user_op = True
+        method_.op = op  # a method of a user-defined op: another define_op may replace it
         setattr(Value, meth, method_)
     return apply
-
-
-def _is_user_method(name):
-    return getattr(vars(Value).get(name), "_user_op", False)
 
 
 _fast.warm_up(Value)  # CPython 3.10 only (engine_fast)
