@@ -1,6 +1,6 @@
 """Derivatives beyond ``.backward()``: functional grad, higher order, forward mode.
 
-Every mode here walks the graph of ``Value`` nodes that the engine records, and asks the
+Every mode here sweeps the graph of ``Value`` nodes that the engine records, and asks the
 op table (``micrograd.ops``) for each node's local derivatives. The table's rules work on
 floats and on Values, so one rule per op serves all of them:
 
@@ -58,7 +58,7 @@ _depth = 0
 
 
 # ---------------------------------------------------------------------------------------
-# Graph walks: order, reverse sweep, forward sweep
+# Order, reverse sweep, forward sweep
 # ---------------------------------------------------------------------------------------
 
 

@@ -47,8 +47,8 @@ def _fresh_zero(one=1.0):
 #: where equal floats are one object would not: the engine then sweeps a table instead.
 ZERO_IS_FRESH = _fresh_zero() is not _fresh_zero()
 
-#: one marked walk at a time: two threads' walks over shared nodes would each take the
-#: other's marks for stale grads
+#: one marked search at a time: two threads' searches over shared nodes would each take
+#: the other's marks for stale grads
 _marking = threading.RLock()
 
 
@@ -57,8 +57,8 @@ def interior_order(root):
 
     The interior (non-leaf) nodes ``root`` depends on, ``root`` among them if it is one,
     each after all of its interior inputs. The reset (this pass's grads start from zero)
-    is also the walk's mark: a node's grad is set, as the node is placed, to a float
-    object ``zero`` made for this walk, so ``grad is zero`` says "placed" without a set
+    is also the search's mark: a node's grad is set, as the node is placed, to a float
+    object ``zero`` made for this pass, so ``grad is zero`` says "placed" without a set
     of visited nodes. Leaves are never marked: their grads accumulate."""
     if root._a is None:
         return []
@@ -67,7 +67,7 @@ def interior_order(root):
 
 
 def _order_by_marks(root, zero):
-    """The depth-first walk of ``interior_order``: the node on top of the stack is placed
+    """The depth-first search of ``interior_order``: the node on top of the stack is placed
     once its interior inputs are; an input still open is pushed (at most twice a node)."""
     order = []
     append = order.append
