@@ -28,8 +28,8 @@ from numbers import Real
 from . import engine_fast as _fast
 from . import grad_mode as _gm
 from . import ops as _ops
-from .chain_rule import sweep, sweep_steps, topological_order
-from .engine_fast import interior_order, push_grad
+from .chain_rule import contributions_at, sweep, sweep_steps, topological_order
+from .engine_fast import interior_order, push_grads
 from .grad_mode import AnomalyError, detect_anomaly, enable_grad, is_grad_enabled, no_grad
 from .ops import (ABS, ADD, COS, DIV, EXP, LOG, MUL, POW, POWC, RELU, SIGMOID, SIN, SOFTPLUS,
                   SQRT, TANH, VALUE)
@@ -132,21 +132,21 @@ class Value:
         if type(grad) is not float:
             grad = _as_float(grad, "backward's grad")
 
-        # Phase 1: the topological order, every node after all of its inputs (the
-        # interior nodes: a leaf passes nothing on). Their grads start from zero.
+        # Phase 1: the topological order: every node after all of its inputs (interior
+        # nodes only: a leaf passes nothing on), each one's grad set to zero.
         order = interior_order(self)
 
-        # Phase 2: the chain rule, from the root back to the leaves: each node runs its
-        # op's rule on its grad and adds one contribution to each input's grad.
+        # Phase 2: the chain rule, from the root back to the leaves: every node's
+        # ``_backward()`` (below), one loop for speed with + and * written out.
         self.grad += grad
-        for v in reversed(order):
-            push_grad(v)
+        push_grads(reversed(order))
 
     def _backward(self):
-        """The chain rule at this node alone (its inputs' grads += its contributions),
-        so that the lecture's loop ``for v in reversed(topo): v._backward()`` works."""
+        """The chain rule at this node: run its op's rule on its grad and add each
+        contribution to that input's grad (the lecture's ``node._backward()``)."""
         if self._a is not None:
-            push_grad(self)
+            for p, c in zip(self._prev, contributions_at(self, self.grad)):
+                p.grad += c
 
     def zero_grad(self):
         """Set the grad of this node and of every node it depends on to zero."""

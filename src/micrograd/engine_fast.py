@@ -7,9 +7,9 @@ interleaved rounds with and without the item, CPU time:
 
 * ``interior_order``: backward()'s phase 1 marks a placed node by its grad instead of
   keeping a set of visited nodes. backward() 1.2x to 1.3x faster, a step 5%.
-* ``push_grad``: the chain rule at one node on floats, with ``+`` and ``*`` (nine nodes
-  in ten) written out instead of called through the op table. backward() about 2x faster,
-  a step 15% to 20%.
+* ``push_grads``: backward()'s phase 2, the chain rule at every node, as one loop with
+  the rules of ``+`` and ``*`` (nine nodes in ten) written out, instead of a call per
+  node through the op table. backward() about 2x faster, a step 15% to 20%.
 * ``make_affine``: a neuron's ``b + w0*x0 + w1*x1 + ...`` built in one call instead of two
   operator dispatches a term. A step 10% faster on CPython 3.10, nothing measurable from
   3.11 on (which specialises the operators itself).
@@ -93,33 +93,35 @@ def _order_by_marks(root, zero):
 
 
 # ---------------------------------------------------------------------------------------
-# backward()'s phase 2: the chain rule at one node, on floats
+# backward()'s phase 2: the chain rule at every node, on floats
 # ---------------------------------------------------------------------------------------
 
 
-def push_grad(v):
-    """The chain rule at interior node ``v``: each input's grad += its contribution.
+def push_grads(nodes):
+    """``v._backward()`` for every node of ``nodes`` in turn (interior nodes, users first),
+    in one loop: each input's grad += the node's contribution to it.
 
-    ``+`` and ``*`` are their rules in the op table, written out; every other op's rule
-    is called through the one dispatcher, ``ops.contributions``."""
-    how = v._how
-    a = v._a
-    b = v._b
-    g = v.grad
-    if how is MUL:  # MUL's rule: (g * y, g * x)
-        a.grad += g * b.data
-        b.grad += g * a.data
-    elif how is ADD:  # ADD's rule: (g, g)
-        a.grad += g
-        b.grad += g
-    else:
-        fn, arg = (how, None) if type(how) is Op else (how.fn, how.arg)
-        if b is None:
-            a.grad += contributions(fn, FLOAT, g, (a.data,), v.data, arg)[0]
+    ``+`` and ``*`` (nine nodes in ten) are their rules in the op table written out; every
+    other op's rule is called through the one dispatcher, ``ops.contributions``."""
+    for v in nodes:
+        how = v._how
+        a = v._a
+        b = v._b
+        g = v.grad
+        if how is MUL:  # MUL's rule: (g * y, g * x)
+            a.grad += g * b.data
+            b.grad += g * a.data
+        elif how is ADD:  # ADD's rule: (g, g)
+            a.grad += g
+            b.grad += g
         else:
-            da, db = contributions(fn, FLOAT, g, (a.data, b.data), v.data, arg)
-            a.grad += da
-            b.grad += db
+            fn, arg = (how, None) if type(how) is Op else (how.fn, how.arg)
+            if b is None:
+                a.grad += contributions(fn, FLOAT, g, (a.data,), v.data, arg)[0]
+            else:
+                da, db = contributions(fn, FLOAT, g, (a.data, b.data), v.data, arg)
+                a.grad += da
+                b.grad += db
 
 
 # ---------------------------------------------------------------------------------------

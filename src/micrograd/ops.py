@@ -461,7 +461,7 @@ def contributions(op, m, g, xs, out, arg=None):
     The one place an op's rule is called (by arity and ``has_arg``): every mode runs its
     rules through here, with the inputs ``xs`` and output ``out`` as floats, Values or
     arrays of the namespace ``m`` (only ``backward()``'s ``+`` and ``*`` are written out,
-    for speed, in ``engine_fast.push_grad``)."""
+    for speed, in ``engine_fast.push_grads``)."""
     if op.has_arg:
         return op.grad(m, g, *xs, out, arg)
     return op.grad(m, g, *xs, out)
