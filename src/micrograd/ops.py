@@ -462,9 +462,11 @@ def contributions(op, m, g, xs, out, arg=None):
     rules through here, with the inputs ``xs`` and output ``out`` as floats, Values or
     arrays of the namespace ``m`` (only ``backward()``'s ``+`` and ``*`` are written out,
     for speed, in ``engine_fast.push_grads``)."""
-    if op.has_arg:
-        return op.grad(m, g, *xs, out, arg)
-    return op.grad(m, g, *xs, out)
+    if op.has_arg:  # one input and a constant (``register`` allows no other)
+        return op.grad(m, g, xs[0], out, arg)
+    if op.arity == 1:
+        return op.grad(m, g, xs[0], out)
+    return op.grad(m, g, xs[0], xs[1], out)
 
 
 def local_grads(op, xs, out, arg=None, m=None):
