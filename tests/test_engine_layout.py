@@ -345,3 +345,21 @@ def test_ops_and_backward_leave_the_collector_alone():
         root.backward(create_graph=True)
     Neuron(3)([1.0, 2.0, 3.0]).backward()
     assert collector_state() == before
+
+
+# ---- the examples in the docstrings ------------------------------------------------------
+
+
+def test_the_engine_modules_examples_run(monkeypatch):
+    import doctest
+
+    from micrograd import chain_rule, grad_mode
+
+    # define_op's example adds an op "cube": to a copy of the table, and a method that
+    # goes again afterwards
+    monkeypatch.setattr(ops, "OPS", dict(ops.OPS))
+    monkeypatch.setattr(Value, "cube", getattr(Value, "cube", None), raising=False)
+    monkeypatch.delattr(Value, "cube")
+    for module in (engine, chain_rule, grad_mode):
+        result = doctest.testmod(module)
+        assert result.attempted >= 1 and result.failed == 0, module.__name__
