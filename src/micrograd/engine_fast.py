@@ -1,23 +1,23 @@
 """What the engine does only for speed, in one place.
 
 Each item here gives exactly the numbers of the plain code it stands for (the tests
-compare them), and says what it buys. The figures are ``benchmarks/engine.py``'s demo
-step (MLP(2, [16, 16, 1]) on 100 points: about 66,000 nodes a step), the median of
-interleaved rounds with and without the item, CPU time:
+compare them), and says what it buys: ``benchmarks/engine.py``'s demo step (MLP(2, [16,
+16, 1]) on 100 points, about 66,000 nodes a step), CPU time, the item taken out alone,
+medians of 6 interleaved rounds on CPython 3.10 and 3.12:
 
 * ``interior_order``: backward()'s phase 1 marks a placed node by its grad instead of
-  keeping a set of visited nodes. backward() 1.2x to 1.3x faster, a step 5%.
-* ``push_grads``: backward()'s phase 2, the chain rule at every node, as one loop with
-  the rules of ``+`` and ``*`` (nine nodes in ten) written out, instead of a call per
-  node through the op table. backward() about 2x faster, a step 15% to 20%.
-* ``make_affine``: a neuron's ``b + w0*x0 + w1*x1 + ...`` built in one call instead of two
-  operator dispatches a term. A step 10% faster on CPython 3.10, nothing measurable from
-  3.11 on (which specialises the operators itself).
-* ``warm_up``: CPython 3.10 only. backward() 1.4x faster, a step 10%.
+  keeping a set of visited nodes: backward() 1.2x faster, a step about 5%.
+* ``push_grads``: backward()'s phase 2 as one loop, the rules of ``+`` and ``*`` (nine
+  nodes in ten) written out, instead of ``v._backward()`` a node: backward() 2.9x (3.12)
+  to 3.5x (3.10) faster, a step 1.5x to 1.9x.
+* ``make_affine``: a neuron's ``b + w0*x0 + w1*x1 + ...`` in one call instead of two
+  operator calls a term: a step 10% (3.12) to 28% (3.10) faster.
+* ``warm_up``: CPython 3.10 only: backward() 1.4x faster, a step 22%.
 
-Two that bought less than 5% are gone: ``+`` and ``*`` written out in the operators
-themselves (the demo builds nine nodes in ten through ``make_affine``), and a shared
-record for the constant of ``x**n`` (memory only, for graphs made mostly of powers).
+Two bought less than 5% and are gone: ``+`` and ``*`` written out in the operators
+themselves (a step within 1% either way: the demo builds nine nodes in ten through
+``make_affine``), and a record of x**n's constant shared between nodes (memory only: 64
+bytes a power node; the demo has none).
 
 This module sits below the engine and imports nothing of it: it reads the five fields
 of a node (``data``, ``grad``, ``_a``, ``_b``, ``_how``) and is handed the ``Value``
@@ -139,10 +139,11 @@ def make_affine(Value, mode):
     term), with their numbers (``ADD.forward`` and ``MUL.forward``, written out). Terms
     that are not two Values, and any mode (``mode()`` is not 0: ``no_grad``,
     ``detect_anomaly``), take the operators themselves."""
-    new = object.__new__
+    node_class, modes = Value, mode
 
     def affine(b, ws, xs):
-        V, tp = Value, type  # locals: this loop builds most nodes of a network
+        # locals: this loop builds most nodes of a network
+        V, new, tp, mode = node_class, object.__new__, type, modes
         act = b
         fast = tp(act) is V and not mode()
         for w, x in zip(ws, xs):
