@@ -16,7 +16,7 @@ import textwrap
 import pytest
 import torch
 
-from micrograd import chain_rule, mistakes
+from micrograd import chain_rule, walk_modes
 from micrograd.engine import Value
 from micrograd.expr import parse
 from micrograd.viz import trace
@@ -267,13 +267,13 @@ def changed(fn, other):
 
 
 def test_each_mistake_is_the_correct_pass_with_one_line_changed():
-    assert changed(mistakes.backward, mistakes.assign) == [
+    assert changed(walk_modes.backward, walk_modes.assign) == [
         "- yield from sweep_steps(order, grads)", "+ yield from sweep_steps_assign(order, grads)"]
-    assert changed(mistakes.backward, mistakes.recursive) == [
+    assert changed(walk_modes.backward, walk_modes.recursive) == [
         "- order = reversed(nodes)", "+ order = every_path(nodes[-1])"]
-    assert changed(mistakes.backward, mistakes.no_zero_grad) == ["- grads.clear()"]
+    assert changed(walk_modes.backward, walk_modes.no_zero_grad) == ["- grads.clear()"]
     # and assign's sweep is the engine's one sweep with = for +=
-    assert changed(chain_rule.sweep_steps, mistakes.sweep_steps_assign) == [
+    assert changed(chain_rule.sweep_steps, walk_modes.sweep_steps_assign) == [
         "-                     after = c if before is None else before + c",
         "+                     after = c"]
 

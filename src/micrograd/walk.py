@@ -22,8 +22,8 @@ Values: it runs the sweep on its own table, so one graph can be walked in every 
 Modes (``walk(root, mode=...)``): ``'correct'``, the engine's reverse sweep
 (``chain_rule.sweep_steps``) in reverse topological order, and the classic mistakes
 ``'assign'`` (``=`` instead of ``+=``), ``'recursive'`` (no topological sort) and
-``'no_zero_grad'`` (``passes`` passes, default 2, without zeroing), each replayed by
-``micrograd.mistakes`` with the numbers the mistake gives in real life.
+``'no_zero_grad'`` (``passes`` passes, default 2, without zeroing), each run by
+``micrograd.walk_modes`` with the numbers the mistake gives in real life.
 
 ``walk(root, order=[...])`` walks in a visit order given by the user and reports the
 contributions that were lost: visiting a node means its gradient is final (an interior
@@ -37,14 +37,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from . import mistakes
+from . import walk_modes
 from .chain_rule import contributions_at, sweep, sweep_steps
 from .viz.graph import fmt, trace
 from .viz.layout import fmt4
 from .viz.render_common import describe_op
 from .wire import encode
 
-MODES = tuple(mistakes.REPLAYS)  # "correct", "assign", "recursive", "no_zero_grad"
+MODES = tuple(walk_modes.BY_MODE)  # "correct", "assign", "recursive", "no_zero_grad"
 MAX_VISITS = 10000  # the recursive mode can visit a node once per path: exponential
 
 
@@ -402,7 +402,7 @@ def walk(root, order=None, mode="correct", passes=None):
     grads, steps, visited = {}, [], []
     for p in range(1, npasses + 1):
         steps.append(_seed(g, len(steps), p))
-        for v, up, pushes in mistakes.REPLAYS[mode](g.values, grads):
+        for v, up, pushes in walk_modes.BY_MODE[mode](g.values, grads):
             if len(visited) >= MAX_VISITS:
                 raise WalkError(f"the {mode} walk visits more than {MAX_VISITS} nodes "
                                 "(recursive: once per path, exponential in the depth)")

@@ -1,6 +1,7 @@
-"""Classic mistakes of a hand-written backward pass, replayed for the teaching walk.
+"""The teaching walk's modes: the backward pass each one runs, the correct one and the
+classic mistakes of a hand-written backward pass.
 
-Each replay below is ``backward``, the correct pass, with ONE line changed (the tests
+Each mistake below is ``backward``, the correct pass, with ONE line changed (the tests
 check that on the source), and runs the engine's one reverse sweep
 (``chain_rule.sweep_steps``) on a table of gradients, never on the Values' ``.grad``.
 So each gives, step by step, the numbers the mistake gives in real life:
@@ -17,8 +18,9 @@ So each gives, step by step, the numbers the mistake gives in real life:
   ``L = (a*b + c)*f`` gives grad[a] = 24 after two passes: not 6, and not even the 12 of
   PyTorch, where only leaves accumulate).
 
-Every replay takes ``nodes``, the graph with every node after its inputs and the root
-last, and the table ``grads``; it yields the sweep's steps, ``(v, g, pushes)``.
+Every pass takes ``nodes``, the graph with every node after its inputs and the root last,
+and the table ``grads``; it yields the sweep's steps, ``(v, g, pushes)``. (The gallery of
+``micrograd.mistakes`` runs the learner's own code for these and more mistakes.)
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from __future__ import annotations
 from .chain_rule import contributions_at, sweep_steps
 from .ops import FLOAT
 
-__all__ = ["REPLAYS", "backward", "assign", "recursive", "no_zero_grad", "every_path",
+__all__ = ["BY_MODE", "backward", "assign", "recursive", "no_zero_grad", "every_path",
            "sweep_steps_assign"]
 
 
@@ -58,8 +60,8 @@ def no_zero_grad(nodes, grads):
     yield from sweep_steps(order, grads)  # the chain rule, node by node
 
 
-#: the walk's modes and their replays
-REPLAYS = {"correct": backward, "assign": assign, "recursive": recursive,
+#: the walk's modes and the backward pass each runs
+BY_MODE = {"correct": backward, "assign": assign, "recursive": recursive,
            "no_zero_grad": no_zero_grad}
 
 
