@@ -24,6 +24,8 @@ MAX_SESSIONS = 16          # live playground sessions (<= ~8 MB each); see sessi
 SESSION_IDLE_SECONDS = 900  # a session unused this long is dropped
 SESSION_EVICTABLE_SECONDS = 60  # a full store gives a place only from a session resting this long
 MAX_BODY_BYTES = 64 * 1024
+CLIP_CHARS = 60            # how much of a client's text an error message may quote
+MAX_ERROR_CHARS = 800      # the longest error message sent (a longer one is cut, and says so)
 #: the server process's resident memory stays under this (a ~50 MB process, 16 of the
 #: largest sessions at ~8 MB, requests in flight); tests/test_web_hardening.py drives it
 MEMORY_BOUND_MB = 256
