@@ -19,8 +19,10 @@ with warnings.catch_warnings():  # starlette warns about httpx vs httpx2 at impo
 
 from micrograd.expr import parse
 from micrograd.web import create_app, limits
-from micrograd.web.playground import MAX_LAYERS, Playground, PlayConfig
-from micrograd.web.sessions import SessionStore
+from micrograd.web import play_pictures as pictures
+from micrograd.web.play_config import MAX_LAYERS, PlayConfig
+from micrograd.web.play_session import PlaySession
+from micrograd.web.server.sessions import SessionStore
 from micrograd.web.walkview import PRESETS
 
 
@@ -408,13 +410,13 @@ def test_session_store_idle_expiry_and_cap():
 
 
 def test_unexpected_errors_become_json_500(monkeypatch):
-    import micrograd.web.app as app_mod
+    import micrograd.web.walkview as walkview
 
     def boom(*a, **k):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(app_mod, "build", boom)
-    c = TestClient(app_mod.create_app(), raise_server_exceptions=False)
+    monkeypatch.setattr(walkview, "build", boom)
+    c = TestClient(create_app(), raise_server_exceptions=False)
     r = c.post("/api/walk", json={"preset": "square"})
     assert r.status_code == 500 and "internal error (RuntimeError)" in r.json()["error"]
 
@@ -467,23 +469,23 @@ def test_traced_training_equals_eager_training():
     """The playground trains through micrograd.trace; the eager engine gives the same."""
     cfg = dict(samples=80, hidden=[5, 3], batch_size=16, l2=1e-3, optimizer="adam",
                lr=0.02, loss="hinge", activation="relu", dataset="moons", noise=0.1)
-    fast = Playground(PlayConfig(**cfg))
-    slow = Playground(PlayConfig(**cfg))
-    assert fast.fast is not None
-    slow.fast = slow.probe = None
+    fast = PlaySession(PlayConfig(**cfg))
+    slow = PlaySession(PlayConfig(**cfg), traced=False)
+    assert fast.traced and not slow.traced
     fast.train(7)
     slow.train(7)
     for p, q in zip(fast.params, slow.params):
         assert p.data == pytest.approx(q.data, rel=1e-9, abs=1e-12)
     for k in ("train_loss", "test_loss"):
         assert fast.metrics[k] == pytest.approx(slow.metrics[k], rel=1e-9)
-    assert fast.boundary()["values"] == pytest.approx(slow.boundary()["values"], abs=1e-3)
+    assert pictures.boundary(fast, fast.outputs_at(fast.grid))["values"] == pytest.approx(
+        pictures.boundary(slow, slow.outputs_at(slow.grid))["values"], abs=1e-3)
 
 
 def test_boundary_is_the_model_on_the_grid():
-    pg = Playground(PlayConfig(samples=40, hidden=[3]))
+    pg = PlaySession(PlayConfig(samples=40, hidden=[3]))
     pg.train(3)
-    vals = pg.boundary()["values"]
+    vals = pictures.boundary(pg, pg.outputs_at(pg.grid))["values"]
     for i in (0, 17, 999, len(pg.grid) - 1):
         assert vals[i] == pytest.approx(pg.model(pg.grid[i]).data, abs=1e-4)
 

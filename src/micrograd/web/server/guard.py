@@ -25,6 +25,9 @@ from ..handlers.errors import clip, cut_message
 
 __all__ = ["Guard", "split_host", "clip", "cut_message"]
 
+_WRITES = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+
+
 def split_host(value):
     """``'name:port'`` / ``'[::1]:port'`` / ``'name'`` -> (name lowercased, port or None);
     None when it is not a host at all."""
