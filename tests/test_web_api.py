@@ -20,10 +20,15 @@ with warnings.catch_warnings():  # starlette warns about httpx vs httpx2 at impo
 from micrograd.expr import parse
 from micrograd.web import create_app, limits
 from micrograd.web import play_pictures as pictures
-from micrograd.web.play_config import MAX_LAYERS, PlayConfig
+from micrograd.experiment import MAX_LAYERS, Experiment
 from micrograd.web.play_session import PlaySession
 from micrograd.web.server.sessions import SessionStore
-from micrograd.web.walkview import PRESETS
+from micrograd.walk_setup import PRESETS, WalkSetup
+
+
+def setup(**fields):
+    """A checked experiment (the page's older names read, as the server reads them)."""
+    return Experiment.from_dict(fields)
 
 
 @pytest.fixture(scope="module")
@@ -72,9 +77,12 @@ def test_page_loads_nothing_from_the_network(client):
 def test_meta_lists_presets_options_and_caps(client):
     m = client.get("/api/meta").json()
     assert [p["key"] for p in m["walk_presets"]] == list(PRESETS)
-    assert m["datasets"] == ["circle", "moons", "xor", "spiral", "blobs", "plane",
+    # the older flat keys, canonical names (the set-ups' own descriptions beside them)
+    assert m["datasets"] == ["moons", "circles", "disk", "xor", "spiral", "blobs", "plane",
                              "gaussians"]
     assert m["regression"] == ["plane", "gaussians"]
+    assert m["experiment"] == Experiment.spec() and m["walk"] == WalkSetup.spec()
+    assert m["play_defaults"] == Experiment().to_dict()
     assert m["play_limits"]["max_layers"] == MAX_LAYERS == 6
     assert m["features"] == ["x1", "x2", "x1^2", "x2^2", "x1*x2", "sin x1", "sin x2"]
     assert {"sgd", "adam"} <= set(m["optimizers"])
@@ -115,7 +123,7 @@ SEED_GRADS = {  # seeds 002/003: the numbers the page must show
 @pytest.mark.parametrize("key", list(PRESETS))
 def test_walk_preset_matches_the_engine(client, key):
     view = client.post("/api/walk", json={"preset": key}).json()
-    root = parse(PRESETS[key].source)
+    root = parse(PRESETS[key].expr)
     root.backward()
     nodes = by_name(view)
     assert nodes[root.label]["data"] == root.data
@@ -165,7 +173,7 @@ def test_walk_updates_are_upstream_times_local(client):
 
 def test_walk_leaf_edit_recomputes_everything(client):
     view = client.post("/api/walk", json={"preset": "lecture", "values": {"a": 3.5}}).json()
-    root = parse(PRESETS["lecture"].source.replace("a = 2", "a = 3.5"))
+    root = parse(PRESETS["lecture"].expr.replace("a = 2", "a = 3.5"))
     root.backward()
     nodes = by_name(view)
     assert nodes["L"]["data"] == root.data
@@ -469,8 +477,8 @@ def test_traced_training_equals_eager_training():
     """The playground trains through micrograd.trace; the eager engine gives the same."""
     cfg = dict(samples=80, hidden=[5, 3], batch_size=16, l2=1e-3, optimizer="adam",
                lr=0.02, loss="hinge", activation="relu", dataset="moons", noise=0.1)
-    fast = PlaySession(PlayConfig(**cfg))
-    slow = PlaySession(PlayConfig(**cfg), traced=False)
+    fast = PlaySession(Experiment.from_dict(cfg))
+    slow = PlaySession(Experiment.from_dict(cfg), traced=False)
     assert fast.traced and not slow.traced
     fast.train(7)
     slow.train(7)
@@ -483,7 +491,7 @@ def test_traced_training_equals_eager_training():
 
 
 def test_boundary_is_the_model_on_the_grid():
-    pg = PlaySession(PlayConfig(samples=40, hidden=[3]))
+    pg = PlaySession(setup(samples=40, hidden=[3]))
     pg.train(3)
     vals = pictures.boundary(pg, pg.outputs_at(pg.grid))["values"]
     for i in (0, 17, 999, len(pg.grid) - 1):

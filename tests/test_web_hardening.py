@@ -447,7 +447,7 @@ def _numbers_are_on_the_wire_form(obj, path=""):
 def test_a_diverged_session_says_so_in_one_wire_form(loss):
     """A linear network at lr 10 blows up to inf, then nan. Before: the boundary came as
     0.0 (hinge) or null (bce) while the metrics said "NaN"."""
-    from micrograd.web.play_config import PlayConfig
+    from micrograd.experiment import Experiment
     from micrograd.web.play_session import PlaySession
 
     cfg = {"samples": 100, "loss": loss, "activation": "linear", "lr": 10.0,
@@ -455,7 +455,7 @@ def test_a_diverged_session_says_so_in_one_wire_form(loss):
     c = TestClient(create_app())
     s = c.post("/api/play", json=cfg).json()
     assert s["diverged"] is False and s["diverged_at"] is None
-    ref = PlaySession(PlayConfig(**cfg))  # the same session, stepped here, as a reference
+    ref = PlaySession(Experiment.from_dict(cfg))  # the same session, stepped here, as a reference
     first_bad = None
     for k in range(1, 61):
         st = c.post(f"/api/play/{s['sid']}/step", json={"steps": 1}).json()

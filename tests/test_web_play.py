@@ -18,8 +18,9 @@ with warnings.catch_warnings():  # starlette warns about httpx vs httpx2 at impo
 from micrograd.data import make_gaussians, make_plane
 from micrograd.web import create_app, limits
 from micrograd.web import play_pictures as pictures
-from micrograd.web.play_config import FEATURES, MAX_POINT_GRAPH_NODES, PlayConfig, PlayError
-from micrograd.web.play_session import PlaySession
+from micrograd.experiment import FEATURES, Experiment, ExperimentError
+from micrograd.web.limits import MAX_POINT_GRAPH_NODES
+from micrograd.web.play_session import PlayError, PlaySession
 
 #: the input features, written with torch (the reference for micrograd's Value forms)
 TORCH_FEATURES = {"x1": lambda a, b: a, "x2": lambda a, b: b, "x1^2": lambda a, b: a * a,
@@ -27,6 +28,11 @@ TORCH_FEATURES = {"x1": lambda a, b: a, "x2": lambda a, b: b, "x1^2": lambda a, 
                   "sin x1": lambda a, b: torch.sin(a), "sin x2": lambda a, b: torch.sin(b)}
 TORCH_ACT = {"tanh": torch.tanh, "relu": torch.relu, "sigmoid": torch.sigmoid,
              "softplus": torch.nn.functional.softplus, "linear": lambda z: z}
+
+
+def setup(**fields):
+    """A checked experiment (the page's older names read, as the server reads them)."""
+    return Experiment.from_dict(fields)
 
 
 @pytest.fixture(scope="module")
@@ -50,7 +56,7 @@ def torch_net(pg):
 
     def forward(X):
         X = torch.as_tensor(X, dtype=torch.float64)
-        h = torch.stack([TORCH_FEATURES[f](X[:, 0], X[:, 1]) for f in pg.cfg.features], 1)
+        h = torch.stack([TORCH_FEATURES[f](X[:, 0], X[:, 1]) for f in pg.experiment.features], 1)
         for W, b, act in layers:
             h = TORCH_ACT[act](h @ W.T + b)
         return h
@@ -59,7 +65,7 @@ def torch_net(pg):
 
 def torch_loss(pg, out, y, layers):
     y = torch.as_tensor(y, dtype=torch.float64)
-    name = pg.cfg.loss
+    name = pg.experiment.loss
     if name == "mse":
         loss = ((out[:, 0] - y) ** 2).mean()
     elif name == "hinge":
@@ -69,8 +75,8 @@ def torch_loss(pg, out, y, layers):
     else:
         loss = torch.nn.functional.cross_entropy(out, y.long())
     params = [t for W, b, _ in layers for t in (W, b)]
-    loss = loss + pg.cfg.l1 * sum(p.abs().sum() for p in params)
-    return loss + pg.cfg.l2 * sum((p * p).sum() for p in params)
+    loss = loss + pg.experiment.l1 * sum(p.abs().sum() for p in params)
+    return loss + pg.experiment.l2 * sum((p * p).sum() for p in params)
 
 
 def grads_by_name(pg, layers):
@@ -99,7 +105,7 @@ CASES = [
 def test_one_training_step_equals_torch(cfg):
     """Features, layers, the loss (incl. 3+ classes), L1 and L2: one SGD step's grads
     and new weights match torch float64."""
-    pg = PlaySession(PlayConfig(samples=60, lr=0.3, **cfg))
+    pg = PlaySession(setup(samples=60, lr=0.3, **cfg))
     layers, forward = torch_net(pg)
     loss = torch_loss(pg, forward(pg.X_train), pg.y_train, layers)
     loss.backward()
@@ -116,8 +122,8 @@ def test_one_training_step_equals_torch(cfg):
 
 @pytest.mark.parametrize("cfg", CASES, ids=[c["dataset"] for c in CASES])
 def test_traced_equals_eager(cfg):
-    fast = PlaySession(PlayConfig(samples=60, batch_size=8, optimizer="adam", lr=0.02, **cfg))
-    slow = PlaySession(PlayConfig(samples=60, batch_size=8, optimizer="adam", lr=0.02, **cfg),
+    fast = PlaySession(setup(samples=60, batch_size=8, optimizer="adam", lr=0.02, **cfg))
+    slow = PlaySession(setup(samples=60, batch_size=8, optimizer="adam", lr=0.02, **cfg),
                        traced=False)
     assert fast.traced and not slow.traced
     fast.train(4)
@@ -129,7 +135,7 @@ def test_traced_equals_eager(cfg):
 
 
 def test_boundary_thumbnails_and_classes_are_the_network_on_the_grid():
-    pg = PlaySession(PlayConfig(dataset="spiral", classes=3, loss="ce", hidden=[4],
+    pg = PlaySession(setup(dataset="spiral", classes=3, loss="ce", hidden=[4],
                                features=["x1", "x2", "sin x1"], samples=60))
     pg.train(3)
     layers, forward = torch_net(pg)
@@ -151,7 +157,7 @@ def test_boundary_thumbnails_and_classes_are_the_network_on_the_grid():
 def test_point_graph_numbers_equal_torch():
     """One data point's graph: every parameter leaf's grad is d(loss)/d(param) at that
     point (torch), the root is the loss; the training grads are left alone."""
-    pg = PlaySession(PlayConfig(dataset="moons", hidden=[3, 2], features=["x1", "x2", "x1^2"],
+    pg = PlaySession(setup(dataset="moons", hidden=[3, 2], features=["x1", "x2", "x1^2"],
                                samples=40))
     pg.train(2)
     grads_before = [p.grad for p in pg.params]
@@ -183,14 +189,14 @@ def test_point_graph_numbers_equal_torch():
 
 
 def test_point_graph_has_a_cap():
-    pg = PlaySession(PlayConfig(hidden=[32, 32, 8], samples=40))
+    pg = PlaySession(setup(hidden=[32, 32, 8], samples=40))
     with pytest.raises(PlayError, match=f"drawn up to {MAX_POINT_GRAPH_NODES}"):
         pictures.follow(pg, 0.0, 0.0)
     assert pg.inspect is None
 
 
 def test_parameter_table_holds_adam_moments_and_the_last_update():
-    pg = PlaySession(PlayConfig(optimizer="adam", lr=0.05, hidden=[3], samples=40))
+    pg = PlaySession(setup(optimizer="adam", lr=0.05, hidden=[3], samples=40))
     layers, forward = torch_net(pg)
     params = [t for W, b, _ in layers for t in (W, b)]
     opt = torch.optim.Adam(params, lr=0.05)
@@ -213,7 +219,7 @@ def test_parameter_table_holds_adam_moments_and_the_last_update():
                                             abs=1e-15)
     for (_, value, _, _, update), b in zip(table["rows"], before):
         assert update == pytest.approx(value - b, rel=1e-9, abs=1e-15)
-    momentum = PlaySession(PlayConfig(optimizer="momentum", hidden=[2], samples=40))
+    momentum = PlaySession(setup(optimizer="momentum", hidden=[2], samples=40))
     momentum.train(2)
     t = pictures.parameter_table(momentum)
     assert t["state"] == ["momentum"]
@@ -221,7 +227,7 @@ def test_parameter_table_holds_adam_moments_and_the_last_update():
 
 
 def test_zero_lines_lie_where_each_first_layer_sum_is_zero():
-    pg = PlaySession(PlayConfig(hidden=[5], samples=40))
+    pg = PlaySession(setup(hidden=[5], samples=40))
     lines = pictures.zero_lines(pg)
     assert len(lines) == 5
     x0, x1, y0, y1 = pg.extent
@@ -238,7 +244,7 @@ def test_zero_lines_lie_where_each_first_layer_sum_is_zero():
 def test_zero_curves_of_other_features():
     """With x1^2 and sin x2 the zero set is a curve: traced through the grid, each
     segment's ends lie where the sum (written out here with math) is about 0."""
-    pg = PlaySession(PlayConfig(hidden=[4], samples=40, features=["x1^2", "sin x2", "x1"],
+    pg = PlaySession(setup(hidden=[4], samples=40, features=["x1^2", "sin x2", "x1"],
                                init_seed=3))
     lines = pictures.zero_lines(pg)
     assert len(lines) == 4 and sum(len(s) for s in lines) > 10
@@ -251,7 +257,7 @@ def test_zero_curves_of_other_features():
                 s = w[0] * px * px + w[1] * math.sin(py) + w[2] * px + n.b.data
                 assert abs(s) <= slope * cell * cell + 1e-4, (s, seg)
     # the eager path (no tracing) finds the same curves
-    eager = PlaySession(PlayConfig(hidden=[4], samples=40, features=["x1^2", "sin x2", "x1"],
+    eager = PlaySession(setup(hidden=[4], samples=40, features=["x1^2", "sin x2", "x1"],
                                    init_seed=3), traced=False)
     again = pictures.zero_lines(eager)
     assert [len(s) for s in again] == [len(s) for s in lines]
@@ -261,7 +267,7 @@ def test_zero_curves_of_other_features():
 
 
 def test_blobs_at_noise_zero_are_clusters_not_two_points():
-    pg = PlaySession(PlayConfig(dataset="blobs", noise=0.0, samples=100))
+    pg = PlaySession(setup(dataset="blobs", noise=0.0, samples=100))
     pts = {(round(x, 9), round(y, 9)) for x, y in pg.X_train + pg.X_test}
     assert len(pts) == 100
 
@@ -274,16 +280,16 @@ def test_regression_sets():
     assert make_gaussians(20, seed=4) == make_gaussians(20, seed=4)
     X, y = make_plane(50, noise=5.0, seed=1)
     assert all(-1 <= t <= 1 for t in y)  # noisy targets are clipped
-    pg = PlaySession(PlayConfig(dataset="plane", samples=60))
+    pg = PlaySession(setup(dataset="plane", samples=60))
     assert pg.kind == "regression" and pg.metrics["train_acc"] is None
 
 
 def test_points_added_and_removed_by_hand():
-    base = PlaySession(PlayConfig(samples=40))
+    base = PlaySession(setup(samples=40))
     pts = pictures.data_points(base)
     ids = sorted(p[3] for p in pts["train"] + pts["test"])
     assert ids == list(range(40))
-    pg = PlaySession(PlayConfig(samples=40, added=[[0.5, 0.5, -1], [-0.2, 0.1, 1]],
+    pg = PlaySession(setup(samples=40, added=[[0.5, 0.5, -1], [-0.2, 0.1, 1]],
                                removed=[0, 7]))
     pts = pictures.data_points(pg)["train"] + pictures.data_points(pg)["test"]
     assert len(pts) == 40
@@ -291,14 +297,14 @@ def test_points_added_and_removed_by_hand():
     added = sorted(p[:3] for p in pts if p[3] == -1)
     assert added == [[-0.2, 0.1, 1], [0.5, 0.5, -1]]
     # two classes with the softmax: the page's labels are class indices, as the points'
-    ce = PlaySession(PlayConfig(samples=40, loss="ce", added=[[0.5, 0.5, 1], [0.4, 0.4, 0]]))
+    ce = PlaySession(setup(samples=40, loss="ce", added=[[0.5, 0.5, 1], [0.4, 0.4, 0]]))
     pts = pictures.data_points(ce)
     got = {tuple(p[:2]): p[2] for p in pts["train"] + pts["test"]}
     assert got[(0.5, 0.5)] == 1 and got[(0.4, 0.4)] == 0
-    with pytest.raises(PlayError, match="class is 0 to 1"):
-        PlaySession(PlayConfig(samples=40, loss="ce", added=[[0.5, 0.5, -1]]))
+    with pytest.raises(ExperimentError, match="class is 0 to 1"):
+        PlaySession(setup(samples=40, loss="ce", added=[[0.5, 0.5, -1]]))
     # bce wants 0/1 labels: a +1 from the page becomes the target 1, -1 becomes 0
-    bce = PlaySession(PlayConfig(samples=40, loss="bce", added=[[0.5, 0.5, -1]]))
+    bce = PlaySession(setup(samples=40, loss="bce", added=[[0.5, 0.5, -1]]))
     i = [k for k, x in enumerate(bce.X_train + bce.X_test) if x == [0.5, 0.5]][0]
     assert (bce.y_train + bce.y_test)[i] == 0
 
@@ -346,7 +352,7 @@ def test_every_feature_is_a_value_op():
 
 
 def test_point_graph_of_k_classes_without_a_label_is_the_loss_of_its_own_answer():
-    pg = PlaySession(PlayConfig(dataset="blobs", classes=3, loss="ce", hidden=[3],
+    pg = PlaySession(setup(dataset="blobs", classes=3, loss="ce", hidden=[3],
                                samples=30))
     g = pictures.follow(pg, 0.4, -0.7)
     _, forward = torch_net(pg)

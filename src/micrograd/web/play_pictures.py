@@ -21,12 +21,12 @@ server sent when it drew with NumPy.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict
-
-from . import limits
-from .play_config import FEATURES, MAX_POINT_GRAPH_NODES, THUMB, PlayError
 from ..engine import Value
+from ..experiment import FEATURES
 from ..viz.graph import num  # the one wire form for inf and nan
+from . import limits
+from .limits import MAX_POINT_GRAPH_NODES, THUMB
+from .play_session import PlayError
 
 
 def round_half_even(x, decimals):
@@ -84,9 +84,8 @@ def thumbnails(session, rows):
     ``session.outputs_at(thumbnail_points(session))``), by layer: ``[[[values of neuron
     j]...] for each layer]``; values rounded to 0.01 (a picture's colour needs no more),
     nan drawn as 0 and infinities as +-1."""
-    sizes = [len(session.cfg.features)] + list(session.cfg.hidden) + [session.k]
     out, col = [], 0
-    for size in sizes:
+    for size in session.sizes:
         out.append([_hundredths([r[c] for r in rows]) for c in range(col, col + size)])
         col += size
     return out
@@ -112,7 +111,7 @@ def zero_lines(session):
     ``[xa, ya, xb, yb]`` across the plot. With the features x1 and x2 alone the set is a
     straight line, solved exactly; otherwise a curve, traced through the grid (marching
     squares on the sums the engine computes at the grid points)."""
-    if sorted(session.cfg.features) == ["x1", "x2"]:
+    if sorted(session.experiment.features) == ["x1", "x2"]:
         return _straight_zero_lines(session)
     sums = session.first_sums_at(session.grid)
     n = limits.GRID
@@ -148,7 +147,7 @@ def _contour(V, xs, ys):
 
 
 def _straight_zero_lines(session):
-    ix, iy = session.cfg.features.index("x1"), session.cfg.features.index("x2")
+    ix, iy = session.experiment.features.index("x1"), session.experiment.features.index("x2")
     x0, x1, y0, y1 = session.extent
     lines = []
     for neuron in session.model.layers[0].neurons:
@@ -173,25 +172,30 @@ def network_view(session):
     for layer in session.model.layers:
         layers.append({"w": [[num(w.data) for w in n.w] for n in layer.neurons],
                        "b": [num(n.b.data) for n in layer.neurons]})
-    return {"sizes": [len(session.cfg.features)] + list(session.cfg.hidden) + [session.k],
-            "features": list(session.cfg.features), "layers": layers}
+    return {"sizes": session.sizes, "features": list(session.experiment.features),
+            "layers": layers}
 
 
 def parameter_table(session):
     """Each parameter's name, value, grad (of the last step's loss), optimizer state
     and last update: SGD momentum's buffer, or Adam's two moment estimates."""
-    opt, optimizer = session.opt, session.cfg.optimizer
+    opt = session.opt
+    if hasattr(opt, "m"):  # Adam, AdamW
+        state_names = ["m", "v"]
+    elif getattr(opt, "momentum", 0) > 0:
+        state_names = ["momentum"]
+    else:
+        state_names = []
     rows = []
     for i, (name, p) in enumerate(zip(session.names, session.params)):
-        if optimizer == "adam":
+        if state_names == ["m", "v"]:
             state = [num(opt.m[i]), num(opt.v[i])]
-        elif optimizer == "momentum":
+        elif state_names:
             buf = opt.buf[i]
             state = [num(buf if buf is not None else 0.0)]
         else:
             state = []
         rows.append([name, num(p.data), num(p.grad), state, num(session.last_update[i])])
-    state_names = {"adam": ["m", "v"], "momentum": ["momentum"]}.get(optimizer, [])
     return {"state": state_names, "rows": rows}
 
 
@@ -232,8 +236,8 @@ def _point_root(session):
     point = session.inspect
     shadow = {id(p): Value(p.data, label=p.label) for p in session.params}
     x = [Value(point["x"][0], label="x1"), Value(point["x"][1], label="x2")]
-    h = [FEATURES[f](x[0], x[1]) for f in session.cfg.features]
-    for f, v in zip(session.cfg.features, h):
+    h = [FEATURES[f](x[0], x[1]) for f in session.experiment.features]
+    for f, v in zip(session.experiment.features, h):
         if not v.label:
             v.label = f
     k, layers = session.k, session.model.layers
@@ -286,9 +290,9 @@ def point_graph(session, layout=True):
             raise PlayError(f"one point's graph has {len(order)} nodes; it is drawn up to "
                             f"{MAX_POINT_GRAPH_NODES}: use a smaller network")
         out["layout"] = layout_to_dict(vlayout(vtrace(root)))
-    c = session.cfg
-    out["key"] = (f"{point['x']}|{point['label']}|{c.features}|{c.hidden}|"
-                  f"{c.activation}|{c.loss}|{session.k}")
+    exp = session.experiment
+    out["key"] = (f"{point['x']}|{point['label']}|{exp.features}|{exp.hidden}|"
+                  f"{exp.activation}|{exp.loss}|{session.k}")
     out["output"] = num(root.data)
     out["root"] = root.label
     return out
@@ -303,7 +307,7 @@ def play_state(session, *, history="all", points=False, graph_layout=False):
     data; the followed point's graph (its layout when ``graph_layout``)."""
     grid_scores = session.outputs_at(session.grid, columns=slice(-session.k, None))
     pictures = session.outputs_at(thumbnail_points(session))
-    out = {"config": asdict(session.cfg), "task": session.kind,
+    out = {"config": session.experiment.to_dict(), "task": session.kind,
            "step": session.step_count, "epoch": session.epoch, "lr": session.opt.lr,
            "metrics": session.metrics, "nparams": session.nparams,
            "engine": "traced" if session.traced else "eager",

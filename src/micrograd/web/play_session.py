@@ -1,15 +1,17 @@
 """One Playground training session (one browser tab): data, network, optimizer, history.
 
+    >>> from micrograd.experiment import Experiment
     >>> from micrograd.web.play_session import PlaySession
-    >>> from micrograd.web.play_config import PlayConfig
-    >>> s = PlaySession(PlayConfig(dataset="circle", samples=100, hidden=[4]))
+    >>> s = PlaySession(Experiment.from_dict({"dataset": "circle", "samples": 100}))
     >>> s.train(5)
     >>> s.step_count
     5
 
-Everything here is computed by micrograd: the data sets (``micrograd.data``), the input
-features and the network (``micrograd.nn.MLP`` on Values), the loss
-(``micrograd.losses``), the penalties and the optimizer (``micrograd.optim``). A step
+The set-up is an ``micrograd.experiment.Experiment`` (its one validation, its data,
+network, loss and optimizer: ``experiment.build``'s pieces). Everything here is computed
+by micrograd: the data sets (``micrograd.data``), the input features and the network
+(``micrograd.nn.MLP`` on Values), the loss (``micrograd.losses``), the penalties and the
+optimizer (``micrograd.optim``). A step
 runs the same graph batched by ``micrograd.trace`` when NumPy is there (compiled once
 per session), and through the eager engine otherwise (``traced=False``, or a Python
 without NumPy, such as the browser's): the same numbers either way. What the page draws
@@ -23,42 +25,36 @@ from __future__ import annotations
 import math
 import random
 
+from .. import experiment as _experiment
 from ..engine import Value, no_grad
-from ..nn import MLP
-from . import limits
-from .play_config import FEATURES, LOSSES, MOMENTUM, PlayError, check, make_points, \
-    n_outputs, task
+from ..experiment import FEATURES, n_outputs, task
+from ..losses import LOSSES
 from ..viz.graph import num  # the one wire form for inf and nan
+from . import limits
+
+
+class PlayError(ValueError):
+    """An edit a session refuses (a parameter it does not have, a label its loss
+    cannot take, a graph too large to draw)."""
 
 
 class PlaySession:
     """One training session: data, model, optimizer, metrics and their history."""
 
-    def __init__(self, cfg, weights=None, step=0, *, traced=True):
-        """A session for ``cfg``; ``weights`` (every parameter, in ``names`` order) and
-        ``step`` restore one that was lost (the optimizer's state starts afresh).
-        ``traced=False``: train with the eager engine only (what happens anyway when
-        NumPy is missing)."""
-        from .. import data as _data
-        from ..losses import LOSSES as _LOSSES
-
-        self.nparams = check(cfg)
-        self.cfg = cfg
+    def __init__(self, experiment, weights=None, step=0, *, traced=True):
+        """A session for a checked ``experiment``; ``weights`` (every parameter, in
+        ``names`` order) and ``step`` restore one that was lost (the optimizer's state
+        starts afresh). ``traced=False``: train with the eager engine only (what happens
+        anyway when NumPy is missing)."""
+        self.nparams = experiment.check()
+        self.experiment = exp = experiment
         self.use_tracer = traced
-        self.spec = _LOSSES[cfg.loss]
-        self.kind = task(cfg)
-        self.k = n_outputs(cfg)
-        X, y, keep = make_points(cfg, self.spec.labels)
-        # each point remembers its index among the generated points (-1: added by hand)
-        ids = keep + [-1] * len(cfg.added)
-        rows = [list(x) + [i] for x, i in zip(X, ids)]
-        test_size = round(cfg.samples * (1 - cfg.train_ratio))
-        tr, te, self.y_train, self.y_test = _data.train_test_split(
-            rows, y, test_size=test_size, seed=cfg.seed, stratify=self.kind == "classes")
-        self.X_train = [r[:2] for r in tr]
-        self.X_test = [r[:2] for r in te]
-        self.id_train = [r[2] for r in tr]
-        self.id_test = [r[2] for r in te]
+        self.spec = LOSSES[exp.loss]
+        self.kind = task(exp)
+        self.k = n_outputs(exp)
+        X, y, ids = _experiment.make_points(exp, self.spec.labels)
+        (self.X_train, self.X_test, self.y_train, self.y_test, self.id_train,
+         self.id_test) = _experiment.split(exp, X, y, ids)
         self.T_train = [self._target(t) for t in self.y_train]
         self.T_test = [self._target(t) for t in self.y_test]
         r = max(max(abs(c) for p in X for c in p), 1e-6) * 1.1
@@ -73,7 +69,8 @@ class PlaySession:
             self.set_weights(weights)
         if step:
             self.step_count = step
-            self.seen = step * (min(cfg.batch_size, len(self.X_train)) or len(self.X_train))
+            batch = min(exp.batch_size, len(self.X_train)) or len(self.X_train)
+            self.seen = step * batch
             self.history = []
             self._record()
 
@@ -81,7 +78,7 @@ class PlaySession:
 
     def features(self, x):
         """The input features of one point (a pair of Values) as Values."""
-        return [FEATURES[f](x[0], x[1]) for f in self.cfg.features]
+        return [FEATURES[f](x[0], x[1]) for f in self.experiment.features]
 
     def activations(self, x):
         """Every neuron's output for one point: [features, layer 1, ..., output layer]."""
@@ -115,15 +112,12 @@ class PlaySession:
     # -- set-up and edits -----------------------------------------------------------------
 
     def reset(self, init_seed=None):
-        """New weights from ``init_seed`` (the config's when None), step 0, same data."""
-        from ..optim import make_optimizer
-
-        cfg = self.cfg
+        """New weights from ``init_seed`` (the experiment's when None), step 0, same
+        data."""
         if init_seed is not None:
-            cfg.init_seed = init_seed
-        self.model = MLP(len(cfg.features), list(cfg.hidden) + [self.k],
-                         activation=cfg.activation, output_activation=LOSSES[cfg.loss],
-                         bias_init="uniform", seed=cfg.init_seed)
+            self.experiment = self.experiment.replace(init_seed=init_seed)
+        exp = self.experiment
+        self.model = _experiment.make_model(exp)
         self.params = self.model.parameters()
         self.names = [f"{'w' if i < len(n.w) else 'b'}{li + 1}.{j + 1}"
                       + (f".{i + 1}" if i < len(n.w) else "")
@@ -131,12 +125,9 @@ class PlaySession:
                       for j, n in enumerate(layer.neurons) for i in range(len(n.w) + 1)]
         for p, name in zip(self.params, self.names):
             p.label = name
-        if cfg.optimizer == "momentum":
-            self.opt = make_optimizer("sgd", self.params, lr=cfg.lr, momentum=MOMENTUM)
-        else:
-            self.opt = make_optimizer(cfg.optimizer, self.params, lr=cfg.lr)
+        self.opt = _experiment.make_optimizer(exp, self.params)
         self.last_update = [0.0] * len(self.params)
-        self.rng = random.Random(cfg.init_seed)
+        self.rng = random.Random(exp.init_seed)
         self.order, self.cursor = [], 0
         self._compile()
         self.step_count = 0
@@ -164,8 +155,9 @@ class PlaySession:
         self._record(replace=True)
 
     def set_lr(self, lr):
+        """A new learning rate, from the next step on (no reset)."""
         self.opt.lr = lr
-        self.cfg.lr = self.opt.lr
+        self.experiment.lr = self.opt.lr
 
     def check_label(self, label):
         """Refuse a followed point's label that this network's loss cannot take."""
@@ -183,7 +175,7 @@ class PlaySession:
 
     def _batch(self):
         n = len(self.X_train)
-        b = self.cfg.batch_size
+        b = self.experiment.batch_size
         if b <= 0 or b >= n:
             return range(n)
         out = []
@@ -205,16 +197,8 @@ class PlaySession:
         return self.spec.sample(self.forward(x), y)
 
     def _penalty(self):
-        """L1 and L2 penalties over the parameters: l1 * sum |p| + l2 * sum p^2."""
-        from ..losses import l2_penalty
-
-        terms = []
-        if self.cfg.l1 > 0:
-            terms.append(self.cfg.l1 * sum((p.abs() for p in self.params[1:]),
-                                           self.params[0].abs()))
-        if self.cfg.l2 > 0:
-            terms.append(l2_penalty(self.params, self.cfg.l2))
-        return sum(terms[1:], terms[0])
+        """The L1 and L2 penalties over the parameters (micrograd.losses), or None."""
+        return _experiment.penalty(self.experiment, self.params)
 
     def _compile(self):
         """Compile the loss, every neuron's output and the first layer's sums into
@@ -227,9 +211,10 @@ class PlaySession:
             from ..trace import TraceError, trace, trace_loss
         except ImportError:  # no NumPy (the browser's Python): the eager engine
             return
+        exp = self.experiment
         X = [self.X_train[0], self.X_train[-1]]
         Y = [self.T_train[0], self.T_train[-1]]
-        reg = self._penalty if self.cfg.l1 > 0 or self.cfg.l2 > 0 else None
+        reg = self._penalty if exp.l1 > 0 or exp.l2 > 0 else None
         try:
             self.traced_loss = trace_loss(self._sample_loss, X, Y, reduction="mean",
                                           regularizer=reg, params=self.params, cache=False)
@@ -249,9 +234,8 @@ class PlaySession:
         """The eager loss of a batch (the path when tracing is unavailable)."""
         outs = [self.forward(x) for x in xs]
         loss = self.spec(outs, ys)
-        if self.cfg.l1 > 0 or self.cfg.l2 > 0:
-            loss = loss + self._penalty()
-        return loss
+        penalty = self._penalty()
+        return loss if penalty is None else loss + penalty
 
     def train(self, steps, *, record=True):
         """``steps`` optimizer steps, each on one batch; then records the metrics (unless
@@ -272,6 +256,12 @@ class PlaySession:
             self.seen += len(xs)
         if record:
             self._record()
+
+    @property
+    def sizes(self):
+        """The layers' widths: the features, each hidden layer, the outputs."""
+        exp = self.experiment
+        return [len(exp.features)] + list(exp.hidden) + [self.k]
 
     @property
     def epoch(self):

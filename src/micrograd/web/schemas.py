@@ -18,6 +18,7 @@ from typing import Any, Dict, List, Literal, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, create_model
 
+from .. import experiment as _experiment
 from .. import viz as _viz
 from .. import walk as _walk
 from ..wire import wire_fields, wire_name
@@ -57,7 +58,7 @@ def _annotation(f):
     return Optional[tp] if f.nullable else tp
 
 
-def request_model(name, fields, doc=None):
+def request_model(name, fields, doc=None, base=None):
     """The pydantic model of a request declared as handler ``fields`` (the session id,
     a path parameter, left out): the same names, kinds, defaults, ranges and texts."""
     spec = {}
@@ -78,7 +79,7 @@ def request_model(name, fields, doc=None):
         else:
             info = Field(f.default, **kw)
         spec[f.name] = (_annotation(f), info)
-    model = create_model(name, __base__=Strict, __doc__=doc, **spec)
+    model = create_model(name, __base__=base or Strict, __doc__=doc, **spec)
     _objects[id(fields)] = model
     return model
 
@@ -227,15 +228,48 @@ class CheckResponse(BaseModel):
 # ---------------------------------------------------------------------------------------
 
 
-PlayConfigIn = request_model("PlayConfigIn", _play.CONFIG,
-                             "A Playground set-up: data, features, network, training.")
+def _experiment_field(f):
+    """One Experiment field as a pydantic field: its kind, default, range and choices
+    from its declaration (the page's older names among the choices: they are read as
+    aliases). What only a combination of fields decides is left to Experiment.check."""
+    meta, kind = f.metadata, f.metadata["kind"]
+    default = f.default_factory() if f.default is dataclasses.MISSING else f.default
+    kw = {"description": meta["help"]}
+    if kind in ("int", "number"):
+        kw["gt" if meta.get("min_exclusive") else "ge"] = meta["min"]
+        kw["lt" if meta.get("max_exclusive") else "le"] = meta["max"]
+    if "max_len" in meta:
+        kw["max_length"] = meta["max_len"]
+    if kind in ("ints", "choices"):  # Experiment.check asks for at least one
+        kw["min_length"] = meta.get("min_len", 1)
+    names = (*meta.get("choices", ()), *_experiment.ALIASES.get(f.name, ()))
+    tp = {"choice": Literal[names] if names else str, "int": int, "number": float,
+          "bool": StrictBool, "ints": List[int], "choices": List[Literal[names]],
+          "points": List[List[float]], "indices": List[int]}[kind]
+    if isinstance(default, list):
+        return tp, Field(default_factory=lambda: list(default), **kw)
+    return tp, Field(default, **kw)
+
+
+def experiment_model(name, extra=(), doc=None):
+    """The pydantic model of an Experiment (``micrograd.experiment``), field by field
+    from its declarations; ``extra``: handler fields after them."""
+    spec = {f.name: _experiment_field(f) for f in dataclasses.fields(_experiment.Experiment)}
+    base = create_model(name + "Fields", __base__=Strict, **spec)
+    return request_model(name, extra, doc, base=base) if extra else \
+        create_model(name, __base__=base, __doc__=doc)
+
+
+PlayConfigIn = experiment_model("PlayConfigIn", doc="A Playground set-up: a "
+                                "micrograd.experiment.Experiment (GET /api/meta's "
+                                "'experiment' describes its fields).")
 InspectRequest = request_model("InspectRequest", _play.INSPECT,
                                "Follow one point through the network: a point of the "
                                "plane, or a data point with its label (then the graph "
                                "ends in that point's loss).")
-PlayCreate = request_model("PlayCreate", _play.CREATE,
-                           "A set-up, optionally restoring a lost session: its weights, "
-                           "step and point.")
+PlayCreate = experiment_model("PlayCreate", _play.RESTORE,
+                              "A set-up, optionally restoring a lost session: its "
+                              "weights, step and point.")
 StepRequest = request_model("StepRequest", _play.STEP)
 LrRequest = request_model("LrRequest", _play.LR)
 ResetRequest = request_model("ResetRequest", _play.RESET)
@@ -350,6 +384,11 @@ class Preset(BaseModel):
 
 class Meta(BaseModel):
     version: str
+    experiment: Dict[str, Any] = Field(description="micrograd.experiment.Experiment.spec()"
+                                                   ": the Playground's fields, choices "
+                                                   "and caps")
+    walk: Dict[str, Any] = Field(description="micrograd.walk_setup.WalkSetup.spec(): the "
+                                             "Walk's presets, modes and fields")
     walk_presets: List[Preset]
     functions: List[str]
     datasets: List[str]

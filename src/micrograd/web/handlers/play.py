@@ -15,49 +15,26 @@ its messages: a pause or a stop acts between two steps).
 
 from __future__ import annotations
 
+from ...experiment import Experiment, ExperimentError
 from .. import limits
-from ..play_config import (ACTIVATIONS, DATASETS, FEATURES, LOSSES, MAX_CLASSES, MAX_EDITS,
-                           MAX_LAYERS, OPTIMIZERS, PlayConfig, PlayError)
 from ..play_pictures import follow, play_state
-from ..play_session import PlaySession
+from ..play_session import PlayError, PlaySession
 from .errors import Failure, StoreFull, clip
 from .fields import Field, read
 
 SEED = dict(ge=0, le=2**31 - 1)
 
-#: the set-up of a session (its fields, defaults and ranges)
-CONFIG = (
-    Field("dataset", "str", "circle", choices=tuple(DATASETS)),
-    Field("classes", "int", 2, ge=2, le=MAX_CLASSES,
-          description="3 or more: spiral or blobs, with loss 'ce'"),
-    Field("noise", "float", 0.0, ge=0, le=2),
-    Field("samples", "int", 200, ge=10, le=limits.MAX_SAMPLES),
-    Field("train_ratio", "float", 0.5, ge=0.1, le=0.9),
-    Field("seed", "int", 1, **SEED),
-    Field("features", "list", ["x1", "x2"], items="str", choices=tuple(FEATURES),
-          min_items=1, max_items=len(FEATURES)),
-    Field("hidden", "list", [4, 2], items="int", min_items=1, max_items=MAX_LAYERS),
-    Field("activation", "str", "tanh", choices=tuple(ACTIVATIONS)),
-    Field("loss", "str", "mse", choices=tuple(LOSSES)),
-    Field("optimizer", "str", "sgd", choices=tuple(OPTIMIZERS)),
-    Field("lr", "float", 0.1, gt=0, le=10),
-    Field("batch_size", "int", 0, ge=0, le=limits.MAX_SAMPLES),
-    Field("l1", "float", 0.0, ge=0, le=1),
-    Field("l2", "float", 0.0, ge=0, le=1),
-    Field("init_seed", "int", 0, **SEED),
-    Field("added", "list", [], items="list", max_items=MAX_EDITS,
-          description="points put in by hand: [x1, x2, label]"),
-    Field("removed", "list", [], items="int", max_items=MAX_EDITS,
-          description="generated points taken out, by index"),
-)
 INSPECT = (
     Field("x", "float", ge=-10, le=10),
     Field("y", "float", ge=-10, le=10),
     Field("label", "float", None, nullable=True),
 )
-CREATE = CONFIG + (
+#: what a new session takes besides its set-up (a micrograd.experiment.Experiment, its
+#: fields read and checked by Experiment.from_dict): a lost session's weights, step and
+#: followed point
+RESTORE = (
     Field("weights", "list", None, items="float", max_items=limits.MAX_PARAMETERS,
-          nullable=True),
+          nullable=True, description="every parameter, in the parameter table's order"),
     Field("step", "int", 0, ge=0, le=10**9),
     Field("inspect", "object", None, fields=INSPECT, nullable=True,
           description="follow one point: a point of the plane, or a data point with its "
@@ -104,17 +81,29 @@ def _state(sid, session, **kw):
     return {"sid": sid, **play_state(session, **kw)}
 
 
+def experiment_of(setup):
+    """A checked Experiment from a set-up's fields (the page's older names read as
+    aliases); a refusal names its field."""
+    try:
+        return Experiment.from_dict(setup)
+    except ExperimentError as err:
+        raise Failure("refused", str(err), field=err.field) from None
+
+
 def create(request, sessions):
     """``POST /api/play``: a new session from a set-up (restoring a lost one's weights,
     step and followed point when given); its id and state."""
-    req = read(CREATE, request)
-    fields = {f.name: req[f.name] for f in CONFIG}
+    if not isinstance(request, dict):
+        raise Failure("invalid", "body: expected an object of fields")
+    extra = {f.name for f in RESTORE}
+    restore = read(RESTORE, {k: v for k, v in request.items() if k in extra})
+    experiment = experiment_of({k: v for k, v in request.items() if k not in extra})
     try:
         sessions.room()  # before building anything: the store may be full
-        restore = {k: req[k] for k in ("weights", "step") if req[k]}
-        session = PlaySession(PlayConfig(**fields), **restore)
-        if req["inspect"] is not None:
-            point = req["inspect"]
+        kept = {k: restore[k] for k in ("weights", "step") if restore[k]}
+        session = PlaySession(experiment, **kept)
+        if restore["inspect"] is not None:
+            point = restore["inspect"]
             follow(session, point["x"], point["y"], point["label"])
         sid = sessions.create(session)
     except StoreFull as err:

@@ -13,17 +13,17 @@ from .fields import Field, read
 
 GRAPH = (
     Field("preset", "str", None, max_length=40, nullable=True,
-          description="a preset by its key (GET /api/meta lists them)"),
+          description="a preset by its key (micrograd.walk_setup.PRESETS)"),
     Field("expr", "str", None, max_length=limits.MAX_EXPR_CHARS, nullable=True,
           description="a graph in the walk's language, e.g. 'a = 2; b = a*a'"),
-    Field("values", "dict", {}, items="float", max_items=100,
+    Field("values", "dict", {}, items="float", max_items=limits.MAX_VALUES,
           description="leaf name -> value: edits of the graph's leaves"),
 )
 ASKED = (
-    Field("ask", "str", None, max_length=60, nullable=True,
+    Field("ask", "str", None, max_length=limits.MAX_NODE_CHARS, nullable=True,
           description="the question's node: what is d(of)/d(ask)? (default: the "
                       "preset's, or the first leaf)"),
-    Field("of", "str", None, max_length=60, nullable=True,
+    Field("of", "str", None, max_length=limits.MAX_NODE_CHARS, nullable=True,
           description="the question's output node (default: the root)"),
 )
 WALK = GRAPH + ASKED + (
@@ -41,7 +41,7 @@ CHECK = GRAPH + ASKED + (
     Field("answer", "number", description="the learner's number (text refused)"),
 )
 NUDGE = GRAPH + (
-    Field("leaf", "str", max_length=60),
+    Field("leaf", "str", max_length=limits.MAX_NODE_CHARS),
     Field("h", "float", 1e-4, gt=0, le=1),
 )
 
@@ -61,7 +61,7 @@ def _source(req):
         if preset is None:
             raise Failure("not_found", f"unknown preset {req['preset']!r}; presets: "
                                        f"{', '.join(walkview.PRESETS)}", field="preset")
-        return preset.source, preset.title, preset
+        return preset.expr, preset.title, preset
     return req["expr"], "", None
 
 

@@ -13,7 +13,13 @@ from ..server.schedule import WALK
 #: an error kind -> its HTTP status
 STATUS = {"invalid": 422, "refused": 400, "not_found": 404, "lost": 404, "busy": 503}
 
-__all__ = ["STATUS", "WALK", "respond", "answer"]
+__all__ = ["STATUS", "WALK", "respond", "answer", "sent"]
+
+
+def sent(body):
+    """The fields the client sent, as plain data: the handler fills in the defaults
+    (so an older name such as optimizer 'momentum' can set the fields it implies)."""
+    return body.model_dump(exclude_unset=True)
 
 
 def respond(outcome):

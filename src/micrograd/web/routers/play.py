@@ -12,7 +12,7 @@ from fastapi import APIRouter, Request
 from .. import schemas
 from ..handlers import play as handlers
 from ..handlers.errors import StoreFull
-from .answers import answer, respond
+from .answers import answer, respond, sent
 
 ERRORS = {400: {"model": schemas.ErrorResponse}, 404: {"model": schemas.ErrorResponse}}
 
@@ -26,7 +26,7 @@ async def play_create(req: schemas.PlayCreate, http: Request):
         http.app.state.sessions.room()  # refuse at once, before waiting for a turn
     except StoreFull as err:
         return respond({"ok": False, "error": handlers.busy(err).data()})
-    return await answer(http, object(), "play.create", req.model_dump())  # a lane of its own
+    return await answer(http, object(), "play.create", sent(req))  # a lane of its own
 
 
 @router.get("/{sid}", response_model=schemas.PlayState)
@@ -36,27 +36,27 @@ async def play_get(sid: str, http: Request):
 
 @router.post("/{sid}/step", response_model=schemas.PlayState)
 async def play_step(sid: str, req: schemas.StepRequest, http: Request):
-    return await answer(http, sid, "play.step", {"sid": sid, **req.model_dump()})
+    return await answer(http, sid, "play.step", {"sid": sid, **sent(req)})
 
 
 @router.patch("/{sid}", response_model=schemas.LrResponse)
 async def play_set_lr(sid: str, req: schemas.LrRequest, http: Request):
-    return await answer(http, sid, "play.lr", {"sid": sid, **req.model_dump()})
+    return await answer(http, sid, "play.lr", {"sid": sid, **sent(req)})
 
 
 @router.post("/{sid}/reset", response_model=schemas.PlayState)
 async def play_reset(sid: str, req: schemas.ResetRequest, http: Request):
-    return await answer(http, sid, "play.reset", {"sid": sid, **req.model_dump()})
+    return await answer(http, sid, "play.reset", {"sid": sid, **sent(req)})
 
 
 @router.patch("/{sid}/weight", response_model=schemas.PlayState)
 async def play_set_weight(sid: str, req: schemas.WeightRequest, http: Request):
-    return await answer(http, sid, "play.weight", {"sid": sid, **req.model_dump()})
+    return await answer(http, sid, "play.weight", {"sid": sid, **sent(req)})
 
 
 @router.post("/{sid}/inspect", response_model=schemas.PlayState)
 async def play_inspect(sid: str, req: schemas.InspectRequest, http: Request):
-    return await answer(http, sid, "play.inspect", {"sid": sid, **req.model_dump()})
+    return await answer(http, sid, "play.inspect", {"sid": sid, **sent(req)})
 
 
 @router.delete("/{sid}/inspect", response_model=schemas.PlayState)

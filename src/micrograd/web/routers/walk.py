@@ -7,7 +7,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 
 from .. import schemas
-from .answers import WALK, answer
+from .answers import WALK, answer, sent
 
 router = APIRouter(prefix="/api/walk", tags=["walk"],
                    responses={400: {"model": schemas.ErrorResponse}})
@@ -15,19 +15,19 @@ router = APIRouter(prefix="/api/walk", tags=["walk"],
 
 @router.post("", response_model=schemas.WalkResponse)
 async def walk(req: schemas.WalkRequest, http: Request):
-    return await answer(http, WALK, "walk", req.model_dump())
+    return await answer(http, WALK, "walk", sent(req))
 
 
 @router.post("/check", response_model=schemas.CheckResponse)
 async def walk_check(req: schemas.CheckRequest, http: Request):
-    return await answer(http, WALK, "walk.check", req.model_dump())
+    return await answer(http, WALK, "walk.check", sent(req))
 
 
 @router.post("/order", response_model=schemas.OrderResponse)
 async def walk_order(req: schemas.OrderRequest, http: Request):
-    return await answer(http, WALK, "walk.order", req.model_dump())
+    return await answer(http, WALK, "walk.order", sent(req))
 
 
 @router.post("/nudge", response_model=schemas.NudgeResponse)
 async def walk_nudge(req: schemas.NudgeRequest, http: Request):
-    return await answer(http, WALK, "walk.nudge", req.model_dump())
+    return await answer(http, WALK, "walk.nudge", sent(req))
