@@ -46,14 +46,14 @@ def boundary(session, rows):
     last K columns). One output: ``values`` in [-1, 1] (positive for class +1; bce:
     2 sigmoid - 1). K classes: ``classes`` (the argmax) and ``values`` (its softmax
     probability). A nan (a diverged network) travels as "NaN", never as 0 or null."""
-    out = {"n": limits.GRID, "extent": session.extent}
+    out = {"n": limits.GRID, "extent": list(session.extent)}
     k = session.k
     if k == 1:
         if session.spec.name == "bce":
             col = [math.tanh(r[-1] / 2) for r in rows]
         else:
             col = [min(max(r[-1], -1.0), 1.0) for r in rows]
-        out["values"] = _rounded(col, 4)
+        out["values"], out["classes"] = _rounded(col, 4), []
         return out
     classes, values = [], []
     exp, isfinite = math.exp, math.isfinite
@@ -283,8 +283,9 @@ def point_graph(session, layout=True):
     root = _point_root(session)
     order = forward_order(root)  # the order of micrograd.viz's node ids n0, n1, ...
     point = session.inspect
-    out = {"x": point["x"], "label": point["label"], "n": len(order),
+    out = {"x": list(point["x"]), "label": point["label"], "n": len(order),
            "values": [[num(v.data), num(v.grad)] for v in order]}
+    out["layout"] = None
     if layout:
         if len(order) > MAX_POINT_GRAPH_NODES:
             raise PlayError(f"one point's graph has {len(order)} nodes; it is drawn up to "
@@ -309,17 +310,15 @@ def play_state(session, *, history="all", points=False, graph_layout=False):
     pictures = session.outputs_at(thumbnail_points(session))
     out = {"config": session.experiment.to_dict(), "task": session.kind,
            "step": session.step_count, "epoch": session.epoch, "lr": session.opt.lr,
-           "metrics": session.metrics, "nparams": session.nparams,
+           "metrics": dict(session.metrics), "nparams": session.nparams,
            "engine": "traced" if session.traced else "eager",
            "diverged": session.diverged_at is not None,
            "diverged_at": session.diverged_at,
-           "history": session.history if history == "all" else session.history[-1:],
+           "history": list(session.history if history == "all" else session.history[-1:]),
            "boundary": boundary(session, grid_scores),
            "thumbnails": thumbnails(session, pictures),
            "zero_lines": zero_lines(session), "network": network_view(session),
            "params": parameter_table(session)}
-    if points:
-        out["points"] = data_points(session)
-    if session.inspect is not None:
-        out["graph"] = point_graph(session, layout=graph_layout)
+    out["points"] = data_points(session) if points else None
+    out["graph"] = None if session.inspect is None else point_graph(session, graph_layout)
     return out
