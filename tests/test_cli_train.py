@@ -248,3 +248,57 @@ def test_more_classes_than_points_is_refused_naming_classes(capsys):
               "--hidden", "200"])
     assert exit_.value.code == 2
     assert "--classes 1000 is more than the 100 points" in capsys.readouterr().err
+
+
+# ---- the command's run is the library's recipe it has always been ---------------------
+
+
+def _reference_model(dataset, n, test_fraction, seed, hidden, loss, epochs, noise=None,
+                     classes=None):
+    """``micrograd train``'s run written out with the library: data (the data set's own
+    noise unless given; blobs' noise is their spread), split, MLP, SGD at lr 1.0 with
+    the linear schedule, fit."""
+    from micrograd.data import make_dataset, train_test_split
+    from micrograd.losses import LOSSES
+    from micrograd.nn import MLP
+    from micrograd.optim import SGD, linear_schedule
+    from micrograd.train import fit
+
+    spec = LOSSES[loss]
+    extra = {"n_classes": classes} if classes else {}
+    X, y = make_dataset(dataset, n_samples=n, noise=noise, seed=seed,
+                        labels="pm1" if spec.labels == "pm1" else "index", **extra)
+    Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=test_fraction, seed=seed)
+    k = len(set(y)) if spec.outputs == "classes" else 1
+    model = MLP(2, hidden + [k], activation="relu", output_activation=spec.output_activation,
+                bias_init="uniform", seed=seed)
+    opt = SGD(model.parameters(), lr=1.0)
+    fit(model, Xtr, ytr, loss=spec, optimizer=opt, epochs=epochs, X_test=Xte, y_test=yte,
+        l2=1e-4, schedule=linear_schedule(1.0, 0.1, epochs), progress=False, seed=seed)
+    return model, len(Xtr), len(Xte)
+
+
+@pytest.mark.parametrize("args, ref", [
+    # 50 * 0.25 = 12.5 points held out: 13, as train_test_split rounds
+    (["--dataset", "moons", "--samples", "50"],
+     dict(dataset="moons", n=50, test_fraction=0.25)),
+    (["--dataset", "spiral", "--samples", "15", "--test-fraction", "0.1", "--loss", "ce",
+      "--classes", "3"],
+     dict(dataset="spiral", n=15, test_fraction=0.1, loss="ce", classes=3)),
+    # --noise is make_blobs' own: the clusters' spread
+    (["--dataset", "blobs", "--samples", "30", "--noise", "0.2"],
+     dict(dataset="blobs", n=30, test_fraction=0.25, noise=0.2)),
+    (["--dataset", "blobs", "--samples", "30"],
+     dict(dataset="blobs", n=30, test_fraction=0.25)),
+])
+def test_train_runs_the_library_recipe(tmp_path, capsys, args, ref):
+    out = tmp_path / "run"
+    code, stdout, _ = run_cli(["train", *args, "--hidden", "3", "--epochs", "2", "--seed",
+                               "5", "--out", str(out), "--no-progress", "--no-plots"],
+                              capsys)
+    assert code == 0
+    want, n_train, n_test = _reference_model(
+        seed=5, hidden=[3], epochs=2, **{"loss": "hinge", **ref})
+    assert f"{n_train} train / {n_test} test points" in stdout
+    got = load(out / "model.json")
+    assert [p.data for p in got.parameters()] == [p.data for p in want.parameters()]

@@ -67,11 +67,11 @@ from .build import (Built, build, make_model, make_optimizer, make_points, penal
                     split)
 from .fields import (ALIASES, DATASETS, FEATURES, MAX_CLASSES, MAX_EDITS, MAX_LAYERS,
                      MAX_NEURONS, MAX_PARAMETERS, MAX_SAMPLES, MAX_SEED, MULTICLASS,
-                     REGRESSION, Experiment, ExperimentError, count_parameters,
+                     OWN_SPREAD, REGRESSION, Experiment, ExperimentError, count_parameters,
                      default_noise, n_outputs, n_test, task)
 
 __all__ = ["Experiment", "ExperimentError", "Built", "build", "make_points", "split",
            "make_model", "make_optimizer", "penalty", "task", "n_outputs", "n_test",
            "count_parameters", "default_noise", "FEATURES", "DATASETS",
-           "REGRESSION", "MULTICLASS", "ALIASES", "MAX_SAMPLES", "MAX_LAYERS",
+           "REGRESSION", "MULTICLASS", "OWN_SPREAD", "ALIASES", "MAX_SAMPLES", "MAX_LAYERS",
            "MAX_NEURONS", "MAX_PARAMETERS", "MAX_EDITS", "MAX_CLASSES", "MAX_SEED"]
