@@ -486,14 +486,14 @@ def test_traced_training_equals_eager_training():
         assert p.data == pytest.approx(q.data, rel=1e-9, abs=1e-12)
     for k in ("train_loss", "test_loss"):
         assert fast.metrics[k] == pytest.approx(slow.metrics[k], rel=1e-9)
-    assert pictures.boundary(fast, fast.outputs_at(fast.grid))["values"] == pytest.approx(
-        pictures.boundary(slow, slow.outputs_at(slow.grid))["values"], abs=1e-3)
+    assert pictures.boundary(fast, fast.scores_at(fast.grid))["values"] == pytest.approx(
+        pictures.boundary(slow, slow.scores_at(slow.grid))["values"], abs=1e-3)
 
 
 def test_boundary_is_the_model_on_the_grid():
     pg = PlaySession(setup(samples=40, hidden=[3]))
     pg.train(3)
-    vals = pictures.boundary(pg, pg.outputs_at(pg.grid))["values"]
+    vals = pictures.boundary(pg, pg.scores_at(pg.grid))["values"]
     for i in (0, 17, 999, len(pg.grid) - 1):
         assert vals[i] == pytest.approx(pg.model(pg.grid[i]).data, abs=1e-4)
 

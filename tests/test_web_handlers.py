@@ -26,7 +26,7 @@ from micrograd.web import create_app, limits
 from micrograd.web import play_pictures as pictures
 from micrograd.web.handlers import ROUTES, LocalSessions, dispatch, run_to_end
 from micrograd.web.handlers.errors import KINDS
-from micrograd.web.play_session import PlaySession
+from micrograd.web.play_session import PlaySession, round_half_even
 from micrograd.web.routers.answers import STATUS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -255,10 +255,10 @@ def test_rounding_is_numpys():
     for decimals in (2, 4):
         with np.errstate(over="ignore"):
             ref = np.round(values, decimals).tolist()
-        got = [pictures.round_half_even(v, decimals) for v in values.tolist()]
+        got = [round_half_even(v, decimals) for v in values.tolist()]
         assert [(a, math.copysign(1, a)) for a in got] == \
             [(b, math.copysign(1, b)) for b in ref]
-    assert math.isnan(pictures.round_half_even(math.nan, 2))
+    assert math.isnan(round_half_even(math.nan, 2))
 
 
 def test_halfway_cases_round_as_numpy_does():
@@ -267,12 +267,9 @@ def test_halfway_cases_round_as_numpy_does():
     s = PlaySession(Experiment.from_dict({"samples": 40, "hidden": [1]}))
     tricky2 = [1.575, 1.905, 1.445, -0.015, 1.205, 0.125, -0.0001]
     tricky4 = [-0.26575, 0.01685, -0.17115, 0.95395, -0.35855, 0.00005]
-    assert [round(v, 2) for v in tricky2] != np.round(tricky2, 2).tolist()
-    width = sum(s.sizes)
-    rows = [[v] * width for v in tricky2]
-    got = pictures.thumbnails(s, rows)
-    assert got[0][0] == np.round(tricky2, 2).tolist()
-    b = pictures.boundary(s, [[v] for v in tricky4])
+    assert [round_half_even(v, 2) for v in tricky2] == np.round(tricky2, 2).tolist() \
+        != [round(v, 2) for v in tricky2]
+    b = pictures.boundary(s, tricky4)
     assert b["values"] == np.round(tricky4, 4).tolist() != [round(v, 4) for v in tricky4]
 
 
@@ -287,7 +284,7 @@ def test_the_pictures_are_the_ones_numpy_drew(setup):
     s = PlaySession(Experiment.from_dict({"samples": 60, "hidden": [4], **setup}))
     s.train(30)
     rows = np.asarray(s.outputs_at(s.grid))
-    b = pictures.boundary(s, rows.tolist())
+    b = pictures.boundary(s, s.scores_at(s.grid))
     with np.errstate(all="ignore"):
         if s.k == 1:
             z = rows[:, -1]
@@ -300,9 +297,18 @@ def test_the_pictures_are_the_ones_numpy_drew(setup):
             p = e / e.sum(axis=1, keepdims=True)
             assert b["classes"] == z.argmax(axis=1).tolist()
             assert b["values"] == np.round(p.max(axis=1), 4).tolist()
-    cells = np.asarray(s.outputs_at(pictures.thumbnail_points(s)))
-    want = np.round(np.nan_to_num(cells, nan=0.0, posinf=1.0, neginf=-1.0), 2).T.tolist()
-    assert [col for layer in pictures.thumbnails(s, cells.tolist()) for col in layer] == want
+    cells = pictures.thumbnail_cells()
+    at_cells = rows[cells]
+    want = np.round(np.nan_to_num(at_cells, nan=0.0, posinf=1.0, neginf=-1.0), 2).T.tolist()
+    scores, rounded = s.on_grid(cells)
+    assert [col for layer in pictures.thumbnails(s, rounded) for col in layer] == want
+    np.testing.assert_array_equal(scores, s.scores_at(s.grid))
+    # the eager engine's rows round as the tracer's arrays do
+    eager = PlaySession(s.experiment, traced=False)
+    eager_rows = np.asarray(eager.outputs_at(eager.grid))
+    eager_scores, eager_cells = eager.on_grid(cells)
+    np.testing.assert_array_equal(eager_cells, np.round(eager_rows[cells], 2))
+    np.testing.assert_array_equal(eager_scores, eager.scores_at(eager.grid))
     if setup.get("lr") == 10.0:
         assert s.diverged_at is not None and "NaN" in b["values"]
 

@@ -41,7 +41,7 @@ def client():
 
 
 def boundary(pg):
-    return pictures.boundary(pg, pg.outputs_at(pg.grid))
+    return pictures.boundary(pg, pg.scores_at(pg.grid))
 
 
 def torch_net(pg):
@@ -144,11 +144,11 @@ def test_boundary_thumbnails_and_classes_are_the_network_on_the_grid():
     probs = torch.softmax(logits, 1)
     assert b["classes"] == logits.argmax(1).tolist()
     assert b["values"] == pytest.approx(probs.max(1).values.tolist(), abs=1e-4)
-    th = pictures.thumbnails(pg, pg.outputs_at(pictures.thumbnail_points(pg)))
+    th = pictures.thumbnails(pg, pg.on_grid(pictures.thumbnail_cells())[1])
     assert [len(layer) for layer in th] == [3, 4, 3]
     n, step = limits.GRID, limits.GRID // 20
     cells = [i * n + j for i in range(0, n, step) for j in range(0, n, step)]
-    assert pictures.thumbnail_points(pg) == [pg.grid[c] for c in cells]
+    assert pictures.thumbnail_cells() == cells
     # the third feature's picture is sin x1 on the coarse grid
     assert th[0][2] == pytest.approx([math.sin(pg.grid[c][0]) for c in cells], abs=5e-3)
     assert th[2][1] == pytest.approx([logits[c, 1].item() for c in cells], abs=5e-3)

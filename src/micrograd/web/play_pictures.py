@@ -26,39 +26,26 @@ from ..experiment import FEATURES
 from ..viz.graph import num  # the one wire form for inf and nan
 from . import limits
 from .limits import MAX_POINT_GRAPH_NODES, THUMB
-from .play_session import PlayError
+from .play_session import PlayError, round_half_even
 
 
-def round_half_even(x, decimals):
-    """``x`` rounded as NumPy's ``round`` does: ``x * 10**decimals`` to the nearest
-    integer (ties to even), divided back (so a huge x whose product overflows gives
-    inf); nan and inf unchanged, the sign of zero kept."""
-    scale = 10.0 ** decimals
-    y = x * scale
-    if not math.isfinite(y):
-        return y / scale
-    r = round(y) / scale
-    return r if r != 0 else math.copysign(0.0, y)
-
-
-def boundary(session, rows):
-    """The output on the grid (``rows``: ``session.outputs_at(session.grid)``, or only its
-    last K columns). One output: ``values`` in [-1, 1] (positive for class +1; bce:
-    2 sigmoid - 1). K classes: ``classes`` (the argmax) and ``values`` (its softmax
-    probability). A nan (a diverged network) travels as "NaN", never as 0 or null."""
+def boundary(session, scores):
+    """The output on the grid (``scores``: ``session.scores_at(session.grid)``). One
+    output: ``values`` in [-1, 1] (positive for class +1; bce: 2 sigmoid - 1). K classes:
+    ``classes`` (the argmax) and ``values`` (its softmax probability). A nan (a diverged
+    network) travels as "NaN", never as 0 or null."""
     out = {"n": limits.GRID, "extent": list(session.extent)}
     k = session.k
     if k == 1:
         if session.spec.name == "bce":
-            col = [math.tanh(r[-1] / 2) for r in rows]
+            col = [math.tanh(z / 2) for z in scores]
         else:
-            col = [min(max(r[-1], -1.0), 1.0) for r in rows]
+            col = [-1.0 if z < -1.0 else 1.0 if z > 1.0 else z for z in scores]
         out["values"], out["classes"] = _rounded(col, 4), []
         return out
     classes, values = [], []
     exp, isfinite = math.exp, math.isfinite
-    for r in rows:
-        z = r[-k:]
+    for z in scores:
         top = max(z)
         if not (isfinite(top) and all(isfinite(v) for v in z)):
             classes.append(0)
@@ -73,30 +60,31 @@ def boundary(session, rows):
     return out
 
 
-def thumbnail_points(session):
-    """The points of the pictures: every other grid cell, THUMB x THUMB."""
+def thumbnail_cells():
+    """The grid cells of the pictures: every other one, THUMB x THUMB."""
     n, step = limits.GRID, limits.GRID // THUMB
-    return [session.grid[i * n + j] for i in range(0, n, step) for j in range(0, n, step)]
+    return [i * n + j for i in range(0, n, step) for j in range(0, n, step)]
 
 
 def thumbnails(session, rows):
-    """Each feature's and neuron's output at the pictures' points (``rows``:
-    ``session.outputs_at(thumbnail_points(session))``), by layer: ``[[[values of neuron
-    j]...] for each layer]``; values rounded to 0.01 (a picture's colour needs no more),
-    nan drawn as 0 and infinities as +-1."""
+    """Each feature's and neuron's output at the pictures' cells (``rows``: the second
+    of ``session.on_grid(thumbnail_cells())``, rounded to 0.01: a picture's colour needs
+    no more), by layer: ``[[[values of neuron j]...] for each layer]``; nan drawn
+    as 0 and infinities as +-1."""
+    columns = [_drawable(list(col)) for col in zip(*rows)]
     out, col = [], 0
     for size in session.sizes:
-        out.append([_hundredths([r[c] for r in rows]) for c in range(col, col + size)])
+        out.append(columns[col:col + size])
         col += size
     return out
 
 
-def _hundredths(values, copysign=math.copysign):
-    """``round_half_even(v, 2)`` of each value, nan as 0 and infinities as +-1 (the
-    usual case written out: this runs for every pixel of every picture)."""
-    return [round(v * 100.0) / 100.0 or copysign(0.0, v) if -1e300 < v < 1e300
-            else 0.0 if v != v else round_half_even(v, 2) if math.isfinite(v)
-            else copysign(1.0, v) for v in values]
+def _drawable(values, copysign=math.copysign):
+    """nan as 0, an infinity as +-1."""
+    total = sum(values)
+    if total - total == 0:  # every value finite: the usual case, checked at C speed
+        return values
+    return [v if v - v == 0 else 0.0 if v != v else copysign(1.0, v) for v in values]
 
 
 def _rounded(values, decimals, copysign=math.copysign):
@@ -306,8 +294,7 @@ def play_state(session, *, history="all", points=False, graph_layout=False):
     """What the page gets: the accepted set-up, step, metrics, history (``"all"`` or
     ``"last"``), the pictures, the network and its parameter table; with ``points`` the
     data; the followed point's graph (its layout when ``graph_layout``)."""
-    grid_scores = session.outputs_at(session.grid, columns=slice(-session.k, None))
-    pictures = session.outputs_at(thumbnail_points(session))
+    grid_scores, pictures = session.on_grid(thumbnail_cells())
     out = {"config": session.experiment.to_dict(), "task": session.kind,
            "step": session.step_count, "epoch": session.epoch, "lr": session.opt.lr,
            "metrics": dict(session.metrics), "nparams": session.nparams,

@@ -33,6 +33,19 @@ from ..viz.graph import num  # the one wire form for inf and nan
 from . import limits
 
 
+def round_half_even(x, decimals):
+    """``x`` rounded as NumPy's ``round`` does: ``x * 10**decimals`` to the nearest
+    integer (ties to even), divided back (so a huge x whose product overflows gives
+    inf); nan and inf unchanged, the sign of zero kept. The numbers a traced session's
+    arrays give when they round themselves, from the eager engine too."""
+    scale = 10.0 ** decimals
+    y = x * scale
+    if not math.isfinite(y):
+        return y / scale
+    r = round(y) / scale
+    return r if r != 0 else math.copysign(0.0, y)
+
+
 class PlayError(ValueError):
     """An edit a session refuses (a parameter it does not have, a label its loss
     cannot take, a graph too large to draw)."""
@@ -270,16 +283,30 @@ class PlaySession:
     # -- the network evaluated on many points -------------------------------------------
 
     def outputs_at(self, X, columns=None):
-        """Every feature's and neuron's output at each point of X (or only the outputs
-        in ``columns``, a slice): a list of rows of floats (a diverged network's nan
-        kept). One traced pass when the session is traced, else the eager engine."""
+        """Every feature's and neuron's output at each point of X: a list of rows of
+        floats (a diverged network's nan kept); ``columns``: only those outputs (a
+        slice), or only one (an index: a float per point). One traced pass when the
+        session is traced, else the eager engine."""
         if self.traced_outputs is not None:
-            rows = self.traced_outputs(X)  # the tracer's array: cut before converting
+            rows = self.traced_outputs(X)  # the tracer's array: cut it there
             return (rows if columns is None else rows[:, columns]).tolist()
         with no_grad():
             rows = [[v.data for v in self._every_output([Value(a), Value(b)])]
                     for a, b in X]
         return rows if columns is None else [r[columns] for r in rows]
+
+    def on_grid(self, cells, decimals=2):
+        """The grid in one pass of the network: the scores at every grid point
+        (``scores_at``'s form) and every output at the grid points ``cells`` (indices),
+        rounded to ``decimals``: what the boundary and the pictures are drawn from."""
+        k = self.k
+        scores = -1 if k == 1 else slice(-k, None)
+        if self.traced_outputs is not None:
+            rows = self.traced_outputs(self.grid)  # the tracer's array: cut it there
+            return rows[:, scores].tolist(), rows[cells].round(decimals).tolist()
+        rows = self.outputs_at(self.grid)
+        return ([r[scores] for r in rows],
+                [[round_half_even(v, decimals) for v in rows[c]] for c in cells])
 
     def first_sums_at(self, X):
         """Each first-layer neuron's weighted sum at each point of X: a list of rows."""
@@ -290,8 +317,7 @@ class PlaySession:
 
     def scores_at(self, X):
         """The network's outputs at each point of X: floats (one output) or K logits."""
-        rows = self.outputs_at(X, columns=slice(-self.k, None))
-        return [r[0] for r in rows] if self.k == 1 else rows
+        return self.outputs_at(X, columns=-1 if self.k == 1 else slice(-self.k, None))
 
     def _metrics(self, X, y, T):
         """(loss, accuracy) on a set: the mean per-sample loss (the traced program when
