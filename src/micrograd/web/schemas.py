@@ -26,15 +26,15 @@ from .handlers import play as _play
 from .handlers import walk as _walk_requests
 
 Num = Union[float, Literal["Infinity", "-Infinity", "NaN"]]
-Finite = float  # request numbers: refused when not finite (allow_inf_nan=False below)
 
 
 class Strict(BaseModel):
+    """A request: unknown fields refused, numbers finite."""
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
 
 # ---------------------------------------------------------------------------------------
-# the walk
+# requests: made from the handlers' field declarations
 # ---------------------------------------------------------------------------------------
 
 _SCALARS = {"int": int, "float": float, "number": StrictFloat, "bool": StrictBool,
@@ -83,6 +83,10 @@ def request_model(name, fields, doc=None, base=None):
     _objects[id(fields)] = model
     return model
 
+
+# ---------------------------------------------------------------------------------------
+# the walk
+# ---------------------------------------------------------------------------------------
 
 WalkRequest = request_model("WalkRequest", _walk_requests.WALK,
                             "A graph (a preset by key, or an expression; ``values`` "

@@ -103,6 +103,9 @@ class LocalSessions:
     own store instead (``web/server/sessions.py``: shared by many tabs, thread-safe, a
     busy tab never evicted)."""
 
+    #: a session may give its place at once (one user: the oldest is the one left)
+    evict_after = 0.0
+
     def __init__(self, max_sessions=limits.MAX_SESSIONS):
         self.max_sessions = max_sessions
         self._items = OrderedDict()

@@ -15,6 +15,8 @@ its messages: a pause or a stop acts between two steps).
 
 from __future__ import annotations
 
+from dataclasses import fields
+
 from ...experiment import Experiment, ExperimentError
 from .. import limits
 from ..play_pictures import follow, play_state
@@ -22,7 +24,13 @@ from ..play_session import PlayError, PlaySession
 from .errors import Failure, StoreFull, clip
 from .fields import Field, read
 
-SEED = dict(ge=0, le=2**31 - 1)
+
+
+def _range(name):
+    """The range of the Experiment's field ``name``, for a request field like it."""
+    meta = next(f.metadata for f in fields(Experiment) if f.name == name)
+    return {"gt" if meta.get("min_exclusive") else "ge": meta["min"], "le": meta["max"]}
+
 
 INSPECT = (
     Field("x", "float", ge=-10, le=10),
@@ -43,11 +51,11 @@ RESTORE = (
 SID = (Field("sid", "str", description="the session's id"),)
 STEP = SID + (
     Field("steps", "int", 1, ge=1, le=limits.MAX_STEPS_PER_REQUEST),
-    Field("lr", "float", None, gt=0, le=10, nullable=True,
+    Field("lr", "float", None, nullable=True, **_range("lr"),
           description="change the learning rate first (no reset)"),
 )
-LR = SID + (Field("lr", "float", gt=0, le=10),)
-RESET = SID + (Field("init_seed", "int", None, nullable=True, **SEED),)
+LR = SID + (Field("lr", "float", **_range("lr")),)
+RESET = SID + (Field("init_seed", "int", None, nullable=True, **_range("init_seed")),)
 WEIGHT = SID + (
     Field("name", "str", max_length=30,
           description="w<layer>.<neuron>.<input> or b<layer>.<neuron>, from 1"),
@@ -63,7 +71,7 @@ def _session(sessions, sid):
         raise Failure("lost", f"no playground session {clip(sid)} (it may have expired: "
                               f"sessions idle for {limits.SESSION_IDLE_SECONDS} s are "
                               "dropped, and one resting for "
-                              f"{getattr(sessions, 'evict_after', 0):g} s may give its "
+                              f"{sessions.evict_after:g} s may give its "
                               "place to a new one); create a new one with "
                               "POST /api/play", field="sid") from None
 
