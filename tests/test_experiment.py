@@ -21,8 +21,10 @@ def query(text):
 
 # ---- links the page already wrote (playground.js's P_URL) open the same set-up --------
 
-# what the page's writeUrl put in the address for its default set-up, for a 3-class
-# spiral with SGD momentum and hand edits, and for a regression set with Adam
+# what the page's writeUrl put in the address (URLSearchParams' text, byte for byte) for its
+# default set-up, a 3-class spiral with SGD momentum and hand edits, a regression set with
+# Adam, and blobs with noise, the binary cross-entropy, hand edits and a tie in the
+# split (25 * 0.5 = 12.5 test points)
 OLD_DEFAULT = ("page=play&ds=circle&k=2&noise=0&n=200&ratio=0.5&seed=1&feat=x1%2Cx2"
                "&hidden=4%2C2&act=tanh&loss=mse&opt=sgd&lr=0.1&batch=0&l1=0&l2=0&iseed=0"
                "&test=0&zl=0&hide=reg")
@@ -33,6 +35,10 @@ OLD_SPIRAL = ("page=play&ds=spiral&k=3&noise=0.1&n=150&ratio=0.6&seed=4"
 OLD_REGRESSION = ("page=play&ds=gaussians&k=2&noise=0.05&n=300&ratio=0.7&seed=9"
                   "&feat=x1%2Cx2%2Cx1*x2&hidden=8&act=tanh&loss=mse&opt=adam&lr=0.01"
                   "&batch=0&l1=0&l2=0.0001&iseed=5&add=0%3A0%3A-0.5")
+OLD_BLOBS = ("page=play&ds=blobs&k=2&noise=0.3&n=25&ratio=0.5&seed=1&feat=x1%2Cx2&hidden=3"
+             "&act=tanh&loss=bce&opt=sgd&lr=1e-7&batch=0&l1=0&l2=0&iseed=0"
+             "&add=1%3A1%3A1%3B0.25%3A-2%3A-1&rm=0")
+OLD_LINKS = [OLD_DEFAULT, OLD_SPIRAL, OLD_REGRESSION, OLD_BLOBS]
 
 
 def test_old_links_read_aliases():
@@ -120,7 +126,7 @@ def old_build(c):
     return tr, te, ytr, yte, model, opt, spec
 
 
-@pytest.mark.parametrize("link", [OLD_DEFAULT, OLD_SPIRAL, OLD_REGRESSION])
+@pytest.mark.parametrize("link", OLD_LINKS)
 def test_old_links_build_what_the_playground_built(link):
     """The same data, network and optimizer as the Playground's own set-up path."""
     q = query(link)
@@ -135,7 +141,7 @@ def test_old_links_build_what_the_playground_built(link):
 
 
 def test_canonical_links_round_trip():
-    for link in (OLD_DEFAULT, OLD_SPIRAL, OLD_REGRESSION):
+    for link in OLD_LINKS:
         e = Experiment.from_url(query(link))
         url = e.to_url()
         assert all(isinstance(v, str) for v in url.values())
@@ -145,6 +151,29 @@ def test_canonical_links_round_trip():
         assert json.loads(json.dumps(e.to_dict())) == e.to_dict()
     assert Experiment().to_url()["ds"] == "disk"
     assert "add" not in Experiment().to_url() and "rm" not in Experiment().to_url()
+
+
+def test_every_field_round_trips_through_a_link():
+    e = Experiment(dataset="moons", classes=2, noise=0.25, samples=120, train_ratio=0.8,
+                   seed=3, added=[[0.5, -0.25, 1], [1e-7, 2, -1]], removed=[0, 119],
+                   features=["x1^2", "x2"], hidden=[3, 5], activation="relu",
+                   bias_init="zero", init_seed=11, loss="hinge", optimizer="sgd",
+                   momentum=0.5, nesterov=True, weight_decay=0.001, lr=0.003,
+                   batch_size=7, l1=1e-5, l2=0.5)
+    e.check()
+    url = e.to_url()
+    assert (url["nesterov"], url["mom"], url["add"]) == ("1", "0.5", "0.5:-0.25:1;1e-7:2:-1")
+    assert Experiment.from_url(url) == e
+    assert Experiment.from_dict(e.to_dict()) == e
+
+
+def test_whole_json_numbers_are_ints_and_an_alias_keeps_what_is_given():
+    e = Experiment.from_dict({"samples": 100.0, "classes": 3.0, "hidden": [4.0],
+                              "dataset": "spiral", "loss": "ce", "noise": 1})
+    assert (e.samples, e.classes, e.hidden, e.noise) == (100, 3, [4], 1.0)
+    assert type(e.samples) is int and type(e.hidden[0]) is int and type(e.noise) is float
+    e = Experiment.from_dict({"optimizer": "momentum", "momentum": 0.5})
+    assert (e.optimizer, e.momentum) == ("sgd", 0.5)
 
 
 def test_the_spec_describes_every_field_once():
@@ -223,12 +252,22 @@ def test_js_number_writes_what_javascript_writes():
     ({"nesterov": True}, "nesterov needs the optimizer 'sgd' and momentum > 0"),
     ({"added": [[0, 0, 1]] * (MAX_EDITS + 1)}, "at most 200 points added and 200 removed"),
     ({"added": [[0, 0]]}, "an added point is [x1, x2, label] with finite numbers"),
-    ({"added": [[11, 0, 1]]}, "an added point lies within [-10, 10]^2"),
+    ({"added": [[0, -11, 1]]}, "an added point lies within [-10, 10]^2"),
     ({"added": [[0, 0, 0]]}, "an added point's class is -1 or +1, got 0"),
     ({"dataset": "spiral", "classes": 3, "loss": "ce", "added": [[0, 0, 3]]},
      "an added point's class is 0 to 2, got 3"),
     ({"dataset": "plane", "added": [[0, 0, 2]]}, "a regression target lies in [-1, 1]"),
+    ({"dataset": "spiral", "classes": 3, "loss": "ce", "added": [[0, 0, 1.5]]},
+     "an added point's class is 0 to 2, got 1.5"),
     ({"removed": [200]}, "removed point 200 is not one of the 200 generated points"),
+    ({"samples": 10, "removed": [0, 1, 2, 3]}, "6 points at train ratio 0.5 leave no test "
+                                               "or too few train points"),
+    ({"noise": float("nan")}, "noise must be 0 to 2, got nan"),
+    ({"lr": float("inf")}, "lr must be more than 0 and at most 10, got inf"),
+    ({"hidden": [2.5]}, "hidden holds whole numbers, got float 2.5"),
+    ({"nesterov": 1}, "nesterov must be true or false, got int 1"),
+    ({"features": "x1"}, "features must be a list, got str 'x1'"),
+    ({"removed": ["3"]}, "removed holds indices (whole numbers), got str '3'"),
     ({"batch_size": 101}, "batch size 101 is larger than the training set (100 points)"),
     ({"colour": "red"}, "unknown field 'colour'"),
 ])

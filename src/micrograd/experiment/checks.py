@@ -72,7 +72,7 @@ def _check_field(name, meta, x):
             what = "a whole number" if kind == "int" else "a number"
             raise ExperimentError(f"{name} must be {what}, got {type(x).__name__} "
                                   f"{x!r:.40}", name)
-        if not math.isfinite(x) or not _in_range(x, meta):
+        if not _in_range(x, meta):  # nan and inf are in no range
             raise ExperimentError(f"{name} must be {_range_text(meta)}, got {x}", name)
     elif not isinstance(x, list):
         raise ExperimentError(f"{name} must be a list, got {type(x).__name__} {x!r:.40}",

@@ -124,9 +124,6 @@ def from_url(cls, query):
             raise ExperimentError(f"{f.metadata['url']} must be text, got "
                                   f"{type(text).__name__}", f.name)
         d[f.name] = _parse(f, text)
-    for p in d.get("added", []):
-        if len(p) == 3 and p[2] == int(p[2]):
-            p[2] = int(p[2])  # a class label
     return from_dict(cls, d)
 
 
