@@ -288,7 +288,7 @@ def test_the_pictures_are_the_ones_numpy_drew(setup):
     with np.errstate(all="ignore"):
         if s.k == 1:
             z = rows[:, -1]
-            c = np.tanh(z / 2) if s.spec.name == "bce" else np.clip(z, -1.0, 1.0)
+            c = np.tanh(z / 2) if s.loss_spec.name == "bce" else np.clip(z, -1.0, 1.0)
             want = ["NaN" if math.isnan(v) else v for v in np.round(c, 4).tolist()]
             assert b["values"] == pytest.approx(want, abs=1e-15, nan_ok=True)
         else:

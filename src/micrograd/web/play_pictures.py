@@ -37,7 +37,7 @@ def boundary(session, scores):
     out = {"n": limits.GRID, "extent": list(session.extent)}
     k = session.k
     if k == 1:
-        if session.spec.name == "bce":
+        if session.loss_spec.name == "bce":
             col = [math.tanh(z / 2) for z in scores]
         else:
             col = [-1.0 if z < -1.0 else 1.0 if z > 1.0 else z for z in scores]
@@ -241,7 +241,7 @@ def _point_root(session):
             nxt.append(out)
         h = nxt
     out = h[0] if k == 1 else h
-    label, spec = point["label"], session.spec
+    label, spec = point["label"], session.loss_spec
     if label is None and k == 1:
         root = out
     else:

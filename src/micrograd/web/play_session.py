@@ -62,10 +62,10 @@ class PlaySession:
         self.nparams = experiment.check()
         self.experiment = exp = experiment
         self.use_tracer = traced
-        self.spec = LOSSES[exp.loss]
+        self.loss_spec = LOSSES[exp.loss]
         self.kind = task(exp)
         self.k = n_outputs(exp)
-        X, y, ids = _experiment.make_points(exp, self.spec.labels)
+        X, y, ids = _experiment.make_points(exp, self.loss_spec.labels)
         (self.X_train, self.X_test, self.y_train, self.y_test, self.id_train,
          self.id_test) = _experiment.split(exp, X, y, ids)
         self.T_train = [self._target(t) for t in self.y_train]
@@ -203,11 +203,11 @@ class PlaySession:
         return out
 
     def _target(self, y):
-        return self.spec.target(y, self.k) if self.k > 1 else float(y)
+        return self.loss_spec.target(y, self.k) if self.k > 1 else float(y)
 
     def _sample_loss(self, x, y):
         """One sample's loss, with the target as a traced Value (micrograd.losses)."""
-        return self.spec.sample(self.forward(x), y)
+        return self.loss_spec.sample(self.forward(x), y)
 
     def _penalty(self):
         """The L1 and L2 penalties over the parameters (micrograd.losses), or None."""
@@ -246,7 +246,7 @@ class PlaySession:
     def _loss(self, xs, ys):
         """The eager loss of a batch (the path when tracing is unavailable)."""
         outs = [self.forward(x) for x in xs]
-        loss = self.spec(outs, ys)
+        loss = self.loss_spec(outs, ys)
         penalty = self._penalty()
         return loss if penalty is None else loss + penalty
 
@@ -329,7 +329,7 @@ class PlaySession:
             loss = float(self.traced_loss.per_sample(X, T).mean())
         else:
             with no_grad():
-                loss = self.spec(scores, y).data
+                loss = self.loss_spec(scores, y).data
         acc = None if self.kind == "regression" else accuracy(scores, y)
         return loss, acc
 
