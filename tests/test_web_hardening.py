@@ -788,6 +788,9 @@ def test_the_page_says_the_training_diverged(live):
                                     args=["--no-sandbox", "--disable-gpu"])
         try:
             page = browser.new_page()
+            # the page's Playground component (the page defines no global of its own)
+            page.add_init_script("Object.defineProperty(window, 'Play', {get: () => "
+                                 "document.querySelector('#page-play').playground})")
             errors = []
             page.on("pageerror", lambda e: errors.append(str(e)))
             page.goto(url)
@@ -798,16 +801,27 @@ def test_the_page_says_the_training_diverged(live):
             page.wait_for_function("!Play.playing")
             banner = page.inner_text("#banner")
             at = page.evaluate("Play.state.diverged_at")
+            # what the page computed: the cells it marked nan, against the server's
+            marked = page.evaluate("Number(document.querySelector('#p-boundary')"
+                                   ".dataset.nanCells)")
+            sent = page.evaluate("Play.state.boundary.values"
+                                 ".filter((v) => typeof v !== 'number').length")
+            cells = page.evaluate("Play.state.boundary.n ** 2")
+            # and what it drew: the share of the plot painted the nan grey (the points and
+            # lines drawn over it cover a little of it, wherever a browser puts them)
             grey = page.evaluate("""() => {
                 const cv = document.querySelector('#p-boundary');
-                const d = cv.getContext('2d').getImageData(cv.width / 2, cv.height / 2,
-                                                           1, 1).data;
-                return [d[0], d[1], d[2]];
+                const d = cv.getContext('2d').getImageData(0, 0, cv.width, cv.height).data;
+                let n = 0;
+                for (let i = 0; i < d.length; i += 4)
+                    if (d[i] === 191 && d[i + 1] === 191 && d[i + 2] === 191) n++;
+                return n / (cv.width * cv.height);
             }""")
             sid = page.evaluate("Play.sid")
         finally:
             browser.close()
     assert f"training diverged at step {at}" in banner and "lower the learning rate" in banner
     assert errors == []
-    assert grey[0] == grey[1] == grey[2], grey  # nan: grey, not blue or orange
+    assert marked == sent == cells, (marked, sent, cells)  # every cell nan, each marked
+    assert grey > 0.5, grey  # nan: grey, not blue, orange or black
     request(live, "DELETE", f"/api/play/{sid}")

@@ -406,6 +406,8 @@ class Meta(BaseModel):
     play_limits: Dict[str, int] = Field(description="the playground's own caps (hidden "
                                                     "layers, classes, hand edits, nodes "
                                                     "of one point's graph)")
+    experiment: Dict[str, Any]
+    walk: Dict[str, Any]
 
 
 class ErrorResponse(BaseModel):
