@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import numpy as np
-
-from .program import Program, reduction_seed
+from .program import Program, Source, reduction_seed
 
 
 class BatchLoss:
@@ -47,11 +45,22 @@ class BatchLoss:
                                     once=(rg.recording, rg.param_at),
                                     backend=per_sample.backend,
                                     device=per_sample.device)
-        self._parts = [(prog, np.array([index[id(p)] for p in prog.params], dtype=np.intp))
+        self._parts = [(prog, [index[id(p)] for p in prog.params])
                        for prog in (per_sample, regularizer) if prog is not None]
+
+    @property
+    def source(self):
+        """What the loss is compiled from (``program.Source``): the per-sample
+        recording, with the regularizer's as the graph run once per batch."""
+        if self._program is not None:
+            return self._program.source
+        ps, reg = self.per_sample.source, self.regularizer.source
+        return Source(ps.recording, ps.param_at, (reg.recording, reg.param_at))
 
     def param_values(self):
         """The parameters' current ``.data``, in ``params`` order, as an array."""
+        import numpy as np
+
         return np.array([p.data for p in self.params], dtype=np.float64)
 
     def loss_and_grads(self, P, *batches, grads=True):
@@ -73,6 +82,8 @@ class BatchLoss:
         return total / B if self.reduction == "mean" else total
 
     def _two_runs(self, P, batches, grads):
+        import numpy as np
+
         ps, reg = self.per_sample, self.regularizer
         batch = ps.as_batch(*batches)
         g = np.zeros(len(self.params)) if grads else None

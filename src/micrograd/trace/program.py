@@ -1,29 +1,58 @@
-"""``Program``: a traced function, compiled, run over whole batches."""
+"""``Program``: a traced function, compiled, run over whole batches.
+
+Compiling needs only the standard library; the backend that runs the program (NumPy by
+default, ``runtime.Runner``) is built, and NumPy imported, when it first runs. A
+program can also be lowered into primitive instructions without ever running here
+(``micrograd.trace.lowering``).
+"""
 
 from __future__ import annotations
 
+import sys
 import threading
 from typing import NamedTuple
 
-import numpy as np
-
+from .. import ops as _ops
 from . import passes
-from .runtime import Runner
+from .ir import OpNode, SumNode, TraceError, no_numpy_kernel
 
 
 class RunResult(NamedTuple):
-    """What ``Program.run`` returns."""
+    """What ``Program.run`` returns (NumPy arrays)."""
 
-    outputs: np.ndarray         # (n_outputs, B)
-    grads: np.ndarray | None    # per parameter, when a seed was given
-    once: np.ndarray            # the once-per-batch outputs (a loss's regularizer)
+    outputs: object         # (n_outputs, B)
+    grads: object           # per parameter, when a seed was given, else None
+    once: object            # the once-per-batch outputs (a loss's regularizer)
 
 
 class Batch(NamedTuple):
     """A batch as the program reads it: one row per sample, the arguments side by side."""
 
-    X: np.ndarray   # shape (B, n_inputs)
+    X: object       # a NumPy array of shape (B, n_inputs)
     size: int       # B
+
+
+class Source(NamedTuple):
+    """What a program was compiled from: the recording, its parameters by position,
+    and the no-input graph run once per batch beside it (recording, parameters), or
+    None. The lowering compiles the same source into primitive instructions."""
+
+    recording: object
+    param_at: dict
+    once: tuple | None
+
+
+class Compiled(NamedTuple):
+    """The compiler's result, from which a backend builds its runner."""
+
+    nodes: list
+    groups: list
+    layout: object
+    need: list
+    outputs: list
+    n_inputs: int
+    n_params: int
+    once_outputs: list
 
 
 class Program:
@@ -58,13 +87,33 @@ class Program:
                 if id(at[i]) not in seen:
                     seen.add(id(at[i]))
                     plist.append(at[i])
-        self._runner, self.params = _compile(rec, param_at, plist, reorder=params is None,
-                                             once=once)
+        self.source = Source(rec, param_at, once)
+        self._compiled, self.params = _compile(rec, param_at, plist, reorder=params is None,
+                                               once=once)
+        if backend == "numpy":
+            check_numpy_kernels(self._compiled.nodes)
+        self._built = None
+        self._lock = threading.Lock()
         if backend == "torch":
+            self._build()  # PyTorch (asked for): its kernels are checked now
+
+    @property
+    def _runner(self):
+        """The backend's runner, built (and NumPy imported) on first use."""
+        return self._built if self._built is not None else self._build()
+
+    def _build(self):
+        from .runtime import Runner
+
+        c = self._compiled
+        runner = Runner(c.nodes, c.groups, c.layout, c.need, c.outputs, c.n_inputs,
+                        c.n_params, c.once_outputs)
+        if self.backend == "torch":
             from .torch_backend import TorchRunner  # PyTorch only when asked for
 
-            self._runner = TorchRunner(self._runner, device or "cpu")
-        self._lock = threading.Lock()
+            runner = TorchRunner(runner, self.device or "cpu")
+        self._built = runner
+        return runner
 
     # ---- the low-level interface -------------------------------------------------------
 
@@ -74,10 +123,14 @@ class Program:
 
     def param_values(self):
         """The parameters' current ``.data``, in ``params`` order, as an array."""
+        import numpy as np
+
         return np.array([p.data for p in self.params], dtype=np.float64)
 
     def add_grads(self, grads):
         """``p.grad += g`` for every parameter (``grads`` in ``params`` order)."""
+        import numpy as np
+
         for p, g in zip(self.params, np.asarray(grads, dtype=np.float64).tolist()):
             p.grad += g
 
@@ -87,8 +140,8 @@ class Program:
         ``seed`` (the gradient of the outputs: a number or an (n_outputs, B) array) the
         gradient of ``sum(seed * outputs) + sum(once)`` for every parameter, else None;
         and the once-per-batch outputs."""
-        r = self._runner
         with self._lock:
+            r = self._runner
             if len(r.P):
                 r.P[:] = param_values
             out, once = r.run(batch.X, batch.size, seed)
@@ -121,6 +174,8 @@ class Program:
 
     def _seed(self, B, reduction, grad_outputs):
         if grad_outputs is not None:
+            import numpy as np
+
             seed = np.asarray(grad_outputs, dtype=np.float64).reshape(B, -1).T
             if seed.shape != (self.n_outputs, B):
                 raise ValueError(f"grad_outputs must have shape ({B}, {self.n_outputs})")
@@ -135,13 +190,15 @@ class Program:
     @property
     def groups(self):
         """The number of batched steps."""
-        return len(self._runner.steps)
+        return len(self._compiled.groups)
 
     def summary(self):
         """A short text: traced nodes, batched steps by kind."""
         kinds = {}
-        for st in self._runner.steps:
-            kinds[st.label] = kinds.get(st.label, 0) + (st.e - st.s)
+        for g in self._compiled.groups:
+            label = {OpNode: None, SumNode: "sum"}.get(g.kind, "dense")
+            label = label or self._compiled.nodes[g.members[0]].key
+            kinds[label] = kinds.get(label, 0) + len(g.members)
         body = ", ".join(f"{k} x{n}" for k, n in kinds.items())
         return (f"Program: {self.n_traced} traced nodes -> {self.groups} batched "
                 f"steps ({body}); {self.n_inputs} inputs, {len(self.params)} parameters, "
@@ -178,10 +235,26 @@ def reduction_seed(reduction, B):
     raise ValueError(f"reduction must be 'mean' or 'sum', got {reduction!r}")
 
 
+def check_numpy_kernels(nodes):
+    """Refuse, naming it, an op the NumPy backend has no forward kernel for: every
+    built-in has one (``NP_FORWARD``), a user-defined op brings ``np_forward`` (or was
+    added to ``NP_FORWARD``). Checked when tracing, without importing NumPy."""
+    added = getattr(sys.modules.get(__package__ + ".numpy_backend"), "NP_FORWARD", {})
+    for nd in nodes:
+        if not isinstance(nd, OpNode):
+            continue
+        op = _ops.OPS.get(nd.key)
+        if op is _ops.BUILTIN.get(nd.key) or getattr(op, "np_forward", None) is not None \
+                or nd.key in added:
+            continue
+        raise TraceError(no_numpy_kernel(nd.key))
+
+
 def _compile(rec, param_at, params, reorder, once=None):
-    """Run the compiler passes; returns (the runner, the parameter list in its final
-    order: when the caller fixed no order, as the dense steps read them). ``once``: the
-    recording and parameters of a no-input graph to run once per batch beside it."""
+    """Run the compiler passes; returns (the ``Compiled`` program, the parameter list
+    in its final order: when the caller fixed no order, as the dense steps read them).
+    ``once``: the recording and parameters of a no-input graph to run once per batch
+    beside it."""
     nodes = passes.build_graph(rec, param_at, params)
     outputs = list(rec.outputs)
     once_outputs = []
@@ -202,12 +275,13 @@ def _compile(rec, param_at, params, reorder, once=None):
             passes.renumber_params(nodes, new_order)
             params = [params[j] for j in new_order]
     layout = passes.assign_rows(nodes, an, groups, sum(rec.widths), in_once)
-    runner = Runner(nodes, groups, layout, an.need, outputs, sum(rec.widths), len(params),
-                    once_outputs)
-    return runner, params
+    return Compiled(nodes, groups, layout, an.need, outputs, sum(rec.widths), len(params),
+                    once_outputs), params
 
 
 def _pack(batches, widths, scalars):
+    import numpy as np
+
     if len(batches) != len(widths):
         raise TypeError(f"this program takes {len(widths)} batch argument(s) "
                         f"(per-sample widths {list(widths)}), got {len(batches)}")
