@@ -39,7 +39,7 @@ def run_in_node(jobs, timeout=600):
     of results: {"outputs": [array, ...], "value": float or None, "grads": array,
     "params": array}); a call the runner refused is {"error": message}."""
     node = shutil.which("node")
-    assert node, "node (20 or later) is part of the test set-up: install it (apt-get install nodejs)"
+    assert node, "node (20 or later) is part of the test set-up: apt-get install nodejs"
     payload = json.dumps({"jobs": [{"program": w, "calls": c} for w, c in jobs]},
                          allow_nan=False)
     done = subprocess.run([node, str(DRIVER)], input=payload, capture_output=True, text=True,

@@ -103,7 +103,8 @@ from .api import clear_cache, trace, trace_loss
 from .batch_loss import BatchLoss
 from .ir import LoweringError, TraceError
 from .lowering import Lowered, lower, lower_op
-from .optimizers import AdamUpdate, SGDUpdate, TracedAdam, TracedSGD
+from .optimizers import TracedAdam, TracedSGD
+from .updates import AdamUpdate, SGDUpdate
 from .prim_math import LOWERED_FORWARD
 from .prims import PRIMS
 from .program import Program

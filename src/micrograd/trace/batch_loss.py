@@ -59,9 +59,9 @@ class BatchLoss:
 
     def param_values(self):
         """The parameters' current ``.data``, in ``params`` order, as an array."""
-        import numpy as np
+        from . import runtime
 
-        return np.array([p.data for p in self.params], dtype=np.float64)
+        return runtime.param_values(self.params)
 
     def loss_and_grads(self, P, *batches, grads=True):
         """The loss at parameter values ``P`` (in ``params`` order) and, with ``grads``,
@@ -82,11 +82,11 @@ class BatchLoss:
         return total / B if self.reduction == "mean" else total
 
     def _two_runs(self, P, batches, grads):
-        import numpy as np
+        from . import runtime
 
         ps, reg = self.per_sample, self.regularizer
         batch = ps.as_batch(*batches)
-        g = np.zeros(len(self.params)) if grads else None
+        g = runtime.zeros(len(self.params)) if grads else None
         loss = 0.0
         for prog, idx in self._parts:
             if prog is ps:

@@ -14,6 +14,8 @@ back into the Values and gives them back their class.
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..engine import Value
 
 _SLOTS = (Value.__dict__.get("data"), Value.__dict__.get("grad"))
@@ -70,8 +72,6 @@ class BoundValue(Value):
 def bind(params):
     """Bind ``params`` (plain Values) to two new arrays, filled from their numbers;
     returns the ``Store``. Refuses Values bound already."""
-    import numpy as np
-
     if not all(type(d).__name__ == "member_descriptor" for d in _SLOTS):
         raise TypeError("Value.data and Value.grad are not the plain slots this module "
                         "binds: use micrograd.optim with loss.backward instead")

@@ -110,6 +110,7 @@ class UpdateMath:
         return math.sqrt(x) if isinstance(x, (float, int)) else np.sqrt(x)
 
     pow = staticmethod(_ops.FLOAT.pow)
+    zeros = staticmethod(np.zeros)  # (an optimizer's state vectors)
 
     @staticmethod
     def eq(x, y):

@@ -8,6 +8,7 @@ program can also be lowered into primitive instructions without ever running her
 
 from __future__ import annotations
 
+import importlib.util
 import sys
 import threading
 from typing import NamedTuple
@@ -119,20 +120,21 @@ class Program:
 
     def as_batch(self, *batches):
         """Check and pack one array (or sequence) per argument into a ``Batch``."""
-        return _pack(batches, self.widths, self.scalars)
+        from . import runtime
+
+        return runtime.pack(batches, self.widths, self.scalars)
 
     def param_values(self):
         """The parameters' current ``.data``, in ``params`` order, as an array."""
-        import numpy as np
+        from . import runtime
 
-        return np.array([p.data for p in self.params], dtype=np.float64)
+        return runtime.param_values(self.params)
 
     def add_grads(self, grads):
         """``p.grad += g`` for every parameter (``grads`` in ``params`` order)."""
-        import numpy as np
+        from . import runtime
 
-        for p, g in zip(self.params, np.asarray(grads, dtype=np.float64).tolist()):
-            p.grad += g
+        runtime.add_grads(self.params, grads)
 
     def run(self, batch, param_values, seed=None):
         """One pass over ``batch`` with the given parameter values (no Value is read or
@@ -174,12 +176,9 @@ class Program:
 
     def _seed(self, B, reduction, grad_outputs):
         if grad_outputs is not None:
-            import numpy as np
+            from . import runtime
 
-            seed = np.asarray(grad_outputs, dtype=np.float64).reshape(B, -1).T
-            if seed.shape != (self.n_outputs, B):
-                raise ValueError(f"grad_outputs must have shape ({B}, {self.n_outputs})")
-            return seed
+            return runtime.seed_array(grad_outputs, B, self.n_outputs)
         if self.n_outputs != 1:
             raise ValueError(f"this program has {self.n_outputs} outputs: give "
                              f"grad_outputs of shape (B, {self.n_outputs})")
@@ -218,12 +217,9 @@ def check_backend(backend, device):
         raise ValueError(f"backend must be 'numpy' or 'torch', got {backend!r}")
     if device is not None and backend != "torch":
         raise ValueError(f"a device ({device!r}) needs backend='torch'")
-    if backend == "torch":
-        try:
-            import torch  # noqa: F401
-        except ModuleNotFoundError as err:
-            raise ModuleNotFoundError("the torch backend needs PyTorch: pip install torch",
-                                      name="torch") from err
+    if backend == "torch" and importlib.util.find_spec("torch") is None:
+        raise ModuleNotFoundError("the torch backend needs PyTorch: pip install torch",
+                                  name="torch")
 
 
 def reduction_seed(reduction, B):
@@ -277,33 +273,3 @@ def _compile(rec, param_at, params, reorder, once=None):
     layout = passes.assign_rows(nodes, an, groups, sum(rec.widths), in_once)
     return Compiled(nodes, groups, layout, an.need, outputs, sum(rec.widths), len(params),
                     once_outputs), params
-
-
-def _pack(batches, widths, scalars):
-    import numpy as np
-
-    if len(batches) != len(widths):
-        raise TypeError(f"this program takes {len(widths)} batch argument(s) "
-                        f"(per-sample widths {list(widths)}), got {len(batches)}")
-    if not batches:
-        return Batch(np.zeros((1, 0)), 1)
-    cols, B = [], None
-    for k, (b, w) in enumerate(zip(batches, widths)):
-        try:
-            a = np.asarray(b, dtype=np.float64)
-        except (TypeError, ValueError) as exc:
-            raise TypeError(f"batch argument {k}: expected numbers (an array of shape "
-                            f"(B, {w}) or (B,)), could not convert: {exc}") from None
-        if a.ndim == 1 and (w == 1 or scalars[k]):
-            a = a[:, None]
-        if a.ndim != 2 or a.shape[1] != w:
-            raise ValueError(f"batch argument {k}: expected shape (B, {w}), got {a.shape}")
-        if B is None:
-            B = a.shape[0]
-        elif a.shape[0] != B:
-            raise ValueError(f"batch arguments have different lengths: {B} and "
-                             f"{a.shape[0]} (argument {k})")
-        cols.append(a)
-    if B == 0:
-        raise ValueError("the batch is empty")
-    return Batch(cols[0] if len(cols) == 1 else np.concatenate(cols, axis=1), B)
