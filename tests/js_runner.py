@@ -35,8 +35,8 @@ def call(fn, X, mode="evaluate", params=None):
 
 
 def run_in_node(jobs, timeout=600):
-    """``jobs``: [(wire, [call, ...]), ...]. Returns (the runner's PRIMS, per job a list
-    of results: {"outputs": [array, ...], "value": float or None, "grads": array,
+    """``jobs``: [(wire, [call, ...]), ...]. Returns (the runner's ``{"prims": [names],
+    "arity": {name: operands}}``, per job a list of results: {"outputs": [array, ...], "value": float or None, "grads": array,
     "params": array}); a call the runner refused is {"error": message}."""
     node = shutil.which("node")
     assert node, "node (20 or later) is part of the test set-up: apt-get install nodejs"
@@ -57,4 +57,4 @@ def run_in_node(jobs, timeout=600):
                        "value": None if r["value"] is None else float(unb64(r["value"])[0]),
                        "grads": unb64(r["grads"]), "params": unb64(r["params"])})
         results.append(rs)
-    return out["prims"], results
+    return {"prims": out["prims"], "arity": out["arity"]}, results

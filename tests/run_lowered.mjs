@@ -5,10 +5,10 @@
 // stdin: {"jobs": [{"program": <wire>, "calls": [call, ...]}, ...]} where a call is
 //   {"fn": name, "X": <base64 float64>, "mode": "evaluate" | "grad" | "step",
 //    "params": <base64 float64> (optional: set before the call)}
-// stdout: {"prims": [...], "results": [[{"outputs": [<b64>...], "value": <b64>,
+// stdout: {"prims": [...], "arity": {...}, "results": [[{"outputs": [<b64>...], "value": <b64>,
 //   "grads": <b64>, "params": <b64>}, ...], ...]} (failures: {"error": message}).
 // Float64 arrays travel as base64 of their bytes, so every bit (-0, nan) arrives.
-import { PRIMS, load } from "../src/micrograd/web/static/runner/runner.js";
+import { ARITY, PRIMS, load } from "../src/micrograd/web/static/runner/runner.js";
 
 const b64 = (a) => Buffer.from(a.buffer, a.byteOffset, a.byteLength).toString("base64");
 const f64 = (s) => {
@@ -47,4 +47,4 @@ const results = jobs.map((job) => {
     }
   });
 });
-process.stdout.write(JSON.stringify({ prims: PRIMS, results }));
+process.stdout.write(JSON.stringify({ prims: PRIMS, arity: ARITY, results }));

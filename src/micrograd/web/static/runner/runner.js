@@ -69,12 +69,12 @@ export const KERNELS = Object.freeze({
 /** The primitives this runner implements (the names of KERNELS). */
 export const PRIMS = Object.freeze(Object.keys(KERNELS));
 
-/* operands per primitive: a count, or -1 (one or more); const reads a number */
-const ARITY = {
-  const: 1, copy: 1, neg: 1, abs: 1, sqrt: 1, exp: 1, log: 1, log1p: 1, tanh: 1, sin: 1,
+/** Operands per primitive: a count, or -1 (one or more); const reads a number. */
+export const ARITY = Object.freeze({
+  const: 0, copy: 1, neg: 1, abs: 1, sqrt: 1, exp: 1, log: 1, log1p: 1, tanh: 1, sin: 1,
   cos: 1, total: 1, add: 2, sub: 2, mul: 2, div: 2, pow: 2, lt: 2, le: 2, gt: 2, ge: 2,
   eq: 2, select: 3, sum: -1,
-};
+});
 
 const FORMAT = "micrograd-lowered";
 const VERSION = 1;
@@ -212,7 +212,7 @@ export class Runner {
       const [prim, out, ...args] = ins;
       const kernel = KERNELS[prim];
       if (!kernel) throw new Error(where(`unknown primitive ${JSON.stringify(prim)} at ${at}`));
-      const arity = ARITY[prim];
+      const arity = prim === "const" ? 1 : ARITY[prim];  // const: its number
       if (arity >= 0 ? args.length !== arity : args.length < 1) {
         throw new Error(where(`${prim} with ${args.length} operands at ${at}`));
       }
