@@ -36,8 +36,9 @@ def call(fn, X, mode="evaluate", params=None):
 
 def run_in_node(jobs, timeout=600):
     """``jobs``: [(wire, [call, ...]), ...]. Returns (the runner's ``{"prims": [names],
-    "arity": {name: operands}}``, per job a list of results: {"outputs": [array, ...], "value": float or None, "grads": array,
-    "params": array}); a call the runner refused is {"error": message}."""
+    "arity": {name: operands}}``, per job a list of results: ``{"outputs": [array, ...],
+    "value": float or None, "grads": array, "params": array}``); a call the runner
+    refused is ``{"error": message}``."""
     node = shutil.which("node")
     assert node, "node (20 or later) is part of the test set-up: apt-get install nodejs"
     payload = json.dumps({"jobs": [{"program": w, "calls": c} for w, c in jobs]},
