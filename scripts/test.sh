@@ -6,8 +6,8 @@
 #   Ubuntu); PYTHON=/path/to/python uses that interpreter instead, without a venv
 # - the test extras into it (pytest, hypothesis, torch==2.13.0 CPU as the float64
 #   reference, ...)
-# - Debian's chromium for the browser tests, and python3-venv if venv needs it (apt-get;
-#   as root, or through sudo)
+# - Debian's chromium for the browser tests, node for the JavaScript runner's tests, and
+#   python3-venv if venv needs it (apt-get; as root, or through sudo)
 # Browser and torch tests never skip: a missing dependency fails the run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,6 +32,7 @@ else
 fi
 
 command -v chromium >/dev/null 2>&1 || apt_install chromium
+command -v node >/dev/null 2>&1 || apt_install nodejs
 
 "$PY" -m pip install -q -e '.[test]'
 exec "$PY" -m pytest "$@"

@@ -10,10 +10,12 @@ numbers equal exactly; and the lowering works in a Python without NumPy.
 """
 
 import json
+import re
 import math
 import random
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -368,6 +370,7 @@ def test_the_runner_refuses_a_bad_program_naming_what_is_wrong():
 
 NO_NUMPY = r'''
 import sys
+from pathlib import Path
 
 class NoNumpy:
     """Refuse NumPy (and torch) as a Python without them would."""
@@ -377,6 +380,7 @@ class NoNumpy:
 
 sys.meta_path.insert(0, NoNumpy())
 import json
+import re
 import random
 
 from micrograd.engine import Value
@@ -439,3 +443,11 @@ def test_numpy_is_imported_when_a_program_first_runs():
                           timeout=120, check=False)
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.split() == ["False", "True"]
+
+
+def test_the_docs_table_names_every_primitive():
+    text = (Path(__file__).parent.parent / "docs" / "performance.md").read_text()
+    table = text.split("**The primitives**")[1].split("**The wire form**")[0]
+    named = {name for row in table.splitlines() if row.startswith("| `")
+             for name in re.findall(r"`([a-z0-9]+)`", row.split("|")[1])}
+    assert named == set(PRIMS)
