@@ -194,10 +194,10 @@ def main(argv=None):
     js.close()
     np_opt.close()
 
+    fn = lowered.wire["functions"]["loss"]
     print(f"2-8-8-1 tanh MLP, {POINTS} points, {args.optimizer}, mean squared error + "
-          f"{L2:g} L2; {lowered.wire['functions']['loss']['forward'].__len__()} forward, "
-          f"{len(lowered.wire['functions']['loss']['backward'])} backward, "
-          f"{len(lowered.wire['functions']['loss']['update'])} update instructions")
+          f"{L2:g} L2; lowered: {len(fn['forward'])} forward, {len(fn['backward'])} "
+          f"backward, {len(fn['update'])} update instructions")
     print(f"steps per second (wall time; median of {args.rounds} interleaved rounds, "
           f"min-max)")
     rate = {}
@@ -209,8 +209,9 @@ def main(argv=None):
             med, lo, hi = spread(times[engine, with_grid], steps)
             rate[engine, with_grid] = med
             print(f"  {label:<18} {name:<18} {med:>9.1f}   ({lo:.1f}-{hi:.1f})")
-        print(f"  {'':<18} runner / NumPy = {rate['runner', with_grid] / rate['numpy', with_grid]:.2f}"
-              f", runner / eager = {rate['runner', with_grid] / rate['eager', with_grid]:.0f}")
+        js, np_, eager = (rate[e, with_grid] for e in ("runner", "numpy", "eager"))
+        print(f"  {'':<18} runner / NumPy = {js / np_:.2f}, runner / eager = "
+              f"{js / eager:.0f}")
     return 0
 
 
