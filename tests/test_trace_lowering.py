@@ -451,3 +451,19 @@ def test_the_docs_table_names_every_primitive():
     named = {name for row in table.splitlines() if row.startswith("| `")
              for name in re.findall(r"`([a-z0-9]+)`", row.split("|")[1])}
     assert named == set(PRIMS)
+
+
+def test_fit_without_numpy_still_takes_the_eager_engine():
+    # the tracer imports without NumPy now; the traced engine of fit still needs it
+    code = ("import sys\n"
+            "sys.modules['numpy'] = None\n"
+            "from micrograd.train import EagerEngine, get_engine\n"
+            "assert isinstance(get_engine('auto'), EagerEngine)\n"
+            "try:\n"
+            "    get_engine('traced')\n"
+            "except ModuleNotFoundError as e:\n"
+            "    print(e.name)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.split() == ["numpy"]

@@ -9,6 +9,10 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+# the traced engine runs on NumPy: without it this import fails, and fit's "auto" takes
+# the eager engine (the tracer itself imports NumPy only when a program first runs)
+import numpy  # noqa: F401
+
 from .engine import no_grad
 from .losses import accuracy, l2_penalty
 from .trace import TraceError, trace, trace_loss
