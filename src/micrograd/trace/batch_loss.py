@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .program import Program, Source, reduction_seed
+from .program import Program, Source, numpy_runtime, reduction_seed
 
 
 class BatchLoss:
@@ -59,9 +59,7 @@ class BatchLoss:
 
     def param_values(self):
         """The parameters' current ``.data``, in ``params`` order, as an array."""
-        from . import runtime
-
-        return runtime.param_values(self.params)
+        return numpy_runtime().param_values(self.params)
 
     def loss_and_grads(self, P, *batches, grads=True):
         """The loss at parameter values ``P`` (in ``params`` order) and, with ``grads``,
@@ -82,11 +80,9 @@ class BatchLoss:
         return total / B if self.reduction == "mean" else total
 
     def _two_runs(self, P, batches, grads):
-        from . import runtime
-
         ps, reg = self.per_sample, self.regularizer
         batch = ps.as_batch(*batches)
-        g = runtime.zeros(len(self.params)) if grads else None
+        g = numpy_runtime().zeros(len(self.params)) if grads else None
         loss = 0.0
         for prog, idx in self._parts:
             if prog is ps:

@@ -104,10 +104,8 @@ class Program:
         return self._built if self._built is not None else self._build()
 
     def _build(self):
-        from .runtime import Runner
-
         c = self._compiled
-        runner = Runner(c.nodes, c.groups, c.layout, c.need, c.outputs, c.n_inputs,
+        runner = numpy_runtime().Runner(c.nodes, c.groups, c.layout, c.need, c.outputs, c.n_inputs,
                         c.n_params, c.once_outputs)
         if self.backend == "torch":
             from .torch_backend import TorchRunner  # PyTorch only when asked for
@@ -120,21 +118,15 @@ class Program:
 
     def as_batch(self, *batches):
         """Check and pack one array (or sequence) per argument into a ``Batch``."""
-        from . import runtime
-
-        return runtime.pack(batches, self.widths, self.scalars)
+        return numpy_runtime().pack(batches, self.widths, self.scalars)
 
     def param_values(self):
         """The parameters' current ``.data``, in ``params`` order, as an array."""
-        from . import runtime
-
-        return runtime.param_values(self.params)
+        return numpy_runtime().param_values(self.params)
 
     def add_grads(self, grads):
         """``p.grad += g`` for every parameter (``grads`` in ``params`` order)."""
-        from . import runtime
-
-        runtime.add_grads(self.params, grads)
+        numpy_runtime().add_grads(self.params, grads)
 
     def run(self, batch, param_values, seed=None):
         """One pass over ``batch`` with the given parameter values (no Value is read or
@@ -176,9 +168,7 @@ class Program:
 
     def _seed(self, B, reduction, grad_outputs):
         if grad_outputs is not None:
-            from . import runtime
-
-            return runtime.seed_array(grad_outputs, B, self.n_outputs)
+            return numpy_runtime().seed_array(grad_outputs, B, self.n_outputs)
         if self.n_outputs != 1:
             raise ValueError(f"this program has {self.n_outputs} outputs: give "
                              f"grad_outputs of shape (B, {self.n_outputs})")
@@ -206,6 +196,18 @@ class Program:
     def __repr__(self):
         return (f"<Program {self.n_traced} nodes, {self.groups} steps, "
                 f"{self.n_inputs} inputs, {len(self.params)} params>")
+
+
+_RUNTIME = []  # the NumPy runtime module, once imported
+
+
+def numpy_runtime():
+    """``micrograd.trace.runtime`` (the NumPy backend), imported with NumPy on first use."""
+    if not _RUNTIME:
+        from . import runtime
+
+        _RUNTIME.append(runtime)
+    return _RUNTIME[0]
 
 
 BACKENDS = ("numpy", "torch")
