@@ -181,8 +181,44 @@ def _lower_function(f, params, update, state):
             _update(m, update, state, len(params))
     wire["forward"] = m.consts + forward
     wire["buffers"] = m.buffers
+    share_buffers(wire)
     return {k: wire[k] for k in ("inputs", "buffers", "forward", "outputs", "value",
                                  "backward", "update") if k in wire}
+
+
+def share_buffers(fn):
+    """Let a later result take the buffer of a temporary no longer read (of the same
+    size), in the order the sections run: a few warm buffers instead of one per node.
+    A result never shares with an operand of its own instruction; the outputs and the
+    value are kept to the end. Rewrites the function (the wire form) in place."""
+    code = [ins for k in ("forward", "backward", "update") for ins in fn.get(k, ())]
+    temps = {b for b in fn["buffers"] if b.startswith("v")}
+    last = {}
+    for k, ins in enumerate(code):
+        for r in ins[2:]:
+            if isinstance(r, str) and r in temps:
+                last[r] = k
+    for r in fn["outputs"] + [fn.get("value")]:
+        last[r] = len(code)
+    free, home = {}, {}  # size -> free buffers; temp -> the buffer it lives in
+    for k, ins in enumerate(code):
+        reads = [r for r in ins[2:] if isinstance(r, str) and r in temps]
+        ins[2:] = [home.get(r, r) if isinstance(r, str) else r for r in ins[2:]]
+        out = ins[1]
+        if isinstance(out, str) and out in temps:
+            pool = free.get(fn["buffers"][out])
+            home[out] = pool.pop() if pool else out
+            ins[1] = home[out]
+            reads.append(out)  # (a result nobody reads is free at once)
+        for r in set(reads):
+            if last.get(r, k) == k:
+                free.setdefault(fn["buffers"][r], []).append(home[r])
+    fn["outputs"] = [home.get(r, r) for r in fn["outputs"]]
+    if "value" in fn:
+        fn["value"] = home.get(fn["value"], fn["value"])
+    used = set(home.values())
+    fn["buffers"] = {b: size for b, size in fn["buffers"].items()
+                     if b not in temps or b in used}
 
 
 def _forward(m, g):
