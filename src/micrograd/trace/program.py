@@ -105,8 +105,8 @@ class Program:
 
     def _build(self):
         c = self._compiled
-        runner = numpy_runtime().Runner(c.nodes, c.groups, c.layout, c.need, c.outputs, c.n_inputs,
-                        c.n_params, c.once_outputs)
+        runner = numpy_runtime().Runner(c.nodes, c.groups, c.layout, c.need, c.outputs,
+                                        c.n_inputs, c.n_params, c.once_outputs)
         if self.backend == "torch":
             from .torch_backend import TorchRunner  # PyTorch only when asked for
 
