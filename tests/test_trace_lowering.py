@@ -258,6 +258,23 @@ def test_twenty_training_steps_agree_with_the_numpy_backend(name):
     opt.close()
 
 
+def test_a_traced_optimizer_hands_its_state_to_the_runner():
+    # three Adam steps on NumPy, then the runner carries on from the same step and moments
+    from micrograd.trace import TracedAdam
+    _, loss, X, Y = _mlp_loss()
+    with TracedAdam(loss, lr=0.01) as opt:
+        for _ in range(3):
+            opt.step(X, Y)
+        lowered = lower(loss, optimizer=opt)
+        _, [res] = run_in_node([(lowered.wire, [call("loss", np.column_stack([X, Y]),
+                                                     "step") for _ in range(2)])])
+        want = [opt.step(X, Y) for _ in range(2)]
+        np.testing.assert_allclose([r["value"] for r in res], want, rtol=1e-12)
+        np.testing.assert_allclose(res[-1]["params"], [p.data for p in loss.params],
+                                   rtol=1e-12, atol=1e-15)
+    assert lowered.wire["state"]["t"]["init"] == [3.0]
+
+
 def test_the_boundary_grid_runs_the_same_forward_on_2500_points():
     model, loss, X, Y = _mlp_loss()
     probe = trace(model, X, params=model.parameters(), cache=False)
