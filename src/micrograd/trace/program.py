@@ -1,9 +1,9 @@
 """``Program``: a traced function, compiled, run over whole batches.
 
-Compiling needs only the standard library; the backend that runs the program (NumPy by
-default, ``runtime.Runner``) is built, and NumPy imported, when it first runs. A
-program can also be lowered into primitive instructions without ever running here
-(``micrograd.trace.lowering``).
+Compiling needs only the standard library. The backend that runs the program (NumPy by
+default, ``runtime.Runner``) is built with it when NumPy is loaded already, else when the
+program first runs: so a Python without NumPy traces, and lowers the program into
+primitive instructions (``micrograd.trace.lowering``), without ever importing it.
 """
 
 from __future__ import annotations
@@ -95,8 +95,11 @@ class Program:
             check_numpy_kernels(self._compiled.nodes)
         self._built = None
         self._lock = threading.Lock()
-        if backend == "torch":
-            self._build()  # PyTorch (asked for): its kernels are checked now
+        if backend == "torch" or "numpy" in sys.modules:
+            # built now, as part of tracing, when NumPy is loaded already (the usual
+            # case: the first step then costs what every step costs) or PyTorch was
+            # asked for; else when the program first runs (a Python that only lowers)
+            self._build()
 
     @property
     def _runner(self):
