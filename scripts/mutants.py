@@ -1,6 +1,6 @@
 """The mutants of scripts/mutate.py: small, realistic bugs in the modules that handle
-files, Ctrl-C, optimizers, losses, the nudge check, PNGs and gradcheck, each with the
-tests that should notice it. ``old`` must occur exactly once in ``file``."""
+files, Ctrl-C, the fit loop, optimizers, losses, the nudge check, PNGs and gradcheck,
+each with the tests that should notice it. ``old`` must occur exactly once in ``file``."""
 
 T_IO = ["tests/test_io.py"]
 T_TRAIN = ["tests/test_train.py"]
@@ -51,23 +51,21 @@ MUTANTS = [
            "count = sum((a + 1) * b for a, b in pairwise(sizes))",
            "count = sum(a * b for a, b in pairwise(sizes))", T_IO),
     # ---- Ctrl-C and fit ----
-    mutant("ctrl-c: second press raises anywhere", "src/micrograd/train.py",
+    mutant("ctrl-c: second press raises anywhere", "src/micrograd/interrupts.py",
            "        if self.hit and self.window:", "        if self.hit:", T_TRAIN),
     mutant("ctrl-c: the step is never a window", "src/micrograd/train.py",
-           "                        sigint.window = True\n                        "
-           "optimizer.zero_grad()",
-           "                        sigint.window = False\n                        "
-           "optimizer.zero_grad()", T_TRAIN),
+           "                with sigint.interruptible():  # the only place",
+           "                if True:  # the only place", T_TRAIN),
     mutant("ctrl-c: abandoned step keeps its partial grads", "src/micrograd/train.py",
-           "                        optimizer.zero_grad()  # the abandoned step's partial "
+           "                run.optimizer.zero_grad()  # the abandoned step's partial "
            "gradients\n", "", T_TRAIN),
     mutant("ctrl-c: cut evaluation not recorded", "src/micrograd/train.py",
-           "                    test = (math.nan, math.nan)  # no evaluation after a second "
-           "Ctrl-C", "                    test = None", T_TRAIN),
+           "        return (math.nan, math.nan)  # no evaluation after a second Ctrl-C",
+           "        return None", T_TRAIN),
     mutant("ctrl-c: interrupted first step records an epoch", "src/micrograd/train.py",
-           "                if not done:  # interrupted before the epoch's first step ended\n"
-           "                    raise KeyboardInterrupt\n", "", T_TRAIN),
-    mutant("ctrl-c: ignored SIGINT taken over", "src/micrograd/train.py",
+           "        if not seen.samples:  # interrupted before the epoch's first step ended\n"
+           "            raise KeyboardInterrupt\n", "", T_TRAIN),
+    mutant("ctrl-c: ignored SIGINT taken over", "src/micrograd/interrupts.py",
            "            or current is not signal.default_int_handler):",
            "            or current is None):", T_TRAIN),
     mutant("history: uneven lists not evened out", "src/micrograd/train.py",
@@ -76,6 +74,15 @@ MUTANTS = [
            "    if foreign:\n", "    if foreign == len(optimizer.params):\n", T_TRAIN),
     mutant("fit: ce accepted on one output", "src/micrograd/train.py",
            "    if n < 2:\n", "    if n < 1:\n", T_TRAIN),
+    mutant("fit: minibatches never shuffled", "src/micrograd/train.py",
+           "        self.rng.shuffle(self.order)\n", "", T_TRAIN),
+    mutant("fit: a callback's stop overridden by the next", "src/micrograd/train.py",
+           "            stop = bool(cb(epoch, logs, model)) or stop",
+           "            stop = bool(cb(epoch, logs, model))", T_TRAIN),
+    mutant("fit: the old keyword engine= ignored", "src/micrograd/train.py",
+           "        raise TypeError(\"give runner= only (engine= is its old name), not both\")\n"
+           "    return engine\n", "        raise TypeError(\"give runner= only (engine= is its "
+           "old name), not both\")\n    return runner\n", ["tests/test_train_runners.py"]),
     mutant("train command: exit 0 after Ctrl-C", "src/micrograd/commands/train.py",
            "    return 130 if _interrupted(hist, ctrl_c) else 0\n\n\ndef _interrupted",
            "    return 0\n\n\ndef _interrupted", T_CTRL_C),

@@ -6,8 +6,11 @@
 #   Ubuntu); PYTHON=/path/to/python uses that interpreter instead, without a venv
 # - the test extras into it (pytest, hypothesis, torch==2.13.0 CPU as the float64
 #   reference, ...)
-# - Debian's chromium for the browser tests, node for the JavaScript runner's tests, and
-#   python3-venv if venv needs it (apt-get; as root, or through sudo)
+# - Debian's chromium for the browser tests, and python3-venv if venv needs it (apt-get;
+#   as root, or through sudo)
+# - Pyodide, pinned in web-runtime/package-lock.json (npm ci; Node.js and npm from apt-get
+#   if missing), and the pinned pytest wheels it runs the tests with (web-runtime/wheels,
+#   checked by hash): the static site's runtime and the test run on Pyodide's Python
 # Browser and torch tests never skip: a missing dependency fails the run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,7 +35,10 @@ else
 fi
 
 command -v chromium >/dev/null 2>&1 || apt_install chromium
-command -v node >/dev/null 2>&1 || apt_install nodejs
 
 "$PY" -m pip install -q -e '.[test]'
+command -v npm >/dev/null 2>&1 || apt_install nodejs npm
+npm ci --prefix web-runtime --no-audit --no-fund --loglevel=error
+"$PY" -m pip download -q --only-binary=:all: --no-deps --python-version 3.14 --platform any \
+  --require-hashes -r web-runtime/pyodide-test-requirements.txt -d web-runtime/wheels
 exec "$PY" -m pytest "$@"

@@ -144,7 +144,6 @@ def test_demo_help(capsys):
     assert code == 0 and "--out" in out and "micrograd demo --quick" in out
 
 
-@pytest.mark.slow
 def test_demo_moons_reaches_97_percent():
     """The full moons experiment (100 steps) at the default seed: >= 97% train."""
     res = demo.run_moons(seed=1337, progress=False, gif=False)
@@ -153,7 +152,6 @@ def test_demo_moons_reaches_97_percent():
     assert res.test_acc >= 0.9
 
 
-@pytest.mark.slow
 def test_demo_circle_nine_neurons_reaches_95_percent():
     """Seed 001's 9-neuron network, full length, default seed: >= 95% train."""
     (res,) = demo.run_circle(seed=1337, progress=False, gif=False, hidden=(9,))
@@ -189,6 +187,7 @@ def test_train_caps_refused_before_work(tmp_path, capsys, args, message):
     assert not out.exists() and stdout == ""
 
 
+@pytest.mark.slow  # 4,096 hidden neurons over 4,000 points: 20 s and more
 def test_train_at_the_caps_is_accepted(tmp_path, capsys):
     # the biggest values that pass run (kept cheap: 2 epochs of a small model)
     code, out, err = run_cli(["train", "--lr", "100", "--l2", "10", "--weight-decay", "10",
@@ -248,3 +247,57 @@ def test_more_classes_than_points_is_refused_naming_classes(capsys):
               "--hidden", "200"])
     assert exit_.value.code == 2
     assert "--classes 1000 is more than the 100 points" in capsys.readouterr().err
+
+
+# ---- the command's run is the library's recipe it has always been ---------------------
+
+
+def _reference_model(dataset, n, test_fraction, seed, hidden, loss, epochs, noise=None,
+                     classes=None):
+    """``micrograd train``'s run written out with the library: data (the data set's own
+    noise unless given; blobs' noise is their spread), split, MLP, SGD at lr 1.0 with
+    the linear schedule, fit."""
+    from micrograd.data import make_dataset, train_test_split
+    from micrograd.losses import LOSSES
+    from micrograd.nn import MLP
+    from micrograd.optim import SGD, linear_schedule
+    from micrograd.train import fit
+
+    spec = LOSSES[loss]
+    extra = {"n_classes": classes} if classes else {}
+    X, y = make_dataset(dataset, n_samples=n, noise=noise, seed=seed,
+                        labels="pm1" if spec.labels == "pm1" else "index", **extra)
+    Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=test_fraction, seed=seed)
+    k = len(set(y)) if spec.outputs == "classes" else 1
+    model = MLP(2, hidden + [k], activation="relu", output_activation=spec.output_activation,
+                bias_init="uniform", seed=seed)
+    opt = SGD(model.parameters(), lr=1.0)
+    fit(model, Xtr, ytr, loss=spec, optimizer=opt, epochs=epochs, X_test=Xte, y_test=yte,
+        l2=1e-4, schedule=linear_schedule(1.0, 0.1, epochs), progress=False, seed=seed)
+    return model, len(Xtr), len(Xte)
+
+
+@pytest.mark.parametrize("args, ref", [
+    # 50 * 0.25 = 12.5 points held out: 13, as train_test_split rounds
+    (["--dataset", "moons", "--samples", "50"],
+     dict(dataset="moons", n=50, test_fraction=0.25)),
+    (["--dataset", "spiral", "--samples", "15", "--test-fraction", "0.1", "--loss", "ce",
+      "--classes", "3"],
+     dict(dataset="spiral", n=15, test_fraction=0.1, loss="ce", classes=3)),
+    # --noise is make_blobs' own: the clusters' spread
+    (["--dataset", "blobs", "--samples", "30", "--noise", "0.2"],
+     dict(dataset="blobs", n=30, test_fraction=0.25, noise=0.2)),
+    (["--dataset", "blobs", "--samples", "30"],
+     dict(dataset="blobs", n=30, test_fraction=0.25)),
+])
+def test_train_runs_the_library_recipe(tmp_path, capsys, args, ref):
+    out = tmp_path / "run"
+    code, stdout, _ = run_cli(["train", *args, "--hidden", "3", "--epochs", "2", "--seed",
+                               "5", "--out", str(out), "--no-progress", "--no-plots"],
+                              capsys)
+    assert code == 0
+    want, n_train, n_test = _reference_model(
+        seed=5, hidden=[3], epochs=2, **{"loss": "hinge", **ref})
+    assert f"{n_train} train / {n_test} test points" in stdout
+    got = load(out / "model.json")
+    assert [p.data for p in got.parameters()] == [p.data for p in want.parameters()]

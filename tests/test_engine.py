@@ -422,7 +422,10 @@ def test_unary_plus_and_repr():
 
 def test_no_assert_statements_in_the_package():
     offenders = []
-    for path in sorted(SRC.rglob("*.py")):
+    # the gallery's learner code is the lecture's own, its `assert` in __pow__ included:
+    # it is shown and run as the mistake it is, never relied on for validation
+    learner = SRC / "mistakes" / "learner.py"
+    for path in sorted(p for p in SRC.rglob("*.py") if p != learner):
         tree = ast.parse(path.read_text(), str(path))
         offenders += [f"{path.name}:{n.lineno}" for n in ast.walk(tree)
                       if isinstance(n, ast.Assert)]

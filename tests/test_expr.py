@@ -4,7 +4,6 @@ import math
 import time
 
 import pytest
-import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -18,6 +17,7 @@ NEURON = {"x1": 2.0, "x2": 0.0, "w1": -3.0, "w2": 1.0, "b": 6.8813735870195432}
 
 
 def test_seed002_program_builds_labelled_graph_with_torch_grads():
+    import torch  # here, not at the top: the rest of the file runs on Pyodide too
     prog = evaluate(SEED002)
     L = prog.root
     assert L.label == "L" and L.data == -8.0
@@ -32,6 +32,7 @@ def test_seed002_program_builds_labelled_graph_with_torch_grads():
 
 
 def test_single_expression_with_values_matches_torch():
+    import torch  # here, not at the top: the rest of the file runs on Pyodide too
     o = parse("tanh(x1*w1 + x2*w2 + b)", NEURON)
     o.backward()
     t = {k: torch.tensor(v, dtype=torch.float64, requires_grad=True) for k, v in NEURON.items()}
@@ -282,6 +283,7 @@ def test_override_matches_the_web_pages_leaf_edits(text, values):
 
 
 def test_override_against_hand_values_and_torch():
+    import torch  # here, not at the top: the rest of the file runs on Pyodide too
     b = parse("a = 2; b = a*a", {"a": 5.0}, override=True)
     assert b.data == 25.0
     assert parse("a = 2; b = a*a", {"a": 5.0}).data == 4.0  # default: assignment wins

@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 from micrograd.engine import Value
 from micrograd.losses import (LOSSES, accuracy, bce_with_logits, cross_entropy, get_loss,
-                              hinge, l2_penalty, logsumexp, mse)
+                              hinge, l1_penalty, l2_penalty, logsumexp,
+                              mse)
 
 UPSTREAM = 3.0  # a non-unit upstream gradient: backpropagate 3 * loss
 
@@ -203,6 +204,20 @@ def test_l2_penalty_matches_torch(rng):
     pv, pt = values(ps), torch_leaf(ps)
     check(l2_penalty(pv, 1e-4), pv, 1e-4 * (pt * pt).sum(), pt)
     assert l2_penalty([], 0.1).data == 0.0
+
+
+def test_l1_penalty_matches_torch_kink_included(rng):
+    # exact zeros among the parameters: |p|'s derivative there is 0, as torch's abs
+    ps = [rng.gauss(0, 1) for _ in range(10)] + [0.0, -0.0]
+    pv, pt = values(ps), torch_leaf(ps)
+    check(l1_penalty(pv, 1e-3), pv, 1e-3 * pt.abs().sum(), pt)
+    assert pv[-1].grad == 0.0 and pv[-2].grad == 0.0
+    assert pv[0].grad == UPSTREAM * 1e-3 * math.copysign(1.0, ps[0])
+    assert l1_penalty([], 0.1).data == 0.0
+    # a parameter used once, even when it leads the sum
+    one = Value(-2.0)
+    l1_penalty([one], 0.5).backward()
+    assert one.grad == -0.5
 
 
 def test_accuracy_binary_both_label_conventions():

@@ -14,7 +14,8 @@ from notebook_runner import NOTEBOOKS, ROOT, execute, mimetypes, run, stdout
 LECTURE = ["01_derivative_as_a_nudge.ipynb", "02_value_and_its_graph.ipynb",
            "03_backprop_by_hand.ipynb", "04_a_neuron.ipynb",
            "05_topological_sort_and_plus_equals.ipynb", "06_training_an_mlp.ipynb",
-           "07_pytorch_side_by_side.ipynb", "08_walk_widget.ipynb"]
+           "07_pytorch_side_by_side.ipynb", "08_walk_widget.ipynb",
+           "09_classic_mistakes.ipynb", "10_everything_else_is_efficiency.ipynb"]
 
 
 def numbers(pattern, text):
@@ -44,7 +45,7 @@ def torch_neuron():
 
 
 def test_every_notebook_is_tested_and_committed_without_outputs():
-    lecture = sorted(p.name for p in NOTEBOOKS.glob("0*.ipynb"))
+    lecture = sorted(p.name for p in NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
     assert lecture == sorted(LECTURE)
     for path in NOTEBOOKS.glob("*.ipynb"):
         nb = nbformat.read(path, as_version=4)
@@ -184,3 +185,124 @@ def test_08_walk_widget(tmp_path):
     assert numbers(r"with \+=, grad\[a\] = (\S+)", out) == [a.grad.item()]
     # = keeps only the last of the two equal contributions: half the right answer
     assert numbers(r"with = instead of \+=, grad\[a\] = (\S+)", out) == [a.grad.item() / 2]
+
+
+def _sections(out):
+    """What notebook 09 printed under each ``== key: title`` header, by key."""
+    parts = re.split(r"^== (\w+): .*$", out, flags=re.MULTILINE)
+    return dict(zip(parts[1::2], parts[2::2]))
+
+
+def _row(section, runs_on):
+    """The text after ``runs_on: `` on its line of a result."""
+    return re.search(rf"^{re.escape(runs_on)}: (.*)$", section, re.MULTILINE).group(1)
+
+
+def _grads(text):
+    """``'value 9, grads a 3, b nan'`` -> ``{'a': 3.0, 'b': nan}``."""
+    pairs = re.search(r"grads (.*?)(?:, raised .*)?$", text).group(1).split(", ")
+    return {k: float(v) for k, v in (p.split(" ") for p in pairs)}
+
+
+def _same(got, want, tol=1e-5):  # printed with 6 significant digits
+    assert got.keys() == want.keys()
+    for k in want:
+        assert (math.isnan(got[k]) and math.isnan(want[k])) or close(got[k], want[k], tol), k
+
+
+def _torch_graph(fn, **leaves):
+    t = {k: torch.tensor(x, dtype=torch.double, requires_grad=True) for k, x in leaves.items()}
+    fn(**t).backward()
+    return {k: v.grad.item() for k, v in t.items()}
+
+
+def test_09_classic_mistakes(tmp_path):
+    from micrograd.engine import Value
+    from micrograd.mistakes import GALLERY
+    from micrograd.walk import walk
+
+    sec = _sections(stdout(run("09_classic_mistakes.ipynb", tmp_path)))
+    assert list(sec) == [m.key for m in GALLERY]
+    learner, right = "the learner's engine", "micrograd.engine (right)"
+    # = for +=: one of the two equal contributions of a*a at 3
+    g = _torch_graph(lambda a: a * a, a=3.0)
+    _same(_grads(_row(sec["assign"], learner)), {"a": g["a"] / 2})
+    _same(_grads(_row(sec["assign"], right)), g)
+    # recursive: b = a + a; c = b + b; b's whole grad reaches a twice
+    g = _torch_graph(lambda a: (a + a) + (a + a), a=1.0)
+    _same(_grads(_row(sec["recursive_backward"], learner)), {"a": 2 * g["a"]})
+    # no zero_grad: the two conventions on the lecture's L
+    lecture = dict(a=2.0, b=-3.0, c=10.0, f=-2.0)
+    g = _torch_graph(lambda a, b, c, f: (a * b + c) * f, **lecture)
+    v = {k: Value(x, label=k) for k, x in lecture.items()}
+    sim = walk((v["a"] * v["b"] + v["c"]) * v["f"], mode="no_zero_grad")
+    _same(_grads(_row(sec["no_zero_grad"], "micrograd's published engine")),
+          {k: sim.grad(k) for k in lecture})
+    _same(_grads(_row(sec["no_zero_grad"], "micrograd.engine")), {k: 2 * x for k, x in g.items()})
+    _same(_grads(_row(sec["no_zero_grad"], right)), g)
+    # backward twice: PyTorch refuses; with retain_graph=True it doubles, as ours does
+    assert "raised RuntimeError: Trying to backward through the graph a second time" in \
+        _row(sec["backward_twice"], "PyTorch (float64)")
+    _, g = torch_neuron()
+    _same(_grads(_row(sec["backward_twice"], "PyTorch (float64), retain_graph=True")),
+          {k: 2 * x for k, x in g.items()})
+    assert "raised RecursionError" in _row(sec["radd_recursion"], learner)
+    # a Value exponent: the exponent's grad a**b log a is missing
+    g = _torch_graph(lambda a, b: a**b, a=2.0, b=3.0)
+    _same(_grads(_row(sec["pow_exponent_no_grad"], learner)), {"a": g["a"], "b": 0.0})
+    _same(_grads(_row(sec["pow_exponent_no_grad"], right)), g)
+    # a negative base: math.log raises; ours and PyTorch give nan
+    assert _row(sec["pow_negative_base"], learner).endswith("raised ValueError: math domain error")
+    g = _torch_graph(lambda a, b: a**b, a=-2.0, b=3.0)
+    _same(_grads(_row(sec["pow_negative_base"], "micrograd.engine")), g)
+    assert "raised RecursionError" in _row(sec["deep_recursive_topo"],
+                                           "micrograd's published engine")
+    depth = int(_row(sec["deep_recursive_topo"], "shallowest depth that fails"))
+    assert sys.getrecursionlimit() // 2 < depth <= sys.getrecursionlimit()
+    g = _torch_graph(lambda a, b, c, f: (a * b + c) * f, **lecture)
+    _same(_grads(_row(sec["draw_before_backward"], "the drawing made first")),
+          {k: 0.0 for k in g})
+    _same(_grads(_row(sec["draw_before_backward"], right)), g)
+    assert "raised TypeError" in _row(sec["sum_from_zero"], "the engine without __radd__")
+    g = _torch_graph(lambda a, b, c: sum([a * a, b * c, c]), a=1.0, b=2.0, c=3.0)
+    _same(_grads(_row(sec["sum_from_zero"], "micrograd.engine")), g)
+
+
+def _moons_loss_in_torch():
+    """Notebook 10's loss at its starting weights, computed here in PyTorch."""
+    from micrograd.data import make_moons
+    from micrograd.nn import MLP
+    from micrograd.torch_bridge import to_torch
+
+    X, y = make_moons(n_samples=100, noise=0.1, seed=1)
+    model = MLP(2, [16, 16, 1], activation="relu", output_activation="linear",
+                bias_init="uniform", seed=0)
+    net = to_torch(model)
+    out = net(torch.tensor(X, dtype=torch.double)).squeeze(1)
+    return torch.relu(1 - torch.tensor(y, dtype=torch.double) * out).mean().item()
+
+
+def test_10_everything_else_is_efficiency(tmp_path):
+    out = stdout(run("10_everything_else_is_efficiency.ipynb", tmp_path))
+    assert numbers(r"parameters: (\d+)", out) == [(2 * 16 + 16) + (16 * 16 + 16) + (16 + 1)]
+    losses = numbers(r"(?:eager|traced|PyTorch) loss (-?[\d.]+)", out)
+    assert len(losses) == 3
+    for loss in losses:
+        assert close(loss, _moons_loss_in_torch(), 1e-12)
+    diffs = numbers(r"max abs difference from eager, (?:traced|PyTorch): +(\S+)", out)
+    assert len(diffs) == 2 and all(d < 1e-12 for d in diffs)
+    assert numbers(r"largest gradient: (\S+)", out)[0] > 0.01  # the grads are not all ~0
+    rows = re.findall(r"^(eager|traced|PyTorch) +(\d+\.\d+) ", out, re.MULTILINE)
+    assert [r[0] for r in rows] == ["eager", "traced", "PyTorch"]
+    assert all(float(ms) > 0 for _, ms in rows)  # measured; the times are not checked
+
+
+def test_10_without_pytorch_runs_the_rest(tmp_path):
+    block = tmp_path / "block"
+    (block / "torch").mkdir(parents=True)
+    (block / "torch" / "__init__.py").write_text("raise ImportError('blocked for a test')\n")
+    out = stdout(run("10_everything_else_is_efficiency.ipynb", tmp_path, extra_path=str(block)))
+    assert "pip install 'torch==2.13.0'" in out
+    diffs = numbers(r"max abs difference from eager, traced: +(\S+)", out)
+    assert len(diffs) == 1 and diffs[0] < 1e-12
+    assert re.findall(r"^(eager|traced|PyTorch) +\d", out, re.MULTILINE) == ["eager", "traced"]

@@ -710,6 +710,6 @@ def test_the_tracer_imports_nothing_beside_or_above_its_layer():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
     loaded = {m.split(".")[1] for m in json.loads(out) if m.startswith("micrograd.")}
-    upper = {"losses", "optim", "data", "train", "train_engines", "io", "plot", "web",
+    upper = {"losses", "optim", "data", "train", "train_runners", "io", "plot", "web",
              "commands", "cli"}
     assert "engine" in loaded and not loaded & upper

@@ -470,14 +470,14 @@ def test_the_docs_table_names_every_primitive():
     assert named == set(PRIMS)
 
 
-def test_fit_without_numpy_still_takes_the_eager_engine():
-    # the tracer imports without NumPy now; the traced engine of fit still needs it
+def test_fit_without_numpy_still_takes_the_eager_runner():
+    # the tracer imports without NumPy now; the traced runner of fit still needs it
     code = ("import sys\n"
             "sys.modules['numpy'] = None\n"
-            "from micrograd.train import EagerEngine, get_engine\n"
-            "assert isinstance(get_engine('auto'), EagerEngine)\n"
+            "from micrograd.train_runners import EagerRunner, get_runner\n"
+            "assert isinstance(get_runner('auto'), EagerRunner)\n"
             "try:\n"
-            "    get_engine('traced')\n"
+            "    get_runner('traced')\n"
             "except ModuleNotFoundError as e:\n"
             "    print(e.name)\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

@@ -1,4 +1,4 @@
-"""The fit loop: learning, history, minibatches, schedules, callbacks, Ctrl-C, engines."""
+"""The fit loop: learning, history, minibatches, schedules, callbacks, Ctrl-C, runners."""
 
 import math
 import os
@@ -13,7 +13,8 @@ from micrograd.engine import Value
 from micrograd.losses import get_loss
 from micrograd.nn import MLP
 from micrograd.optim import SGD, Adam, linear_schedule
-from micrograd.train import EagerEngine, History, StopTraining, evaluate, fit
+from micrograd.train import History, StopTraining, evaluate, fit
+from micrograd.train_runners import EagerRunner
 
 
 @pytest.fixture
@@ -46,7 +47,7 @@ def test_fit_learns_the_disk(disk):
 
 
 def test_full_batch_matches_a_hand_written_loop():
-    # fit with the eager engine is exactly micrograd's demo loop
+    # fit with the eager runner is exactly micrograd's demo loop
     X, y = make_moons(n_samples=20, seed=1)
     a = MLP(2, [4, 1], activation="relu", output_activation="linear", seed=5)
     b = MLP(2, [4, 1], activation="relu", output_activation="linear", seed=5)
@@ -71,7 +72,7 @@ def test_eager_gradients_match_torch():
     X, y = make_moons(n_samples=8, seed=0)
     model = MLP(2, [3, 1], style="lecture", seed=1)
     model.zero_grad()
-    loss, acc = EagerEngine().loss_and_grad(model, X, y, get_loss("mse"), 0.01)
+    loss, acc = EagerRunner().loss_and_grad(model, X, y, get_loss("mse"), 0.01)
     # the same network in torch
     W1 = torch.tensor([[w.data for w in n.w] for n in model.layers[0].neurons],
                       dtype=torch.float64, requires_grad=True)
@@ -139,6 +140,13 @@ def test_callback_stops(disk):
     hist = fit(model, Xtr, ytr, epochs=10, callbacks=[raiser], progress=False)
     assert hist.stopped == "callback" and hist.epochs == 2
 
+    # every callback runs after every epoch; one asking to stop is enough, whatever the
+    # others after it return
+    later = []
+    hist = fit(model, Xtr, ytr, epochs=10, progress=False,
+               callbacks=[lambda e, logs, m: e == 2, lambda e, logs, m: later.append(e)])
+    assert hist.stopped == "callback" and hist.epochs == 2 and later == [1, 2]
+
 
 def test_keyboard_interrupt_keeps_the_model_as_trained(disk, capsys):
     Xtr, _, ytr, _ = disk
@@ -202,7 +210,7 @@ def test_ignored_sigint_is_left_alone(disk):
         signal.signal(signal.SIGINT, before)
 
 
-class PressingEngine(EagerEngine):
+class PressingRunner(EagerRunner):
     """Presses Ctrl-C twice, 'by hand', in the middle of step ``at``, once its gradients
     are computed: a double tap."""
 
@@ -223,11 +231,11 @@ class PressingEngine(EagerEngine):
 def test_second_press_abandons_the_step_and_keeps_history_even(disk, python_sigint):
     Xtr, Xte, ytr, yte = disk
     ref = MLP(2, [4, 1], seed=0)  # exactly the steps that completed: 9 + 4 of 5 points
-    fit(ref, Xtr, ytr, epochs=1, batch_size=5, seed=3, engine="eager", progress=False)
+    fit(ref, Xtr, ytr, epochs=1, batch_size=5, seed=3, runner="eager", progress=False)
     ref_opt = SGD(ref.parameters(), lr=0.1)
     model = MLP(2, [4, 1], seed=0)
     hist = fit(model, Xtr, ytr, epochs=50, batch_size=5, X_test=Xte, y_test=yte, seed=3,
-               engine=PressingEngine(at=9 + 5), progress=False)
+               runner=PressingRunner(at=9 + 5), progress=False)
     assert hist.stopped == "interrupted" and hist.steps == 9 + 4
     assert hist.epochs == 2  # the partial epoch is recorded ...
     for key in History.KEYS:  # ... in every list, its evaluation cut short (nan)
@@ -242,7 +250,7 @@ def test_second_press_abandons_the_step_and_keeps_history_even(disk, python_sigi
     for start in range(0, 20, 5):
         idx = rng_order[start:start + 5]
         ref_opt.zero_grad()
-        EagerEngine().loss_and_grad(ref, [Xtr[i] for i in idx], [ytr[i] for i in idx],
+        EagerRunner().loss_and_grad(ref, [Xtr[i] for i in idx], [ytr[i] for i in idx],
                                     get_loss("mse"), 0.0)
         ref_opt.step()
     assert weights(model) == weights(ref)
@@ -254,7 +262,7 @@ def test_second_press_in_the_first_step_records_no_epoch(disk, python_sigint):
     model = MLP(2, [4, 1], seed=0)
     before = weights(model)
     hist = fit(model, Xtr, ytr, epochs=5, batch_size=5, X_test=Xte, y_test=yte,
-               engine=PressingEngine(at=1), progress=False)
+               runner=PressingRunner(at=1), progress=False)
     assert hist.stopped == "interrupted" and hist.steps == 0 and hist.epochs == 0
     assert all(getattr(hist, k) == [] for k in History.KEYS)
     assert weights(model) == before
@@ -336,11 +344,11 @@ def test_presses_never_cut_an_optimizer_step_short(disk, python_sigint):
     assert weights(model) == weights(ref)  # the third step applied whole
 
 
-def test_custom_engine_is_used(disk):
+def test_custom_runner_is_used(disk):
     Xtr, Xte, ytr, yte = disk
     calls = {"grad": 0, "eval": 0}
 
-    class CountingEngine(EagerEngine):
+    class CountingRunner(EagerRunner):
         def loss_and_grad(self, model, X, y, loss, l2=0.0):
             calls["grad"] += 1
             assert loss.name == "hinge" and l2 == 0.5
@@ -352,10 +360,10 @@ def test_custom_engine_is_used(disk):
 
     model = MLP(2, [4, 1], seed=0)
     fit(model, Xtr, ytr, loss="hinge", l2=0.5, epochs=3, batch_size=20, X_test=Xte,
-        y_test=yte, engine=CountingEngine(), progress=False)
+        y_test=yte, runner=CountingRunner(), progress=False)
     assert calls == {"grad": 9, "eval": 3}
 
-    class ConstantGrad:  # a fake engine: every gradient is 1
+    class ConstantGrad:  # a fake runner: every gradient is 1
         def loss_and_grad(self, model, X, y, loss, l2=0.0):
             for p in model.parameters():
                 p.grad += 1.0
@@ -366,7 +374,7 @@ def test_custom_engine_is_used(disk):
 
     model = MLP(2, [4, 1], seed=0)
     w0 = weights(model)
-    fit(model, Xtr, ytr, epochs=2, engine=ConstantGrad(), progress=False,
+    fit(model, Xtr, ytr, epochs=2, runner=ConstantGrad(), progress=False,
         optimizer=SGD(model.parameters(), lr=0.1))
     assert all(math.isclose(a, b - 0.2, abs_tol=1e-15) for a, b in zip(weights(model), w0))
 
@@ -434,7 +442,8 @@ def test_training_modules_import_no_numpy_or_matplotlib():
     import subprocess
     import sys
 
-    code = ("import sys, micrograd.train, micrograd.losses, micrograd.optim, micrograd.data,"
+    code = ("import sys, micrograd.train, micrograd.train_runners, micrograd.interrupts,"
+            " micrograd.losses, micrograd.optim, micrograd.data,"
             " micrograd.io, micrograd.plot, micrograd.commands.demo,"
             " micrograd.commands.train; "
             "heavy = [m for m in ('numpy', 'matplotlib', 'tqdm', 'torch', 'sklearn')"
@@ -445,17 +454,17 @@ def test_training_modules_import_no_numpy_or_matplotlib():
     assert out.stdout.strip() == "[]"
 
 
-def _diverging(engine, **kw):
+def _diverging(runner, **kw):
     X, y = make_moons(n_samples=40, seed=3)
     model = MLP(2, [8, 1], activation="relu", output_activation="linear", seed=3)
     hist = fit(model, X, y, loss="hinge", optimizer=SGD(model.parameters(), lr=1e6),
-               epochs=60, X_test=X[:10], y_test=y[:10], progress=False, engine=engine, **kw)
+               epochs=60, X_test=X[:10], y_test=y[:10], progress=False, runner=runner, **kw)
     return model, hist
 
 
-@pytest.mark.parametrize("engine", ["eager", "traced"])
-def test_divergence_is_recorded_and_the_default_trains_on(engine):
-    model, hist = _diverging(engine)
+@pytest.mark.parametrize("runner", ["eager", "traced"])
+def test_divergence_is_recorded_and_the_default_trains_on(runner):
+    model, hist = _diverging(runner)
     assert hist.stopped == "completed" and hist.epochs == 60  # default unchanged
     k = hist.diverged_at
     assert k is not None and 1 < k <= 60
@@ -471,11 +480,11 @@ def test_divergence_is_recorded_and_the_default_trains_on(engine):
     json.dumps(safe, allow_nan=False)  # strict JSON
 
 
-@pytest.mark.parametrize("engine", ["eager", "traced"])
-def test_stop_on_nan_stops_after_the_first_bad_epoch(engine, capsys):
+@pytest.mark.parametrize("runner", ["eager", "traced"])
+def test_stop_on_nan_stops_after_the_first_bad_epoch(runner, capsys):
     calls = []
-    _, full = _diverging(engine)
-    model, hist = _diverging(engine, stop_on_nan=True,
+    _, full = _diverging(runner)
+    model, hist = _diverging(runner, stop_on_nan=True,
                              callbacks=[lambda e, logs, m: calls.append(e)])
     assert hist.stopped == "diverged" and hist.epochs == hist.diverged_at == full.diverged_at
     assert calls == list(range(1, hist.diverged_at))  # not called for the bad epoch
@@ -515,31 +524,31 @@ def test_an_optimizer_of_another_model_is_refused(disk):
     assert weights(model)[-len(last):] != before[-len(last):]
 
 
-@pytest.mark.parametrize("engine", ["eager", "traced"])
-def test_cross_entropy_on_one_output_is_refused_in_every_engine(disk, engine):
+@pytest.mark.parametrize("runner", ["eager", "traced"])
+def test_cross_entropy_on_one_output_is_refused_in_every_runner(disk, runner):
     Xtr, _, ytr, _ = disk
     labels = [int(v > 0) for v in ytr]
     model = MLP(2, [4, 1], seed=0)
-    for call in (lambda: fit(model, Xtr, labels, loss="ce", engine=engine, epochs=1,
+    for call in (lambda: fit(model, Xtr, labels, loss="ce", runner=runner, epochs=1,
                              progress=False),
-                 lambda: evaluate(model, Xtr, labels, "ce", engine=engine)):
+                 lambda: evaluate(model, Xtr, labels, "ce", runner=runner)):
         with pytest.raises(ValueError, match="'ce' needs one output .* per class, at least "
                                              "2, but the model has 1 output"):
             call()
-    two = MLP(2, [4, 2], seed=0)  # two logits: trains, both engines give the same loss
-    loss, acc = evaluate(two, Xtr, labels, "ce", engine=engine)
+    two = MLP(2, [4, 2], seed=0)  # two logits: trains, both runners give the same loss
+    loss, acc = evaluate(two, Xtr, labels, "ce", runner=runner)
     ref = torch.nn.functional.cross_entropy(
         torch.tensor([[v.data for v in two(x)] for x in Xtr], dtype=torch.float64),
         torch.tensor(labels))
     assert loss == pytest.approx(ref.item(), rel=1e-12) and 0.0 <= acc <= 1.0
 
 
-@pytest.mark.parametrize("engine", ["eager", "traced"])
-def test_regression_targets_get_no_made_up_accuracy(engine):
+@pytest.mark.parametrize("runner", ["eager", "traced"])
+def test_regression_targets_get_no_made_up_accuracy(runner):
     X = [[0.1 * k, 0.2] for k in range(8)]
     y = [5.0 if k % 2 else 7.0 for k in range(8)]
     model = MLP(2, [4, 1], output_activation="linear", seed=0)
-    hist = fit(model, X, y, loss="mse", engine=engine, epochs=3, progress=False,
+    hist = fit(model, X, y, loss="mse", runner=runner, epochs=3, progress=False,
                optimizer=SGD(model.parameters(), lr=0.01))
     assert all(math.isnan(a) for a in hist.train_acc)
     assert all(math.isfinite(v) for v in hist.train_loss)

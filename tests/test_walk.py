@@ -10,7 +10,6 @@ import json
 import math
 
 import pytest
-import torch
 
 from micrograd.engine import Value
 from micrograd.expr import parse
@@ -232,6 +231,7 @@ def test_no_zero_grad_mode_gives_what_repeated_backward_gives(which, passes):
 
 
 def test_no_zero_grad_seed002_numbers():
+    import torch  # here, not at the top: the rest of the file runs on Pyodide too
     w = walk(parse(SEED002), mode="no_zero_grad")
     # pass 2: d += -2 -> -4; e += -4 -> -6; a += -6 * b = 18 -> 24 (not 6, nor PyTorch's 12)
     assert (w.grad("a"), w.grad("b"), w.grad("c"), w.grad("f")) == (24.0, -16.0, -6.0, 8.0)

@@ -772,6 +772,7 @@ def test_a_flood_of_creations_builds_no_more_sessions_than_places(monkeypatch):
     assert len(built) == 2
 
 
+@pytest.mark.browser
 def test_the_page_says_the_training_diverged(live):
     """The real page in headless Chromium: a linear network at lr 10 blows up; the page
     stops and says so (the server's ``diverged_at``), and its boundary draws the nan

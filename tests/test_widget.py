@@ -8,6 +8,7 @@ import torch
 from playwright.sync_api import sync_playwright
 
 from micrograd.engine import Value
+from micrograd.walk_setup import MODES
 from micrograd.widget import PRESETS, WalkModel, walk_widget
 
 CHROMIUM = "/usr/bin/chromium"
@@ -217,6 +218,7 @@ def test_widget_page_in_chromium():
             # a teaching mode, from the select
             page.select_option("select.mode", "assign")
             page.wait_for_selector(".status:has-text('grad = instead of +=')")
+            assert page.inner_text(".lesson") == MODES["assign"].lesson
             page.select_option("select.preset", "square")
             page.wait_for_selector(".status:has-text('forward 0/1')")
             page.click('button[data-action="run_backward"]')

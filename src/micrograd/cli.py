@@ -5,7 +5,7 @@ Each command lives in its own module of ``micrograd.commands`` and provides
 ``run(args) -> int``, and optionally ``REQUIRES`` (or a function ``requires(args)``):
 the optional packages it needs (a missing one is named with the pip extra that installs
 it, before any work), and ``CTRL_C = True`` for a command that trains: it then runs
-under a ``micrograd.train.CtrlC`` SIGINT handler, so that no Ctrl-C, however many and
+under a ``micrograd.interrupts.CtrlC`` SIGINT handler, so that no Ctrl-C, however many and
 whenever, ends in a traceback (``micrograd`` itself keeps ignoring presses once the
 command has returned and the process exits). Exit codes common to all commands: 130
 after Ctrl-C; 1 when the output cannot be written (one line names why, e.g. a full
@@ -26,7 +26,7 @@ import sys
 from . import __version__
 
 #: the commands, in the order ``--help`` lists them
-COMMANDS = ("demo", "train", "graph", "serve", "notebooks")
+COMMANDS = ("demo", "train", "graph", "serve", "notebooks", "site")
 
 
 def build_parser():
@@ -100,8 +100,8 @@ def main(argv=None):
     if missing:
         return _needs(args.command, missing)
     guard = previous = None
-    if getattr(module, "CTRL_C", False):  # a command that trains: see micrograd.train.CtrlC
-        from .train import install_ctrl_c
+    if getattr(module, "CTRL_C", False):  # a command that trains: see interrupts.CtrlC
+        from .interrupts import install_ctrl_c
 
         guard, previous = install_ctrl_c(mode="raise")
     try:

@@ -15,25 +15,21 @@ same expression) or with a formula worked out independently, at several points, 
 hard-coded number cannot pass a function exercise. A check never raises because of the
 answer: an error inside the student's code, an unanswered exercise (``None``, or a
 function that still raises ``NotImplementedError``) or a wrong type is reported as a
-failed check with a hint. ``make_student(src, dst)`` writes the student's version of a
-teacher's notebook (``micrograd notebooks student SRC DST``).
+failed check with a hint. The student's copy of the notebook, without the solutions, is
+made by ``micrograd.student`` (``micrograd notebooks student SRC DST``).
 """
 
 from __future__ import annotations
 
-import json
 import math
-import os
-import tempfile
 from dataclasses import dataclass, field
 from numbers import Real
 
 from .engine import Value
 
-__all__ = ["POINTS", "Report", "StudentNotebookError", "check_cross_entropy", "check_gradf",
-           "check_lecture_grads", "check_numerical_grad", "check_scalar_ops",
-           "check_softmax", "check_training_step", "f_exercise", "make_student",
-           "student_notebook"]
+__all__ = ["POINTS", "Report", "check_cross_entropy", "check_gradf", "check_lecture_grads",
+           "check_numerical_grad", "check_scalar_ops", "check_softmax", "check_training_step",
+           "f_exercise"]
 
 OK, WRONG = "\u2713", "\u2717"
 
@@ -526,110 +522,3 @@ def check_training_step(train_step):
         r.add(False, f"step {step}: the parameters moved, but not as they should", hint)
         break
     return r.finish()
-
-
-# ---------------------------------------------------------------------------------------
-# The student's version of a notebook
-# ---------------------------------------------------------------------------------------
-
-BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
-INLINE = "### SOLUTION"
-STUB = 'raise NotImplementedError("write your answer here")'
-
-
-class StudentNotebookError(ValueError):
-    """The teacher's notebook cannot be turned into a student's (a marker misplaced)."""
-
-
-def _strip_solutions(source, where):
-    lines = source.split("\n")
-    out, i = [], 0
-    while i < len(lines):
-        line = lines[i]
-        stripped = line.strip()
-        if stripped == BEGIN:
-            indent = line[:len(line) - len(line.lstrip())]
-            if not indent:
-                raise StudentNotebookError(
-                    f"{where}: a solution block at the top level of a cell; put it inside "
-                    "a function (the student's version raises NotImplementedError there)")
-            j = i + 1
-            while j < len(lines) and lines[j].strip() != END:
-                if lines[j].strip() == BEGIN:
-                    raise StudentNotebookError(f"{where}: {BEGIN} inside another block")
-                j += 1
-            if j == len(lines):
-                raise StudentNotebookError(f"{where}: {BEGIN} without {END}")
-            out.append(f"{indent}# your code here")
-            out.append(f"{indent}{STUB}")
-            i = j + 1
-            continue
-        if stripped == END:
-            raise StudentNotebookError(f"{where}: {END} without {BEGIN}")
-        if line.rstrip().endswith(INLINE):
-            code = line.rstrip()[:-len(INLINE)].rstrip().rstrip("#").rstrip()
-            if "=" not in code:
-                raise StudentNotebookError(
-                    f"{where}: {INLINE} marks an assignment 'name = answer', got {code!r}")
-            name = code.split("=", 1)[0].rstrip()
-            out.append(f"{name} = None  # your answer")
-            i += 1
-            continue
-        out.append(line)
-        i += 1
-    return "\n".join(out)
-
-
-def _cell_source(cell):
-    src = cell.get("source", "")
-    return "".join(src) if isinstance(src, list) else src
-
-
-def student_notebook(nb):
-    """A copy of the notebook dict ``nb`` with every solution replaced by a stub and
-    every output cleared. Raises StudentNotebookError if there is no solution at all."""
-    if not isinstance(nb, dict) or not isinstance(nb.get("cells"), list):
-        raise StudentNotebookError("not a Jupyter notebook: no list of cells")
-    cells, changed = [], 0
-    for k, cell in enumerate(nb["cells"]):
-        cell = dict(cell)
-        if cell.get("cell_type") == "code":
-            src = _cell_source(cell)
-            new = _strip_solutions(src, f"cell {k}")
-            changed += new != src
-            cell["source"] = new
-            cell["outputs"] = []
-            cell["execution_count"] = None
-        cells.append(cell)
-    if not changed:
-        raise StudentNotebookError(f"no solutions found: mark them with {BEGIN} / {END} "
-                                   f"or '= answer  {INLINE}'")
-    out = dict(nb)
-    out["cells"] = cells
-    return out
-
-
-def make_student(src, dst):
-    """Write the student's version of the teacher's notebook ``src`` to ``dst``
-    (atomically) and return ``dst``."""
-    src, dst = os.fspath(src), os.fspath(dst)
-    try:
-        with open(src, encoding="utf-8") as f:
-            nb = json.load(f)
-    except json.JSONDecodeError as err:
-        raise StudentNotebookError(f"{src} is not a notebook (invalid JSON: {err})") from None
-    out = student_notebook(nb)
-    folder = os.path.dirname(os.path.abspath(dst))
-    if not os.path.isdir(folder):
-        raise FileNotFoundError(f"the folder {folder!r} does not exist")
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".student-", suffix=".ipynb")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(out, f, indent=1, ensure_ascii=False)
-            f.write("\n")
-        os.replace(tmp, dst)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-    return dst

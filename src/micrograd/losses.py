@@ -1,4 +1,4 @@
-"""Loss functions built from ``Value`` operations, plus an L2 penalty and accuracy.
+"""Loss functions built from ``Value`` operations, plus L1 and L2 penalties and accuracy.
 
     >>> from micrograd.engine import Value
     >>> from micrograd.losses import mse, hinge
@@ -30,8 +30,8 @@ from numbers import Real
 
 from .engine import Value
 
-__all__ = ["mse", "hinge", "bce_with_logits", "cross_entropy", "logsumexp", "l2_penalty",
-           "accuracy", "LossSpec", "LOSSES", "get_loss"]
+__all__ = ["mse", "hinge", "bce_with_logits", "cross_entropy", "logsumexp", "l1_penalty",
+           "l2_penalty", "accuracy", "LossSpec", "LOSSES", "get_loss"]
 
 
 # ---------------------------------------------------------------------------------------
@@ -230,6 +230,15 @@ def cross_entropy(logits, targets, reduction="mean"):
 # ---------------------------------------------------------------------------------------
 # penalty and metric
 # ---------------------------------------------------------------------------------------
+
+
+def l1_penalty(parameters, alpha=1e-4):
+    """``alpha * sum(|p|)``: the L1 (lasso) penalty, which pushes weights to exactly 0.
+    Its kink at 0 gets the derivative 0 there (``abs``'s rule, as PyTorch's)."""
+    params = list(parameters)
+    if not params:
+        return Value(0.0)
+    return alpha * sum((p.abs() for p in params[1:]), params[0].abs())
 
 
 def l2_penalty(parameters, alpha=1e-4):

@@ -13,9 +13,9 @@
     (5, 'completed')
 
 One epoch is one pass over the training set, in minibatches of ``batch_size`` (shuffled
-with ``seed``) or as one full batch (``batch_size=None``, micrograd's demo). Each step:
-set the learning rate from ``schedule(step)``, ``opt.zero_grad()``, compute the loss and
-the gradients of one batch (the engine), ``opt.step()``.
+with ``seed``) or as one full batch (``batch_size=None``, micrograd's demo). Each step is
+the lecture's: set the learning rate from ``schedule(step)``, ``opt.zero_grad()``, the
+forward pass, the loss and ``backward()`` of one batch (the runner), ``opt.step()``.
 
 History: ``train_loss`` / ``train_acc`` of an epoch are the averages over its batches,
 measured in the forward passes of training (before each batch's update, as micrograd's
@@ -28,49 +28,41 @@ of that epoch's numbers); a callback that returns ``True`` stops training.
 Ctrl-C stops cleanly after the current step. A second Ctrl-C interrupts at once, but
 only inside a step's loss-and-gradient computation or the test-set evaluation (the
 step is abandoned, the evaluation's numbers are recorded as nan), never in the middle of
-an optimizer step or of the history's bookkeeping (see ``CtrlC``). Either way the model
-keeps the weights of the last completed step, the history has one entry per epoch in
-every list (the last epoch may be partial: the average over its completed steps), and
-``fit`` returns it with ``stopped == "interrupted"``.
+an optimizer step or of the history's bookkeeping (``micrograd.interrupts.CtrlC``).
+Either way the model keeps the weights of the last completed step, the history has one
+entry per epoch in every list (the last epoch may be partial: the average over its
+completed steps), and ``fit`` returns it with ``stopped == "interrupted"``.
 
 Divergence: ``History.diverged_at`` is the first epoch whose training loss is not a
 finite number (nan or inf; None while it stays finite). By default training goes on
 regardless (the remaining epochs compute nan); ``stop_on_nan=True`` stops right after
 that epoch, before its callbacks, with ``stopped == "diverged"``.
 
-The engine: computing one batch's loss and gradients is pluggable. ``engine`` is any
-object with
-
-* ``loss_and_grad(model, X, y, loss, l2) -> (loss: float, accuracy: float)``: run the
-  model on the batch, compute ``loss(outputs, y) + l2 * sum(p*p)`` and ADD its gradient
-  into every ``p.grad`` of ``model.parameters()`` (they are zeroed before the call);
-* ``evaluate(model, X, y, loss, l2) -> (loss, accuracy)``: the same numbers, no gradients.
-
-``loss`` is a ``micrograd.losses.LossSpec`` (``loss.name`` is ``"mse"``, ``"hinge"``,
-``"bce"``, ``"ce"`` or a custom name; ``loss(outputs, y)`` gives a ``Value``). The
-default, ``EagerEngine``, builds the ``Value`` graph of the batch and calls
-``backward()``: it is the reference every faster engine must agree with.
+The runner: computing one batch's loss and gradients is pluggable (``runner=``; see
+``micrograd.train_runners``): ``"eager"`` builds the ``Value`` graph of the batch and
+calls ``backward()``, the reference; ``"traced"`` runs the same scalar code over the
+whole batch with NumPy; ``"auto"`` picks the traced one where it applies.
 """
 
 from __future__ import annotations
 
 import gc
 import math
-import os
 import random as _random
-import signal
 import sys
-import threading
 import time
+import warnings
 from contextlib import contextmanager
 from numbers import Real
+from typing import NamedTuple
 
 from . import checks
 from .engine import _as_float, no_grad
-from .losses import accuracy, get_loss, l2_penalty
+from .interrupts import ctrl_c_guard
+from .losses import get_loss
+from .train_runners import get_runner
 
-__all__ = ["fit", "evaluate", "History", "EagerEngine", "StopTraining", "get_engine",
-           "ctrl_c_guard", "install_ctrl_c", "CtrlC"]
+__all__ = ["fit", "evaluate", "History", "StopTraining"]
 
 
 class StopTraining(Exception):
@@ -78,81 +70,55 @@ class StopTraining(Exception):
 
 
 # ---------------------------------------------------------------------------------------
-# the default engine: the scalar Value graph
+# the names of an earlier release, accepted for one more with a DeprecationWarning
 # ---------------------------------------------------------------------------------------
 
-
-class EagerEngine:
-    """Loss and gradients through the ``Value`` graph: the reference engine."""
-
-    name = "eager"
-
-    @staticmethod
-    def _objective(model, X, y, loss, l2):
-        outs = [model(x) for x in X]
-        total = loss(outs, y)
-        if l2:
-            total = total + l2_penalty(model.parameters(), l2)
-        return total, outs
-
-    def loss_and_grad(self, model, X, y, loss, l2=0.0):
-        total, outs = self._objective(model, X, y, loss, l2)
-        total.backward()
-        return total.data, accuracy(outs, y)
-
-    def evaluate(self, model, X, y, loss, l2=0.0):
-        with no_grad():
-            total, outs = self._objective(model, X, y, loss, l2)
-        return total.data, accuracy(outs, y)
-
-    def __repr__(self):
-        return "EagerEngine()"
+#: old name in this module -> (module, new name)
+_MOVED = {"EagerEngine": ("train_runners", "EagerRunner"),
+          "get_engine": ("train_runners", "get_runner"),
+          "CtrlC": ("interrupts", "CtrlC"),
+          "ctrl_c_guard": ("interrupts", "ctrl_c_guard"),
+          "install_ctrl_c": ("interrupts", "install_ctrl_c")}
 
 
-ENGINES = ("auto", "eager", "traced")
+def _renamed(old, new, stacklevel=3):
+    warnings.warn(f"{old} is deprecated: use {new} (the old name goes in the next "
+                  f"release)", DeprecationWarning, stacklevel=stacklevel)
 
 
-def get_engine(engine="auto", loss=None):
-    """The engine object for ``fit``: ``"eager"`` (the Value graph, the reference),
-    ``"traced"`` (``micrograd.trace``: the same scalar code run batched with NumPy),
-    ``"auto"`` (traced when NumPy is installed and the loss has a per-sample form, else
-    eager), or an engine object as is."""
-    if engine is None or engine == "eager":
-        return EagerEngine()
-    if hasattr(engine, "loss_and_grad") and hasattr(engine, "evaluate"):
-        return engine
-    if engine not in ENGINES:
-        raise ValueError(f"engine must be one of {', '.join(ENGINES)} or an engine object, "
-                         f"got {engine!r}")
-    spec = get_loss(loss) if loss is not None else None
-    try:
-        from .train_engines import TracedEngine
-    except ImportError as err:  # numpy is missing
-        if engine == "traced":
-            raise ModuleNotFoundError("the traced engine needs NumPy: pip install -e "
-                                      "'.[demo]' in the project's folder",
-                                      name="numpy") from err
-        return EagerEngine()
-    if spec is not None and spec.sample is None:
-        if engine == "traced":
-            raise ValueError(f"the loss {spec.name!r} has no per-sample form, so it cannot "
-                             f"be traced; use engine='eager'")
-        return EagerEngine()
-    return TracedEngine()
+def __getattr__(name):
+    if name not in _MOVED:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    module, new = _MOVED[name]
+    _renamed(f"micrograd.train.{name}", f"micrograd.{module}.{new}")
+    return getattr(importlib.import_module(f"micrograd.{module}"), new)
 
 
-def evaluate(model, X, y, loss="mse", l2=0.0, engine=None):
-    """``(loss, accuracy)`` of ``model`` on ``(X, y)``, without gradients."""
-    engine = get_engine(engine, loss)
+def _runner_keyword(runner, engine, default):
+    """``runner=``, or the old keyword ``engine=`` (deprecated) in its place."""
+    if engine is None:
+        return runner
+    _renamed("the keyword engine=", "runner= (the same values)", stacklevel=4)
+    if runner is not default:
+        raise TypeError("give runner= only (engine= is its old name), not both")
+    return engine
+
+
+def evaluate(model, X, y, loss="mse", l2=0.0, runner=None, *, engine=None):
+    """``(loss, accuracy)`` of ``model`` on ``(X, y)``, without gradients. ``runner``:
+    as ``fit``'s (default: the eager one)."""
+    runner = get_runner(_runner_keyword(runner, engine, None), loss)
     X, spec = list(X), get_loss(loss)
     if X:
         _check_outputs(model, X[0], spec)
-    return engine.evaluate(model, X, list(y), spec, l2)
+    return runner.evaluate(model, X, list(y), spec, l2)
 
 
 def _check_outputs(model, x, spec):
     """A loss over K class logits (``ce``) needs a model with K >= 2 outputs: refused
-    here, the same for every engine (traced, a one-output model gave a loss of 0)."""
+    here, the same for every runner (traced, a one-output model gave a loss of 0)."""
     if spec.outputs != "classes":
         return
     with no_grad():
@@ -183,12 +149,18 @@ class History:
         self.time = []  # seconds since the start of training, at the end of each epoch
         self.steps = 0  # optimizer steps taken
         self.stopped = "running"  # then "completed", "callback", "diverged", "interrupted"
-        self.engine = ""  # the engine that computed the gradients: "eager" or "traced"
+        self.runner = ""  # what computed the gradients: "eager" or "traced"
         self.diverged_at = None  # first epoch whose train loss was nan or inf
 
     @property
     def epochs(self):
         return len(self.train_loss)
+
+    @property
+    def engine(self):
+        """The old name of ``runner`` (deprecated)."""
+        _renamed("History.engine", "History.runner")
+        return self.runner
 
     def last(self):
         """The last epoch's numbers as a dict (empty before the first epoch)."""
@@ -239,112 +211,6 @@ class History:
         return f"History({self.epochs} epochs, {self.stopped}{', ' + nums if nums else ''})"
 
 
-# ---------------------------------------------------------------------------------------
-# Ctrl-C: finish the current step, then stop
-# ---------------------------------------------------------------------------------------
-
-
-class CtrlC:
-    """What Ctrl-C (SIGINT) does while ``fit`` trains and a command saves its results.
-
-    Installed as the SIGINT handler by ``ctrl_c_guard()`` (and by the command line for
-    the commands that train). Its ``mode`` says what a press does:
-
-    * ``"train"``: the first press sets ``hit`` (the loop stops after the current
-      step); a later press interrupts at once, but only inside a step's loss and
-      gradient computation or a test-set evaluation (``window``), never in the middle
-      of an optimizer step or of the history's bookkeeping;
-    * ``"defer"``: a press is noted (``deferred``) and acted on later: for writes that
-      must not be cut short (history.json, model.json);
-    * ``"abort"`` and ``"raise"``: a press raises ``KeyboardInterrupt`` at once (optional
-      work such as pictures, each written atomically; work before training);
-    * ``"ignore"``: a press is only counted (a command that has finished and exits).
-
-    ``presses`` counts every press. An inactive guard (another handler was installed,
-    SIGINT is ignored, or not the main thread) never sees a press.
-    """
-
-    MODES = ("train", "defer", "abort", "raise", "ignore")
-
-    def __init__(self, active=True, mode="train"):
-        if mode not in self.MODES:
-            raise ValueError(f"mode must be one of {', '.join(self.MODES)}, got {mode!r}")
-        self.active = active
-        self.mode = mode
-        self.presses = 0
-        self.hit = False
-        self.window = False
-        self.deferred = False
-
-    def __call__(self, signum, frame):
-        self.presses += 1
-        mode = self.mode
-        if mode in ("abort", "raise"):
-            raise KeyboardInterrupt
-        if mode == "ignore":
-            return
-        if mode == "defer":
-            if not self.deferred:
-                _note("Ctrl-C: finishing the files being written first")
-            self.deferred = True
-            return
-        if self.hit and self.window:
-            raise KeyboardInterrupt
-        self.hit = True
-
-
-def _note(text):
-    """A line on stderr from a signal handler: os.write, since the handler may run in
-    the middle of a print to sys.stderr (a reentrant write raises)."""
-    try:
-        os.write(2, (text + "\n").encode())
-    except OSError:  # pragma: no cover - no stderr
-        pass
-
-
-def install_ctrl_c(mode="train"):
-    """Install a ``CtrlC`` handler (in ``mode``) if Python's default SIGINT handler is in
-    place and this is the main thread; return ``(guard, previous handler)``. Otherwise
-    (a program's own handler, an inherited ignored SIGINT in a background job, another
-    thread, or a ``CtrlC`` already installed) install nothing and return the guard in
-    place, or an inactive one, with ``None``."""
-    try:
-        current = signal.getsignal(signal.SIGINT)
-    except ValueError:  # pragma: no cover - no signals here
-        current = None
-    if isinstance(current, CtrlC):
-        return current, None
-    if (threading.current_thread() is not threading.main_thread()
-            or current is not signal.default_int_handler):
-        return CtrlC(active=False, mode=mode), None
-    guard = CtrlC(mode=mode)
-    signal.signal(signal.SIGINT, guard)
-    return guard, current
-
-
-@contextmanager
-def ctrl_c_guard():
-    """A ``CtrlC`` handler for the block (see ``install_ctrl_c``); the previous handler
-    is restored after it. Nested guards share the outer one; an outer guard in
-    ``"raise"`` mode trains in ``"train"`` mode inside the block, and is back in
-    ``"raise"`` after it unless the block chose another mode."""
-    guard, previous = install_ctrl_c()
-    if previous is None:
-        outer = guard.mode
-        if outer == "raise":
-            guard.mode = "train"
-        try:
-            yield guard
-        finally:
-            if outer == "raise" and guard.mode == "train":  # a block that moved on to
-                guard.mode = outer  # "defer" (saving its results) keeps that mode
-        return
-    try:
-        yield guard
-    finally:
-        signal.signal(signal.SIGINT, previous)
-
-
 @contextmanager
 def _gc_paused(pause):
     """Pause Python's cyclic garbage collector while training.
@@ -369,27 +235,10 @@ def _gc_paused(pause):
 # ---------------------------------------------------------------------------------------
 
 
-def _make_bar(epochs, desc, progress):
-    if not progress:
-        return None
-    try:
-        from tqdm.auto import tqdm
-    except ImportError:  # pragma: no cover - tqdm ships with micrograd[demo]
-        return None
-    return tqdm(total=epochs, desc=desc, unit="epoch", leave=True, dynamic_ncols=True,
-                file=sys.stderr)
-
-
-def _say(bar, text):
-    if bar is not None:
-        bar.write(text, file=sys.stderr)
-    else:
-        print(text, file=sys.stderr)
-
-
 def fit(model, X, y, *, loss="mse", optimizer=None, epochs=100, batch_size=None,
         X_test=None, y_test=None, l2=0.0, schedule=None, callbacks=(), progress=True,
-        desc="train", seed=0, engine="auto", pause_gc=True, stop_on_nan=False):
+        desc="train", seed=0, runner="auto", pause_gc=True, stop_on_nan=False,
+        engine=None):
     """Train ``model`` on ``(X, y)`` and return a ``History``.
 
     Arguments:
@@ -406,10 +255,10 @@ def fit(model, X, y, *, loss="mse", optimizer=None, epochs=100, batch_size=None,
         callbacks: functions ``(epoch, logs, model)``; returning True stops training.
         progress: show a tqdm progress bar (on stderr) with the latest numbers.
         seed: shuffles the minibatches.
-        engine: computes one batch's loss and gradients (see the module docstring):
+        runner: computes one batch's loss and gradients (``micrograd.train_runners``):
             ``"auto"`` (default: the traced NumPy path where it applies, else eager),
             ``"eager"`` (the Value graph, the reference), ``"traced"``, or an object.
-            ``History.engine`` says which ran.
+            ``History.runner`` says which ran. (``engine=`` is its deprecated old name.)
         pause_gc: pause Python's cyclic garbage collector during training (the graphs
             have no cycles; the collector's re-scans of a big graph cost about as much
             as the step itself). Restored afterwards.
@@ -417,8 +266,166 @@ def fit(model, X, y, *, loss="mse", optimizer=None, epochs=100, batch_size=None,
             (``hist.stopped == "diverged"``). Default False: train all the epochs.
             Either way ``hist.diverged_at`` records that epoch.
     """
-    from .optim import SGD, Optimizer
+    runner = _runner_keyword(runner, engine, "auto")
+    X, y, test = _check_data(X, y, X_test, y_test)
+    epochs = checks.integer(epochs, "epochs", 0)
+    batches = _Batches(X, y, batch_size, seed)
+    if isinstance(l2, bool) or not isinstance(l2, Real) or not 0 <= _as_float(l2) < math.inf:
+        raise ValueError(f"l2 must be a finite number >= 0, got {l2!r:.40}")
+    loss = get_loss(loss)
+    optimizer = _check_optimizer(model, optimizer)
+    _check_outputs(model, X[0], loss)
+    run = _Run(model, loss, optimizer, get_runner(runner, loss), l2, schedule, test,
+               [callbacks] if callable(callbacks) else list(callbacks), stop_on_nan)
+    hist = History()
+    hist.runner = getattr(run.runner, "name", type(run.runner).__name__)
+    bar = _Progress(epochs, desc, progress)
+    hist.stopped = "completed"
+    try:
+        with ctrl_c_guard() as sigint, _gc_paused(pause_gc):
+            _train(run, batches, epochs, hist, bar, sigint)
+    except KeyboardInterrupt:
+        hist.stopped = "interrupted"
+        hist._even_out()  # an interrupt from a handler of the caller's may land anywhere
+        bar.say(f"interrupted after epoch {hist.epochs} (step {hist.steps}): stopping; "
+                f"the model keeps its weights as trained so far")
+    finally:
+        bar.close()
+    return hist
 
+
+def _train(run, batches, epochs, hist, bar, sigint):
+    """The loop: every batch of every epoch takes the lecture's step (zero_grad; forward,
+    loss and backward, by the runner; the update), then the epoch is recorded."""
+    t0 = time.perf_counter()
+    for epoch in range(1, epochs + 1):
+        seen = _EpochSums()
+        for Xb, yb in batches.epoch():
+            if run.schedule is not None:
+                run.optimizer.lr = run.schedule(hist.steps)
+            try:
+                with sigint.interruptible():  # the only place a second Ctrl-C may land
+                    run.optimizer.zero_grad()
+                    batch_loss, batch_acc = run.runner.loss_and_grad(
+                        run.model, Xb, yb, run.loss, run.l2)
+            except KeyboardInterrupt:
+                run.optimizer.zero_grad()  # the abandoned step's partial gradients
+                seen.cut = True
+                break
+            run.optimizer.step()  # never cut short: a step applies whole or not at all
+            hist.steps += 1
+            seen.add(batch_loss, batch_acc, len(yb))
+            if sigint.hit:
+                break
+        if not seen.samples:  # interrupted before the epoch's first step ended
+            raise KeyboardInterrupt
+        test = _test_numbers(run, seen, sigint)
+        hist._record(seen.loss / seen.samples, seen.acc / seen.samples, run.optimizer.lr,
+                     test, time.perf_counter() - t0)
+        logs = hist.last()
+        bar.update(logs)
+        if _diverged(hist, epoch, logs, run.stop_on_nan, bar):
+            return
+        if sigint.hit or seen.cut:
+            raise KeyboardInterrupt
+        if _callbacks_stop(run.callbacks, epoch, logs, run.model):
+            hist.stopped = "callback"
+            return
+
+
+class _Run(NamedTuple):
+    """What ``fit`` was asked to do, checked: the loop reads it."""
+
+    model: object
+    loss: object          # the LossSpec
+    optimizer: object
+    runner: object        # computes one batch's loss and gradients
+    l2: float
+    schedule: object      # step -> lr, or None
+    test: tuple | None    # (X_test, y_test)
+    callbacks: list
+    stop_on_nan: bool
+
+
+class _EpochSums:
+    """The loss and accuracy of an epoch's completed steps, summed over their samples;
+    ``cut``: a second Ctrl-C abandoned a step or the evaluation."""
+
+    def __init__(self):
+        self.loss = self.acc = 0.0
+        self.samples = 0
+        self.cut = False
+
+    def add(self, loss, acc, n):
+        self.loss += loss * n
+        self.acc += acc * n
+        self.samples += n
+
+
+class _Batches:
+    """The minibatches of an epoch: shuffled with ``seed`` (``random.Random``), or the
+    whole training set as one batch."""
+
+    def __init__(self, X, y, batch_size, seed):
+        if batch_size is not None:
+            batch_size = checks.integer(batch_size, "batch_size", 1)
+        self.X, self.y = X, y
+        self.size = len(X) if batch_size is None else min(batch_size, len(X))
+        self.order = list(range(len(X)))
+        self.rng = _random.Random(seed)
+
+    def epoch(self):
+        if self.size == len(self.X):
+            yield self.X, self.y
+            return
+        self.rng.shuffle(self.order)
+        for start in range(0, len(self.X), self.size):
+            idx = self.order[start:start + self.size]
+            yield [self.X[i] for i in idx], [self.y[i] for i in idx]
+
+
+def _test_numbers(run, seen, sigint):
+    """The test set's ``(loss, accuracy)`` after an epoch (None without a test set); nan
+    when a second Ctrl-C cut the epoch or cuts the evaluation short."""
+    if run.test is None:
+        return None
+    if seen.cut:
+        return (math.nan, math.nan)  # no evaluation after a second Ctrl-C
+    try:
+        with sigint.interruptible():
+            return run.runner.evaluate(run.model, *run.test, run.loss, run.l2)
+    except KeyboardInterrupt:
+        seen.cut = True
+        return (math.nan, math.nan)  # the evaluation was cut short
+
+
+def _diverged(hist, epoch, logs, stop_on_nan, bar):
+    """Record the first epoch whose training loss is nan or inf; True to stop there."""
+    if hist.diverged_at is not None or math.isfinite(logs["train_loss"]):
+        return False
+    hist.diverged_at = epoch
+    if not stop_on_nan:
+        return False
+    hist.stopped = "diverged"
+    bar.say(f"training diverged: the loss became {logs['train_loss']} at epoch {epoch}; "
+            f"stopping")
+    return True
+
+
+def _callbacks_stop(callbacks, epoch, logs, model):
+    """Run every callback; True if one of them asks to stop."""
+    stop = False
+    for cb in callbacks:
+        try:
+            stop = bool(cb(epoch, logs, model)) or stop
+        except StopTraining:
+            stop = True
+    return stop
+
+
+def _check_data(X, y, X_test, y_test):
+    """The training and test sets as lists, refused when empty or of unequal lengths;
+    ``(X, y, test)`` with ``test`` the pair ``(X_test, y_test)`` or None."""
     X, y = list(X), list(y)
     if len(X) != len(y):
         raise ValueError(f"X has {len(X)} samples but y has {len(y)}")
@@ -426,21 +433,23 @@ def fit(model, X, y, *, loss="mse", optimizer=None, epochs=100, batch_size=None,
         raise ValueError("no training samples")
     if (X_test is None) != (y_test is None):
         raise ValueError("give both X_test and y_test, or neither")
-    if X_test is not None:
-        X_test, y_test = list(X_test), list(y_test)
-        if len(X_test) != len(y_test) or not X_test:
-            raise ValueError(f"X_test has {len(X_test)} samples but y_test has "
-                             f"{len(y_test)}")
-    epochs = checks.integer(epochs, "epochs", 0)
-    if batch_size is not None:
-        batch_size = checks.integer(batch_size, "batch_size", 1)
-    if isinstance(l2, bool) or not isinstance(l2, Real) or not 0 <= _as_float(l2) < math.inf:
-        raise ValueError(f"l2 must be a finite number >= 0, got {l2!r:.40}")
-    loss = get_loss(loss)
+    if X_test is None:
+        return X, y, None
+    X_test, y_test = list(X_test), list(y_test)
+    if len(X_test) != len(y_test) or not X_test:
+        raise ValueError(f"X_test has {len(X_test)} samples but y_test has {len(y_test)}")
+    return X, y, (X_test, y_test)
+
+
+def _check_optimizer(model, optimizer):
+    """The optimizer (default ``SGD(lr=0.1)``), refused unless it is one of
+    ``micrograd.optim`` holding only the model's own parameters."""
+    from .optim import SGD, Optimizer
+
     params = model.parameters()
     if optimizer is None:
-        optimizer = SGD(params, lr=0.1)
-    elif not isinstance(optimizer, Optimizer):
+        return SGD(params, lr=0.1)
+    if not isinstance(optimizer, Optimizer):
         raise TypeError(f"optimizer must be a micrograd.optim optimizer, got "
                         f"{type(optimizer).__name__}")
     own = {id(p) for p in params}
@@ -449,98 +458,37 @@ def fit(model, X, y, *, loss="mse", optimizer=None, epochs=100, batch_size=None,
         raise ValueError(f"the optimizer holds {foreign} of its {len(optimizer.params)} "
                          f"parameters from outside this model (built on another model's "
                          f"parameters?): build it on model.parameters()")
-    _check_outputs(model, X[0], loss)
-    callbacks = [callbacks] if callable(callbacks) else list(callbacks)
-    engine = get_engine(engine, loss)
-    rng = _random.Random(seed)
+    return optimizer
 
-    n = len(X)
-    bs = n if batch_size is None else min(batch_size, n)
-    order = list(range(n))
-    hist = History()
-    hist.engine = getattr(engine, "name", type(engine).__name__)
-    bar = _make_bar(epochs, desc, progress)
-    t0 = time.perf_counter()
-    hist.stopped = "completed"
-    try:
-        with ctrl_c_guard() as sigint, _gc_paused(pause_gc):
-            for epoch in range(1, epochs + 1):
-                if bs < n:
-                    rng.shuffle(order)
-                tot_loss = tot_acc = 0.0
-                done = 0  # samples of the steps completed in this epoch
-                cut = False  # a second Ctrl-C abandoned a step or the evaluation
-                for start in range(0, n, bs):
-                    idx = order[start:start + bs]
-                    Xb = [X[i] for i in idx] if bs < n else X
-                    yb = [y[i] for i in idx] if bs < n else y
-                    if schedule is not None:
-                        optimizer.lr = schedule(hist.steps)
-                    try:  # the only place a second Ctrl-C may land in a step
-                        sigint.window = True
-                        optimizer.zero_grad()
-                        lb, ab = engine.loss_and_grad(model, Xb, yb, loss, l2)
-                        sigint.window = False
-                    except KeyboardInterrupt:
-                        sigint.window = False
-                        optimizer.zero_grad()  # the abandoned step's partial gradients
-                        cut = True
-                        break
-                    optimizer.step()  # never cut short: a step applies whole or not at all
-                    hist.steps += 1
-                    tot_loss += lb * len(idx)
-                    tot_acc += ab * len(idx)
-                    done += len(idx)
-                    if sigint.hit:
-                        break
-                if not done:  # interrupted before the epoch's first step ended
-                    raise KeyboardInterrupt
-                test = None
-                if X_test is not None and cut:
-                    test = (math.nan, math.nan)  # no evaluation after a second Ctrl-C
-                elif X_test is not None:
-                    try:
-                        sigint.window = True
-                        test = engine.evaluate(model, X_test, y_test, loss, l2)
-                        sigint.window = False
-                    except KeyboardInterrupt:
-                        sigint.window = False
-                        cut = True
-                        test = (math.nan, math.nan)  # the evaluation was cut short
-                hist._record(tot_loss / done, tot_acc / done, optimizer.lr, test,
-                             time.perf_counter() - t0)
-                logs = hist.last()
-                if bar is not None:
-                    bar.update(1)
-                    post = {"loss": f"{logs['train_loss']:.4f}",
-                            "acc": f"{logs['train_acc']:.1%}"}
-                    if "test_acc" in logs:
-                        post["test_acc"] = f"{logs['test_acc']:.1%}"
-                    bar.set_postfix(post, refresh=False)
-                if hist.diverged_at is None and not math.isfinite(logs["train_loss"]):
-                    hist.diverged_at = epoch
-                    if stop_on_nan:
-                        hist.stopped = "diverged"
-                        _say(bar, f"training diverged: the loss became "
-                                  f"{logs['train_loss']} at epoch {epoch}; stopping")
-                        break
-                if sigint.hit or cut:
-                    raise KeyboardInterrupt
-                stop = False
-                for cb in callbacks:
-                    try:
-                        stop = bool(cb(epoch, logs, model)) or stop
-                    except StopTraining:
-                        stop = True
-                if stop:
-                    hist.stopped = "callback"
-                    break
-    except KeyboardInterrupt:
-        hist.stopped = "interrupted"
-        hist._even_out()  # an interrupt from a handler of the caller's may land anywhere
-        _say(bar, f"interrupted after epoch {hist.epochs} (step {hist.steps}): stopping; "
-                  f"the model keeps its weights as trained so far")
-    finally:
-        if bar is not None:
-            bar.close()
-    return hist
+
+class _Progress:
+    """The tqdm bar on stderr (``progress=False``, or no tqdm: plain lines only)."""
+
+    def __init__(self, epochs, desc, progress):
+        self.bar = None
+        if progress:
+            try:
+                from tqdm.auto import tqdm
+            except ImportError:  # pragma: no cover - tqdm ships with micrograd[demo]
+                return
+            self.bar = tqdm(total=epochs, desc=desc, unit="epoch", leave=True,
+                            dynamic_ncols=True, file=sys.stderr)
+
+    def update(self, logs):
+        if self.bar is None:
+            return
+        self.bar.update(1)
+        post = {"loss": f"{logs['train_loss']:.4f}", "acc": f"{logs['train_acc']:.1%}"}
+        if "test_acc" in logs:
+            post["test_acc"] = f"{logs['test_acc']:.1%}"
+        self.bar.set_postfix(post, refresh=False)
+
+    def say(self, text):
+        if self.bar is not None:
+            self.bar.write(text, file=sys.stderr)
+        else:
+            print(text, file=sys.stderr)
+
+    def close(self):
+        if self.bar is not None:
+            self.bar.close()

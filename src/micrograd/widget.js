@@ -70,6 +70,8 @@ function render({ model, el }) {
 
   const status = document.createElement("div");
   status.className = "text status";
+  const lesson = document.createElement("div");
+  lesson.className = "text lesson";
   const graph = document.createElement("div");
   graph.className = "graph";
   const text = document.createElement("div");
@@ -82,7 +84,7 @@ function render({ model, el }) {
   summary.className = "summary";
   const log = document.createElement("div");
   log.className = "log";
-  root.append(status, graph, text, edge, error, summary, log);
+  root.append(status, lesson, graph, text, edge, error, summary, log);
   el.appendChild(root);
 
   function draw() {
@@ -111,6 +113,7 @@ function render({ model, el }) {
     if (document.activeElement !== order) order.value = s.order || "";
     status.textContent = `${s.phase}: forward ${s.forward_done}/${s.forward_total}, ` +
       `backward ${s.backward_done}/${s.backward_total} (${s.mode_text})`;
+    lesson.textContent = s.mode_lesson || "";
     graph.innerHTML = s.svg || "";
     if (s.current) {
       const g = graph.querySelector(`g.node[data-id="${s.current}"]`);

@@ -5,12 +5,15 @@ local derivative, try a visit order and see which contributions are lost.
     >>> walk_widget("diamond")                       # doctest: +SKIP  (shows the widget)
 
 ``walk_widget(what)`` takes a preset name (``sum_times``, ``lecture``, ``neuron``,
-``square``, ``diamond``), an expression in the ``micrograd.expr`` language
-(``"a = 2; b = a*a"``) or a ``Value``. It returns an anywidget ``WalkWidget``: the
-buttons send a message to the kernel, the kernel runs :class:`WalkModel`, and the page
-redraws the state it gets back. Every number comes from ``micrograd.walk`` (the engine's
-op table); the drawing is ``micrograd.viz``'s SVG. ``WalkModel`` itself needs neither
-Jupyter nor anywidget, so it can be driven (and tested) from plain Python:
+``square``, ``diamond``, ``reused``: ``micrograd.walk_setup.PRESETS``, the Walk page's
+table), an expression in the ``micrograd.expr`` language (``"a = 2; b = a*a"``), a
+``Value``, or a ``WalkSetup`` (a preset or expression with its leaf values, mode and
+step, as a Walk link holds them: ``WalkSetup.from_url(...)``). It returns an anywidget
+``WalkWidget``: the buttons send a message to the kernel, the kernel runs
+:class:`WalkModel`, and the page redraws the state it gets back. Every number comes from
+``micrograd.walk`` (the engine's op table); the drawing is ``micrograd.viz``'s SVG.
+``WalkModel`` itself needs neither Jupyter nor anywidget, so it can be driven (and
+tested) from plain Python:
 
     >>> from micrograd.widget import WalkModel
     >>> m = WalkModel("sum_times")
@@ -26,32 +29,12 @@ import pathlib
 
 from . import walk as _walk
 from .engine import Value
+from .walk_setup import MODES, PRESETS, WalkSetup
 from .viz.graph import fmt, num
 from .viz.layout import fmt4, layout
 from .viz.svg import render_svg
 
 __all__ = ["PRESETS", "WalkModel", "walk_widget"]
-
-#: the lecture's graphs (the Walk's presets), as micrograd.expr text
-PRESETS = {
-    "sum_times": ("(a + b) * c", "a = 2; b = -3; c = 10; e = a + b; f = e * c"),
-    "lecture": ("L = (a*b + c) * f",
-                "a = 2; b = -3; c = 10; f = -2; e = a * b; d = e + c; L = d * f"),
-    "neuron": ("tanh neuron",
-               ("x1 = 2; x2 = 0; w1 = -3; w2 = 1; b = 6.8813735870195432; "
-                "x1w1 = x1 * w1; x2w2 = x2 * w2; n = x1w1 + x2w2 + b; o = tanh(n)")),
-    "square": ("a * a", "a = 3; f = a * a"),
-    "diamond": ("diamond: b = a + 1, c = a * 3, d = b * c",
-                "a = 2; b = a + 1; c = a * 3; d = b * c"),
-}
-
-MODE_TEXT = {
-    "correct": "reverse topological order, grad += upstream * local",
-    "assign": "the mistake: grad = instead of += (a reused node keeps its last share)",
-    "recursive": "the mistake: a recursive backward without a topological sort",
-    "no_zero_grad": "the mistake: two backward passes without zero_grad",
-}
-
 
 class WalkModel:
     """The widget's state and its actions, in plain Python.
@@ -67,29 +50,35 @@ class WalkModel:
         self.mode = "correct"
         self.order = None
         self._load(what)
-        self.set_mode(mode)
+        self.set_mode(what.mode if isinstance(what, WalkSetup) else mode)
         if order:
             self.set_order(order)
         if self.error:  # a bad mode or order at construction is the caller's mistake
             raise ValueError(self.error)
+        if isinstance(what, WalkSetup):
+            self._show_steps(what.step)
 
     # -- the graph ---------------------------------------------------------------------
 
     def _load(self, what):
+        from .expr import parse
+
         if isinstance(what, Value):
             root, name, source = what, None, None
+        elif isinstance(what, WalkSetup):
+            what.check()
+            name, source = what.preset, what.source
+            root = parse(source, what.values or None, override=True)
         elif isinstance(what, str):
             key = what.strip()
             if key in PRESETS:
-                name, source = key, PRESETS[key][1]
+                name, source = key, PRESETS[key].expr
             else:
                 name, source = None, key
-            from .expr import parse
-
             root = parse(source)
         else:
-            raise TypeError(f"walk_widget takes a preset name, an expression or a Value, "
-                            f"got {type(what).__name__}")
+            raise TypeError(f"walk_widget takes a preset name, an expression, a Value or "
+                            f"a WalkSetup, got {type(what).__name__}")
         self.root, self.preset, self.source = root, name, source
         self._layout = layout(root, rankdir="LR", show_grad=True)
         self._rewalk()
@@ -166,6 +155,11 @@ class WalkModel:
     def run_backward(self):
         self.run_forward()
         self.bpos = len(self.walk.backward)
+
+    def _show_steps(self, k):
+        """The first ``k`` steps applied: forward steps first, then backward ones."""
+        self.fpos = min(k, len(self.walk.forward))
+        self.bpos = min(k - self.fpos, len(self.walk.backward))
 
     def select_edge(self, edge_id):
         ids = {e.id for e in self._layout_edges()}
@@ -277,8 +271,9 @@ class WalkModel:
         grads = self._grads()
         return {
             "preset": self.preset, "source": self.source, "mode": self.mode,
-            "mode_text": MODE_TEXT[self.mode], "order": self.order,
-            "presets": {k: v[0] for k, v in PRESETS.items()}, "modes": list(_walk.MODES),
+            "mode_text": MODES[self.mode].title, "mode_lesson": MODES[self.mode].lesson,
+            "order": self.order, "presets": {k: p.title for k, p in PRESETS.items()},
+            "modes": list(_walk.MODES),
             "phase": self.phase(),
             "forward_done": self.fpos, "forward_total": len(w.forward),
             "backward_done": self.bpos, "backward_total": len(w.backward),

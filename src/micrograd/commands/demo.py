@@ -26,7 +26,7 @@ import os
 import sys
 import time
 
-CTRL_C = True  # runs under micrograd.train.CtrlC (see micrograd.cli)
+CTRL_C = True  # runs under micrograd.interrupts.CtrlC (see micrograd.cli)
 
 #: the defaults of the two experiments, in one place
 MOONS = dict(
@@ -112,30 +112,52 @@ def _gif_callback(frames, every):
     return record
 
 
+def moons_experiment(seed=1337):
+    """micrograd's demo as an Experiment: all 100 points train (the test set is a fresh
+    draw, ``seed + 1``), micrograd's network (relu, linear output, zero biases)."""
+    from ..experiment import Experiment
+
+    c = MOONS
+    return Experiment(dataset="moons", noise=c["noise"], samples=c["n_samples"],
+                      train_ratio=1.0, seed=seed, hidden=list(c["hidden"]),
+                      activation="relu", bias_init="zero", init_seed=seed, loss="hinge",
+                      optimizer="sgd", lr=c["lr_start"], l2=c["l2"])
+
+
+def circle_experiment(hidden, seed=1337):
+    """The circle experiment as an Experiment: the lecture's network (tanh everywhere,
+    random biases) with ``hidden`` neurons, mean squared error, SGD with momentum."""
+    from ..experiment import Experiment
+
+    c = CIRCLE
+    return Experiment(dataset="disk", samples=c["n_samples"],
+                      train_ratio=1 - c["test_size"], seed=seed, hidden=[hidden],
+                      activation="tanh", init_seed=seed, loss="mse", optimizer="sgd",
+                      momentum=c["momentum"], lr=c["lr"])
+
+
 def run_moons(seed=1337, epochs=None, progress=True, gif=True, engine="auto",
               gif_frames=GIF_FRAMES):
     """micrograd's demo; returns a ``Result``."""
-    from ..data import make_moons
-    from ..optim import SGD, linear_schedule
+    from ..experiment import build, make_points
+    from ..optim import linear_schedule
     from ..plot import snapshot
-    from ..nn import MLP
     from ..train import fit
 
     c = MOONS
     epochs = c["epochs"] if epochs is None else epochs
-    Xtr, ytr = make_moons(c["n_samples"], c["noise"], seed=seed)
-    Xte, yte = make_moons(c["n_test"], c["noise"], seed=seed + 1)
-    model = MLP(2, c["hidden"] + [1], activation="relu", output_activation="linear",
-                 bias_init="zero", seed=seed)
-    opt = SGD(model.parameters(), lr=c["lr_start"])
+    exp = moons_experiment(seed)
+    b = build(exp)
+    Xte, yte, _ = make_points(exp.replace(seed=seed + 1, samples=c["n_test"]))
+    model = b.model
     frames = [(0, snapshot(model))] if gif else []
     t0 = time.perf_counter()
-    hist = fit(model, Xtr, ytr, loss="hinge", l2=c["l2"], optimizer=opt,
+    hist = fit(model, b.X_train, b.y_train, loss=b.loss, l2=exp.l2, optimizer=b.optimizer,
                schedule=linear_schedule(c["lr_start"], c["lr_end"], c["epochs"]),
                epochs=epochs, X_test=Xte, y_test=yte, progress=progress,
-               desc="moons  MLP(2,16,16,1)", engine=engine,
+               desc="moons  MLP(2,16,16,1)", runner=engine,
                callbacks=[_gif_callback(frames, max(1, epochs // gif_frames))] if gif else [])
-    res = Result("moons", model, hist, (Xtr, Xte, ytr, yte), "hinge", c["l2"],
+    res = Result("moons", model, hist, (b.X_train, Xte, b.y_train, yte), exp.loss, exp.l2,
                  time.perf_counter() - t0, engine)
     res.frames = frames
     return res
@@ -143,28 +165,25 @@ def run_moons(seed=1337, epochs=None, progress=True, gif=True, engine="auto",
 
 def run_circle(seed=1337, epochs=None, progress=True, gif=True, engine="auto",
                hidden=None, gif_frames=GIF_FRAMES):
-    """Seed 001's experiment; returns one ``Result`` per hidden size."""
-    from ..data import make_disk, train_test_split
-    from ..optim import SGD
+    """The circle experiment; returns one ``Result`` per hidden size."""
+    from ..experiment import build
     from ..plot import snapshot
-    from ..nn import MLP
     from ..train import fit
 
     c = CIRCLE
     epochs = c["epochs"] if epochs is None else epochs
-    X, y = make_disk(c["n_samples"], seed=seed)
-    data = train_test_split(X, y, test_size=c["test_size"], seed=seed)
-    Xtr, Xte, ytr, yte = data
     results = []
     for h in (c["hidden"] if hidden is None else hidden):
-        model = MLP(2, [h, 1], style="lecture", seed=seed)  # tanh everywhere
+        b = build(circle_experiment(h, seed))
+        data = (b.X_train, b.X_test, b.y_train, b.y_test)
+        model = b.model
         frames = [(0, snapshot(model))] if gif and h == max(c["hidden"]) else []
         cbs = [_gif_callback(frames, max(1, epochs // gif_frames))] if frames else []
         t0 = time.perf_counter()
-        hist = fit(model, Xtr, ytr, loss="mse", epochs=epochs, X_test=Xte, y_test=yte,
-                   optimizer=SGD(model.parameters(), lr=c["lr"], momentum=c["momentum"]),
+        hist = fit(model, b.X_train, b.y_train, loss=b.loss, epochs=epochs,
+                   X_test=b.X_test, y_test=b.y_test, optimizer=b.optimizer,
                    progress=progress, desc=f"circle {h} hidden neuron{'s' * (h > 1)}",
-                   engine=engine, callbacks=cbs)
+                   runner=engine, callbacks=cbs)
         res = Result(f"circle{h}", model, hist, data, "mse", 0.0, time.perf_counter() - t0,
                      engine)
         res.frames = frames
@@ -191,7 +210,7 @@ def summary_table(rows):
 
 def _row(label, res):
     return (label, len(res.model.parameters()), res.hist.epochs, res.final_loss,
-            res.train_acc, res.test_acc, res.seconds, res.hist.engine)
+            res.train_acc, res.test_acc, res.seconds, res.hist.runner)
 
 
 def write_pictures(res, out, stem, title, gif=True):

@@ -5,7 +5,7 @@
 ``student SRC DST`` writes the student's version of a teacher's notebook: the code
 between ``### BEGIN SOLUTION`` and ``### END SOLUTION`` (inside a function) becomes
 ``raise NotImplementedError``, a line ``name = answer  ### SOLUTION`` becomes
-``name = None``, and every output is cleared. The exercise checks
+``name = None``, and every output is cleared (``micrograd.student``). The exercise checks
 (``micrograd.exercises``) then report each unanswered exercise instead of failing with
 a traceback. DST is written atomically; it may not be SRC.
 Exit codes: 0 written, 2 bad input (the message says what), 1 DST cannot be written.
@@ -39,7 +39,7 @@ def _fail(msg, code=2):
 
 
 def run(args):
-    from ..exercises import StudentNotebookError, make_student
+    from ..student import StudentNotebookError, make_student
 
     if not os.path.isfile(args.src):
         return _fail(f"no such notebook: {args.src!r}")

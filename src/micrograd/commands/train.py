@@ -11,6 +11,7 @@ import math
 import os
 import sys
 import time
+from dataclasses import dataclass
 
 from .. import data as _data
 from .. import losses as _losses
@@ -54,7 +55,7 @@ exit codes: 0 done; 2 refused options; 1 cannot write the output, or training di
 output went away (a closed pipe).
 """
 
-CTRL_C = True  # runs under micrograd.train.CtrlC (see micrograd.cli)
+CTRL_C = True  # runs under micrograd.interrupts.CtrlC (see micrograd.cli)
 
 # the choices, read from the library's registries (a data set, activation, loss,
 # optimizer or schedule added there is offered here at once)
@@ -148,13 +149,6 @@ def fraction(text):
     return x
 
 
-def momentum_value(text):
-    x = _number(text, "value")
-    if not 0 <= x < 1:
-        raise argparse.ArgumentTypeError(f"must be in [0, 1), got {text}")
-    return x
-
-
 def hidden_sizes(text):
     """``"16,16"`` -> [16, 16]; points at the bad item."""
     items = text.split(",")
@@ -238,7 +232,7 @@ def add_parser(subparsers):
     o.add_argument("--lr", type=learning_rate, default=None,
                    help=f"learning rate, at most {MAX_LR:g} (default: 1.0 for sgd, 0.01 "
                         f"for adam/adamw)")
-    o.add_argument("--momentum", type=momentum_value, default=0.0,
+    o.add_argument("--momentum", type=fraction, default=0.0,
                    help="sgd momentum (default: 0)")
     o.add_argument("--nesterov", action="store_true", help="sgd Nesterov momentum")
     o.add_argument("--weight-decay", type=penalty, default=0.0, metavar="WD",
@@ -363,30 +357,121 @@ def _divergence_message(hist, model, lr):
             f"(it was {lr:g}), a smaller --l2 / --weight-decay, or --optimizer adam")
 
 
-def run(args):
+def _refuse(args, problem):
     parser = getattr(args, "_parser", None)
+    if parser is not None:
+        parser.error(problem)  # exits with status 2
+    print(f"micrograd train: error: {problem}", file=sys.stderr)
+    return 2
+
+
+def experiment_of(args, n_points, n_classes, lr):
+    """The run as a ``micrograd.experiment.Experiment``: the one seed seeds the data, the
+    split and the weights; ``--test-fraction`` becomes the train ratio that holds out
+    the same number of points (``round(F * N)``, at least 1, at most N - 1)."""
+    from ..experiment import Experiment, default_noise
+
+    n_test = 0
+    if args.test_fraction > 0:
+        n_test = min(max(math.floor(args.test_fraction * n_points + 0.5), 1), n_points - 1)
+    digits = args.dataset == "digits"
+    noise = 0.0 if digits else (default_noise(args.dataset) if args.noise is None
+                                else args.noise)
+    return Experiment(
+        dataset=args.dataset, classes=n_classes, noise=noise, samples=n_points,
+        train_ratio=1 - n_test / n_points, seed=args.seed, hidden=list(args.hidden),
+        activation=args.activation, init_seed=args.seed, loss=args.loss,
+        optimizer=args.optimizer, momentum=args.momentum, nesterov=args.nesterov,
+        weight_decay=args.weight_decay, lr=lr, l2=args.l2)
+
+
+def _digits(args, labels):
+    """scikit-learn's digits, the first ``--samples`` of them (None: not installed)."""
+    from ..data import load_digits
+
+    try:
+        X, y = load_digits(n_classes=args.classes or 10, labels=labels)
+    except ImportError as err:
+        print(f"micrograd train: {err}", file=sys.stderr)
+        return None
+    return X[:args.samples], y[:args.samples]
+
+
+def _own_spread_points(args, exp, labels):
+    """blobs with ``--noise``: the command reads it as ``make_blobs`` does, the clusters'
+    spread (an Experiment's noise widens blobs' own spread instead), so these points
+    are made here; None for every other set."""
+    from ..data import make_dataset
+    from ..experiment import MULTICLASS, OWN_SPREAD
+
+    if args.dataset not in OWN_SPREAD or args.noise is None:
+        return None
+    extra = {"n_classes": exp.classes} if args.dataset in MULTICLASS else {}
+    return make_dataset(args.dataset, n_samples=exp.samples, noise=args.noise,
+                        seed=args.seed, labels=labels, **extra)
+
+
+@dataclass
+class Run:
+    """One ``micrograd train`` run: its arguments, what ``build()`` made of them, and
+    how it trains (engine, batch, schedule; GIF frames)."""
+    args: argparse.Namespace
+    built: object  # micrograd.experiment.Built
+    engine: object
+    batch_size: int | None
+    steps: int
+    schedule: object
+    frames: list
+    callbacks: list
+    two_d: bool  # points on the plane: a boundary can be drawn
+
+
+def _prepare(args, spec, engine):
+    """Build the run (data, model, optimizer, schedule, GIF frames); None when the
+    data cannot be had."""
+    from ..experiment import build
+    from ..optim import SCHEDULES as SCHEDULE_FACTORIES
+
+    lr = args.lr if args.lr is not None else (1.0 if args.optimizer == "sgd" else 0.01)
+    labels = "pm1" if spec.labels == "pm1" else "index"
+    if args.dataset == "digits":
+        points = _digits(args, labels)
+        if points is None:
+            return None
+        exp = experiment_of(args, len(points[0]), len(set(points[1])), lr)
+    else:
+        exp = experiment_of(args, args.samples or 100, args.classes or 2, lr)
+        points = _own_spread_points(args, exp, labels)
+    built = build(exp, points)
+    n_train = len(built.X_train)
+    bs = args.batch_size if args.batch_size and args.batch_size < n_train else None
+    steps = args.epochs * (1 if bs is None else -(-n_train // bs))
+    run = Run(args, built, engine, bs, steps, SCHEDULE_FACTORIES[args.schedule](lr, steps),
+              [], [], len(built.X_train[0]) == 2)
+    if not args.no_plots and run.two_d and not args.no_gif:
+        from ..plot import snapshot
+
+        every = max(1, args.epochs // 20)
+        run.frames.append((0, snapshot(built.model)))
+        run.callbacks.append(lambda e, logs, m: run.frames.append((e, snapshot(m)))
+                             if e % every == 0 else None)
+    return run
+
+
+def run(args):
     problem = check_args(args)
     if problem:
-        if parser is not None:
-            parser.error(problem)  # exits with status 2
-        print(f"micrograd train: error: {problem}", file=sys.stderr)
-        return 2
+        return _refuse(args, problem)
 
-    from ..data import load_digits, make_dataset, train_test_split
     from ..losses import LOSSES as LOSS_SPECS
-    from ..optim import SCHEDULES as SCHEDULE_FACTORIES
-    from ..optim import make_optimizer
-    from ..nn import MLP
-    from ..train import ctrl_c_guard, get_engine
+    from ..interrupts import ctrl_c_guard
+    from ..train_runners import get_runner
 
     spec = LOSS_SPECS[args.loss]
-    engine = get_engine(args.engine, spec)
+    engine = get_runner(args.engine, spec)
     problem = check_work(args, engine.name)
     if problem:
-        if parser is not None:
-            parser.error(problem)  # exits with status 2
-        print(f"micrograd train: error: {problem}", file=sys.stderr)
-        return 2
+        return _refuse(args, problem)
 
     try:
         os.makedirs(args.out, exist_ok=True)
@@ -395,65 +480,24 @@ def run(args):
               file=sys.stderr)
         return 1
 
-    labels = "pm1" if spec.labels == "pm1" else "index"
-    if args.dataset == "digits":
-        try:
-            X, y = load_digits(n_classes=args.classes or 10, labels=labels)
-        except ImportError as err:
-            print(f"micrograd train: {err}", file=sys.stderr)
-            return 1
-        if args.samples is not None and args.samples < len(X):
-            X, y = X[:args.samples], y[:args.samples]
-    else:
-        extra = {"n_classes": args.classes} if args.classes else {}
-        X, y = make_dataset(args.dataset, n_samples=args.samples or 100, noise=args.noise,
-                            seed=args.seed, labels=labels, **extra)
-    n_classes = len(set(y))
-    if args.test_fraction > 0:
-        Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=args.test_fraction,
-                                              seed=args.seed)
-    else:
-        Xtr, ytr, Xte, yte = X, y, None, None
-
-    n_out = n_classes if spec.outputs == "classes" else 1
-    out_act = spec.output_activation
-    model = MLP(len(X[0]), args.hidden + [n_out], activation=args.activation,
-                 output_activation=out_act, bias_init="uniform", seed=args.seed)
-    lr = args.lr if args.lr is not None else (1.0 if args.optimizer == "sgd" else 0.01)
-    kwargs = {"weight_decay": args.weight_decay}
-    if args.optimizer == "sgd":
-        kwargs.update(momentum=args.momentum, nesterov=args.nesterov)
-    opt = make_optimizer(args.optimizer, model.parameters(), lr, **kwargs)
-    bs = args.batch_size if args.batch_size and args.batch_size < len(Xtr) else None
-    steps = args.epochs * (1 if bs is None else -(-len(Xtr) // bs))
-    schedule = SCHEDULE_FACTORIES[args.schedule](lr, steps)
-
-    two_d = len(X[0]) == 2
-    plots = not args.no_plots
-    frames = []
-    callbacks = []
-    if plots and two_d and not args.no_gif:
-        from ..plot import snapshot
-
-        every = max(1, args.epochs // 20)
-        frames.append((0, snapshot(model)))
-        callbacks.append(lambda e, logs, m: frames.append((e, snapshot(m)))
-                         if e % every == 0 else None)
-
-    print(f"{args.dataset}: {len(Xtr)} train / {len(Xte or [])} test points, "
-          f"{n_classes} classes; MLP({len(X[0])}, {args.hidden + [n_out]}) "
-          f"{args.activation} -> {out_act}, {len(model.parameters())} parameters; "
-          f"{args.loss} loss, {opt!r}, {args.schedule} schedule, {steps} steps")
+    r = _prepare(args, spec, engine)
+    if r is None:
+        return 1
+    b = r.built
+    nin, n_out = len(b.X_train[0]), b.n_outputs
+    print(f"{args.dataset}: {len(b.X_train)} train / {len(b.X_test)} test points, "
+          f"{b.experiment.classes} classes; MLP({nin}, {args.hidden + [n_out]}) "
+          f"{args.activation} -> {spec.output_activation}, "
+          f"{len(b.model.parameters())} parameters; "
+          f"{args.loss} loss, {b.optimizer!r}, {args.schedule} schedule, {r.steps} steps")
     with ctrl_c_guard() as ctrl_c:  # from here on, no Ctrl-C ends in a traceback
-        return _train_and_write(args, ctrl_c, model, opt, spec, engine, schedule, bs, lr,
-                                Xtr, ytr, Xte, yte, frames, callbacks, two_d)
+        return _train_and_write(r, ctrl_c)
 
 
-def _train_and_write(args, ctrl_c, model, opt, spec, engine, schedule, bs, lr, Xtr, ytr,
-                     Xte, yte, frames, callbacks, two_d):
+def _train_and_write(r, ctrl_c):
     """Train, then write history.json, model.json and the pictures.
 
-    Ctrl-C (``micrograd.train.CtrlC``): while training, the first press stops after the
+    Ctrl-C (``micrograd.interrupts.CtrlC``): while training, the first press stops after the
     current step and a second one abandons the step in progress; while history.json
     and model.json are written, presses wait until both are complete; while the pictures
     are drawn, a press skips the rest of them (each picture file is whole or absent).
@@ -465,12 +509,15 @@ def _train_and_write(args, ctrl_c, model, opt, spec, engine, schedule, bs, lr, X
     from ..train import fit
     from ..viz.graph import num
 
+    args, b = r.args, r.built
+    model = b.model
     ctrl_c.mode = "train"
     t0 = time.perf_counter()
-    hist = fit(model, Xtr, ytr, loss=spec, optimizer=opt, epochs=args.epochs,
-               batch_size=bs, X_test=Xte, y_test=yte, l2=args.l2, schedule=schedule,
-               callbacks=callbacks, progress=not args.no_progress, seed=args.seed,
-               desc=args.dataset, engine=engine, stop_on_nan=True)
+    hist = fit(model, b.X_train, b.y_train, loss=b.loss, optimizer=b.optimizer,
+               epochs=args.epochs, batch_size=r.batch_size, X_test=b.X_test or None,
+               y_test=b.y_test or None, l2=b.experiment.l2, schedule=r.schedule,
+               callbacks=r.callbacks, progress=not args.no_progress, seed=args.seed,
+               desc=args.dataset, runner=r.engine, stop_on_nan=True)
     ctrl_c.mode = "defer"  # the results are written whole, whatever is pressed now
     trained_presses = ctrl_c.presses
     seconds = time.perf_counter() - t0
@@ -483,7 +530,7 @@ def _train_and_write(args, ctrl_c, model, opt, spec, engine, schedule, bs, lr, X
                      f"test_acc {last['test_acc']:.1%}")
     else:
         line = "stopped before the end of the first epoch"
-    print(line + f" ({seconds:.1f} s, {hist.stopped}, engine {hist.engine})")
+    print(line + f" ({seconds:.1f} s, {hist.stopped}, engine {hist.runner})")
 
     # the history first: it is what tells what happened, even when the model is lost
     written = []
@@ -497,7 +544,8 @@ def _train_and_write(args, ctrl_c, model, opt, spec, engine, schedule, bs, lr, X
         written.append(hist_path)
         if diverged:
             print(f"wrote {hist_path}", file=sys.stderr)
-            print(f"micrograd train: error: {_divergence_message(hist, model, lr)}",
+            print(f"micrograd train: error: "
+                  f"{_divergence_message(hist, model, b.experiment.lr)}",
                   file=sys.stderr)
             return 1
         if not hist.epochs:
@@ -510,8 +558,7 @@ def _train_and_write(args, ctrl_c, model, opt, spec, engine, schedule, bs, lr, X
         if not args.no_plots and ctrl_c.presses == trained_presses:
             ctrl_c.mode = "abort"  # pictures are optional: a press skips the rest
             try:
-                _pictures(args, hist, model, frames, two_d, last, Xtr, ytr, Xte, yte,
-                          written)
+                _pictures(r, hist, last, written)
             except KeyboardInterrupt:
                 skipped = True
             ctrl_c.mode = "defer"
@@ -532,18 +579,22 @@ def _interrupted(hist, ctrl_c):
     return hist.stopped == "interrupted" or ctrl_c.presses > 0
 
 
-def _pictures(args, hist, model, frames, two_d, last, Xtr, ytr, Xte, yte, written):
+def _pictures(r, hist, last, written):
     """Learning curves, decision boundary and its animation, each appended to
     ``written`` as soon as it is on disk."""
     from .. import plot
 
+    args, b = r.args, r.built
+    Xte, yte = b.X_test or None, b.y_test or None
     written.append(plot.plot_learning_curves(
         hist, path=os.path.join(args.out, "curves.png"), title=args.dataset))
-    if two_d:
+    if r.two_d:
         written.append(plot.plot_decision_boundary(
-            model, Xtr, ytr, Xte, yte, path=os.path.join(args.out, "boundary.png"),
+            b.model, b.X_train, b.y_train, Xte, yte,
+            path=os.path.join(args.out, "boundary.png"),
             title=f"{args.dataset}: train {last['train_acc']:.0%}"))
-        if frames:
+        if r.frames:
             written.append(plot.animate_boundary(
-                model, frames, Xtr, ytr, os.path.join(args.out, "boundary.gif"),
-                Xte, yte, title=args.dataset + ", epoch {epoch}"))
+                b.model, r.frames, b.X_train, b.y_train,
+                os.path.join(args.out, "boundary.gif"), Xte, yte,
+                title=args.dataset + ", epoch {epoch}"))

@@ -199,43 +199,65 @@ def layout(root, rankdir="LR", show_grad=True):
         raise ValueError(f"rankdir must be 'LR' or 'TB', got {rankdir!r}")
     nodes, edges = root if isinstance(root, tuple) else trace(root)
     lr = rankdir == "LR"
-    n = len(nodes)
-    index = {nd.id: i for i, nd in enumerate(nodes)}
+    g = _Vertices(nodes, show_grad)
+    _rank(g, edges)                                        # step 1
+    chains = _chains(g, edges)                             # step 2
+    layers, crossings = _order(g, chains)                  # step 3
+    boxes, width, height = _coordinates(g, layers, lr)     # step 4
+    return _assemble(g, edges, chains, boxes, width, height, rankdir, show_grad, crossings)
 
-    # ---- vertices: records 0..n-1, op nodes, then dummies --------------------------
-    kind, owner, ext_w, ext_h = [], [], [], []
-    cells_of, widths_of = [], []
-    for nd in nodes:
-        cells = record_cells(nd, show_grad)
-        widths = [text_width(c) + 2 * CELL_PAD for c in cells]
-        cells_of.append(cells)
-        widths_of.append(widths)
-        kind.append("rec")
-        owner.append(index[nd.id])
-        ext_w.append(sum(widths))
-        ext_h.append(RECORD_H)
-    op_of = {}
-    for i, nd in enumerate(nodes):
-        if not nd.leaf:
-            op_of[i] = len(kind)
-            kind.append("op")
-            owner.append(i)
-            ext_w.append(max(OP_MIN_W, text_width(short_label(nd.op)) + 16.0))
-            ext_h.append(OP_H)
 
-    # ---- ranks ---------------------------------------------------------------------
-    rank = [0] * len(kind)
-    for i, nd in enumerate(nodes):  # forward order: inputs already ranked
+class _Vertices:
+    """The vertices of the layered drawing: records ``0..n-1`` (one per value, in forward
+    order), then op nodes, then the dummies of long edges. Per vertex: its ``kind``
+    (``"rec"``, ``"op"``, ``"dummy"``), its ``owner`` (the index of the value it belongs
+    to), its extent ``w`` x ``h`` and its ``rank``; ``preds`` / ``succs``: its
+    neighbours one rank before / after (filled by ``_chains``)."""
+
+    def __init__(self, nodes, show_grad):
+        self.nodes = nodes
+        self.index = {nd.id: i for i, nd in enumerate(nodes)}
+        self.kind, self.owner, self.w, self.h, self.rank = [], [], [], [], []
+        self.cells = [record_cells(nd, show_grad) for nd in nodes]
+        self.cell_widths = [[text_width(c) + 2 * CELL_PAD for c in cells]
+                            for cells in self.cells]
+        for i, widths in enumerate(self.cell_widths):
+            self.add("rec", i, sum(widths), RECORD_H)
+        self.op_of = {}  # the index of a value -> its op node's vertex
+        for i, nd in enumerate(nodes):
+            if not nd.leaf:
+                width = max(OP_MIN_W, text_width(short_label(nd.op)) + 16.0)
+                self.op_of[i] = self.add("op", i, width, OP_H)
+        self.preds, self.succs = [], []
+
+    def add(self, kind, owner, w, h, rank=0):
+        self.kind.append(kind)
+        self.owner.append(owner)
+        self.w.append(w)
+        self.h.append(h)
+        self.rank.append(rank)
+        return len(self.kind) - 1
+
+    def __len__(self):
+        return len(self.kind)
+
+
+def _rank(g, edges):
+    """Step 1: a leaf at rank 0, an op one rank after its last input, a record one after
+    its op; then every value pulled right, next to its first consumer."""
+    rank, op_of, index = g.rank, g.op_of, g.index
+    for i, nd in enumerate(g.nodes):  # forward order: inputs already ranked
         if not nd.leaf:
             r = max(rank[index[p]] for p in nd.inputs) + 1
             rank[op_of[i]] = r
             rank[i] = r + 1
+    n = len(g.nodes)
     consumers = [[] for _ in range(n)]
     for e in edges:
         consumers[index[e.src]].append(index[e.dst])
-    # then every value is pulled right, next to its first consumer (users before inputs,
-    # so a pulled node makes room for its own inputs): a term added at the end of a long
-    # sum sits beside that addition instead of trailing an edge across the whole drawing
+    # users before inputs, so a pulled node makes room for its own inputs: a term added
+    # at the end of a long sum sits beside that addition instead of trailing an edge
+    # across the whole drawing
     for i in range(n - 1, -1, -1):
         if consumers[i]:
             r = min(rank[op_of[u]] for u in consumers[i]) - 1
@@ -244,50 +266,53 @@ def layout(root, rankdir="LR", show_grad=True):
                 if i in op_of:
                     rank[op_of[i]] = r - 1
 
-    # ---- chains: every drawn edge as a list of vertices, dummies in between --------
+
+def _chains(g, edges):
+    """Step 2: every drawn edge as a chain of vertices, one dummy per rank it crosses
+    (shortest edges first, within ``DUMMY_BUDGET`` dummies; beyond it an edge is drawn
+    straight). Fills ``g.preds`` and ``g.succs``; returns the chains, one per edge."""
+    rank, index = g.rank, g.index
     spans = sorted(range(len(edges)),
-                   key=lambda k: (rank[op_of[index[edges[k].dst]]] - rank[index[edges[k].src]], k))
+                   key=lambda k: (rank[g.op_of[index[edges[k].dst]]]
+                                  - rank[index[edges[k].src]], k))
     budget = DUMMY_BUDGET
     chains = [None] * len(edges)
     for k in spans:
         e = edges[k]
-        s, t = index[e.src], op_of[index[e.dst]]
+        s, t = index[e.src], g.op_of[index[e.dst]]
         need = rank[t] - rank[s] - 1
         chain = [s]
         if need <= budget:
             budget -= need
-            for r in range(rank[s] + 1, rank[t]):
-                v = len(kind)
-                kind.append("dummy")
-                owner.append(s)
-                ext_w.append(DUMMY_EXT)
-                ext_h.append(DUMMY_EXT)
-                rank.append(r)
-                chain.append(v)
+            chain += [g.add("dummy", s, DUMMY_EXT, DUMMY_EXT, r)
+                      for r in range(rank[s] + 1, rank[t])]
         chain.append(t)
         chains[k] = chain
-    op_chains = [[op_of[i], i] for i in range(n) if i in op_of]
-
-    nv = len(kind)
-    preds = [[] for _ in range(nv)]
-    succs = [[] for _ in range(nv)]
+    op_chains = [[g.op_of[i], i] for i in range(len(g.nodes)) if i in g.op_of]
+    g.preds = [[] for _ in range(len(g))]
+    g.succs = [[] for _ in range(len(g))]
     for chain in chains + op_chains:
         for u, v in zip(chain, chain[1:]):
             if rank[v] == rank[u] + 1:
-                succs[u].append(v)
-                preds[v].append(u)
+                g.succs[u].append(v)
+                g.preds[v].append(u)
+    return chains
 
-    # ---- order within ranks ----------------------------------------------------------
+
+def _order(g, chains):
+    """Step 3: the order within each rank. Start from the forward order of the values;
+    sweep down and up sorting by the barycentre of the neighbours in the previous rank;
+    keep the order with the fewest crossings. Returns ``(layers, crossings)``."""
+    rank, nv = g.rank, len(g)
     nranks = max(rank) + 1 if rank else 0
     layers = [[] for _ in range(nranks)]
     for v in range(nv):  # records in forward order, then op nodes, then dummies
         layers[rank[v]].append(v)
-    # initial order: by the forward index of the node the vertex belongs to
-    for layer in layers:
-        layer.sort(key=lambda v: (owner[v], v))
+    for layer in layers:  # by the forward index of the value the vertex belongs to
+        layer.sort(key=lambda v: (g.owner[v], v))
     pos = [0] * nv
 
-    def set_pos():
+    def set_pos(layers):
         for layer in layers:
             for i, v in enumerate(layer):
                 pos[v] = i
@@ -295,41 +320,43 @@ def layout(root, rankdir="LR", show_grad=True):
     def crossings():
         total = 0
         for layer in layers[:-1]:
-            pairs = sorted((pos[u], pos[w]) for u in layer for w in succs[u])
+            pairs = sorted((pos[u], pos[w]) for u in layer for w in g.succs[u])
             total += _count_inversions([p[1] for p in pairs])
         return total
 
-    set_pos()
+    def barycentre(v, nb):
+        ns = nb[v]
+        if not ns:
+            return (pos[v], pos[v])
+        return (sum(pos[u] for u in ns) / len(ns), pos[v])
+
+    set_pos(layers)
     best = crossings()
     best_layers = [list(layer) for layer in layers]
     for sweep in range(SWEEPS):
         if best == 0:
             break
         down = sweep % 2 == 0
-        rng = range(1, nranks) if down else range(nranks - 2, -1, -1)
-        for r in rng:
-            nb = preds if down else succs
-
-            def key(v, nb=nb):
-                ns = nb[v]
-                if not ns:
-                    return (pos[v], pos[v])
-                return (sum(pos[u] for u in ns) / len(ns), pos[v])
-
-            layers[r].sort(key=key)
-            for i, v in enumerate(layers[r]):
-                pos[v] = i
+        nb = g.preds if down else g.succs
+        for r in range(1, nranks) if down else range(nranks - 2, -1, -1):
+            layers[r].sort(key=lambda v: barycentre(v, nb))
+            set_pos([layers[r]])
         c = crossings()
         if c < best:
             best = c
             best_layers = [list(layer) for layer in layers]
-    layers = best_layers
-    set_pos()
+    return best_layers, best
 
-    # ---- coordinates -------------------------------------------------------------------
-    along = ext_h if lr else ext_w  # extent along the order axis
-    across = ext_w if lr else ext_h  # extent along the rank axis
-    center = [0.0] * nv
+
+def _coordinates(g, layers, lr):
+    """Step 4: a box per vertex. Ranks are columns (``lr``) or rows, as wide as their
+    widest box; inside one, each box is pulled towards the mean of its neighbours by
+    isotonic regression, which keeps the order and the gaps. Returns ``(boxes, width,
+    height)``."""
+    nv, rank, kind = len(g), g.rank, g.kind
+    nranks = len(layers)
+    along = g.h if lr else g.w  # extent along the order axis
+    across = g.w if lr else g.h  # extent along the rank axis
 
     def seps_of(layer):
         out = []
@@ -338,28 +365,21 @@ def layout(root, rankdir="LR", show_grad=True):
             out.append((along[u] + along[v]) / 2 + gap)
         return out
 
-    for layer in layers:
+    center = [0.0] * nv
+    for layer in layers:  # packed, then centred on 0, so short layers start in the middle
         c = 0.0
-        for i, v in enumerate(layer):
-            if i:
-                u = layer[i - 1]
-                gap = NODE_GAP if kind[u] != "dummy" and kind[v] != "dummy" else DUMMY_GAP
-                c += (along[u] + along[v]) / 2 + gap
+        for v, sep in zip(layer, [0.0] + seps_of(layer)):
+            c += sep
             center[v] = c
-    # centre every layer on 0 before refining, so that short layers start in the middle
-    for layer in layers:
         if layer:
             mid = (center[layer[0]] + center[layer[-1]]) / 2
             for v in layer:
                 center[v] -= mid
     for p in range(PLACE_PASSES):
         down = p % 2 == 0
-        rng = range(1, nranks) if down else range(nranks - 2, -1, -1)
-        nb = preds if down else succs
-        for r in rng:
+        nb = g.preds if down else g.succs
+        for r in range(1, nranks) if down else range(nranks - 2, -1, -1):
             layer = layers[r]
-            if not layer:
-                continue
             desired = [sum(center[u] for u in nb[v]) / len(nb[v]) if nb[v] else center[v]
                        for v in layer]
             for v, c in zip(layer, _isotonic_place(desired, seps_of(layer))):
@@ -379,13 +399,20 @@ def layout(root, rankdir="LR", show_grad=True):
         acc += rank_size[r] + RANK_GAP
     extent_across = acc - RANK_GAP + MARGIN if nranks else 2 * MARGIN
 
-    def box(v):
+    boxes = []
+    for v in range(nv):
         ca = rank_start[rank[v]] + rank_size[rank[v]] / 2
-        if lr:
-            return Box(ca - ext_w[v] / 2, center[v] - ext_h[v] / 2, ext_w[v], ext_h[v])
-        return Box(center[v] - ext_w[v] / 2, ca - ext_h[v] / 2, ext_w[v], ext_h[v])
+        w, h = g.w[v], g.h[v]
+        boxes.append(Box(ca - w / 2, center[v] - h / 2, w, h) if lr
+                     else Box(center[v] - w / 2, ca - h / 2, w, h))
+    if lr:
+        return boxes, extent_across, extent_along
+    return boxes, extent_along, extent_across
 
-    boxes = [box(v) for v in range(nv)]
+
+def _assemble(g, edges, chains, boxes, width, height, rankdir, show_grad, crossings):
+    """The ``Layout``: a record (and its op node) per value, a polyline per edge."""
+    lr = rankdir == "LR"
 
     def exit_pt(b):
         return (b.x + b.w, b.cy) if lr else (b.cx, b.y + b.h)
@@ -395,23 +422,22 @@ def layout(root, rankdir="LR", show_grad=True):
         return (b.x, b.cy + off) if lr else (b.cx + off, b.y)
 
     out_nodes = []
-    for i, nd in enumerate(nodes):
-        nl = NodeLayout(nd, boxes[i], cells_of[i], widths_of[i])
-        if i in op_of:
-            ob = boxes[op_of[i]]
+    for i, nd in enumerate(g.nodes):
+        nl = NodeLayout(nd, boxes[i], g.cells[i], g.cell_widths[i])
+        if i in g.op_of:
+            ob = boxes[g.op_of[i]]
             nl.op_box = ob
             nl.op_edge = [_rp(exit_pt(ob)), _rp(entry_pt(boxes[i]))]
         out_nodes.append(nl)
     out_edges = []
     for e, chain in zip(edges, chains):
-        dst = nodes[index[e.dst]]
+        dst = g.nodes[g.index[e.dst]]
         pts = [exit_pt(boxes[chain[0]])]
         pts += [(boxes[v].cx, boxes[v].cy) for v in chain[1:-1]]
         pts.append(entry_pt(boxes[chain[-1]], e.index, len(dst.inputs)))
         out_edges.append(EdgeLayout(e, [_rp(p) for p in pts]))
-    width, height = (extent_across, extent_along) if lr else (extent_along, extent_across)
     return Layout(out_nodes, out_edges, round(width, 2), round(height, 2), rankdir,
-                  show_grad, crossings=best)
+                  show_grad, crossings=crossings)
 
 
 def _rp(p):

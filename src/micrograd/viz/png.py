@@ -46,13 +46,9 @@ def render_png(lay, path, dpi=100, scale=1.5):
     """Draw a Layout into a PNG file at ``path`` (one layout px = ``scale`` image px,
     less if the caps require it), atomically."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.collections import EllipseCollection, LineCollection, PatchCollection
     from matplotlib.figure import Figure
-    from matplotlib.patches import PathPatch, Polygon, Rectangle
-    from matplotlib.path import Path
 
     scale = png_scale(lay, scale)
-    lr = lay.rankdir == "LR"
     w, h = max(lay.width, 1.0), max(lay.height, 1.0)
     fig = Figure(figsize=(w * scale / dpi, h * scale / dpi), dpi=dpi)
     FigureCanvasAgg(fig)
@@ -60,73 +56,105 @@ def render_png(lay, path, dpi=100, scale=1.5):
     ax.set_xlim(0, w)
     ax.set_ylim(h, 0)
     ax.axis("off")
-    fs = FONT_SIZE * scale * 72.0 / dpi  # px -> points
-    text_kw = {"ha": "center", "va": "center", "fontsize": fs, "family": "monospace"}
-    head = 6.0  # arrow head length, layout px
+    text_kw = {"ha": "center", "va": "center", "family": "monospace",
+               "fontsize": FONT_SIZE * scale * 72.0 / dpi}  # px -> points
+    shapes = _Shapes()
+    shapes.add_edges(lay)
+    shapes.add_nodes(lay, ax, text_kw)
+    shapes.draw(ax)
+    with atomic_path(path, example="graph.png") as tmp:
+        fig.savefig(tmp, dpi=dpi, facecolor="white", format="png")
 
-    # edges: one path collection for the curves, one for the arrow heads
-    curves, heads = [], []
 
-    def arrow_head(tip, back):
+class _Shapes:
+    """The drawing's shapes, gathered kind by kind and drawn as a few collections: the
+    edges' curves, the arrow heads, the op nodes' ellipses, the records' boxes and the
+    lines between their cells (and from an op node to its record)."""
+
+    HEAD = 6.0  # arrow head length, layout px
+
+    def __init__(self):
+        self.curves, self.heads, self.ellipses, self.rects, self.dividers = [], [], [], [], []
+
+    def arrow_head(self, tip, back):
+        from matplotlib.patches import Polygon
+
+        head = self.HEAD
         (bx, by), (tx, ty) = back, tip
         dx, dy = tx - bx, ty - by
         norm = math.hypot(dx, dy) or 1.0
         ux, uy = dx / norm, dy / norm
         half = head * 0.45
-        heads.append(Polygon([(tx, ty), (tx - head * ux - half * uy, ty - head * uy + half * ux),
-                              (tx - head * ux + half * uy, ty - head * uy - half * ux)],
-                             closed=True))
+        self.heads.append(Polygon([(tx, ty),
+                                   (tx - head * ux - half * uy, ty - head * uy + half * ux),
+                                   (tx - head * ux + half * uy, ty - head * uy - half * ux)],
+                                  closed=True))
 
-    for el in lay.edges:
-        verts, codes = [], []
-        for i, (p0, c1, c2, p1) in enumerate(bezier_segments(el.points, lr)):
-            if i == 0:
-                verts.append(p0)
-                codes.append(Path.MOVETO)
-            verts += [c1, c2, p1]
-            codes += [Path.CURVE4] * 3
-        if len(verts) > 1:
-            curves.append(PathPatch(Path(verts, codes)))
-        b = el.points[-1]
-        arrow_head(b, (b[0] - head, b[1]) if lr else (b[0], b[1] - head))
-    rects, ellipses, dividers = [], [], []
-    for nl in lay.nodes:
-        nd = nl.node
-        if nl.op_box is not None:
-            (x0, y0), (x1, y1) = nl.op_edge
-            dividers.append(((x0, y0), (x1, y1)))
-            arrow_head((x1, y1), (x0, y0))
-            b = nl.op_box
-            ellipses.append((b.cx, b.cy, b.w, b.h))
-            ax.text(b.cx, b.cy, nd.op, **text_kw)
-        b = nl.box
-        rects.append(Rectangle((b.x, b.y), b.w, b.h))
-        x = b.x
-        data_i = 1 if nd.label else 0
-        for i, (cell, cw) in enumerate(zip(nl.cells, nl.cell_widths)):
-            if i:
-                dividers.append(((x, b.y), (x, b.y + b.h)))
-            color = DATA_COLOR if i == data_i else GRAD_COLOR if i == data_i + 1 else "#111111"
-            ax.text(x + cw / 2, b.cy, cell, color=color, **text_kw)
-            x += cw
-    # add_collection with autolim=False: the limits are fixed above (per-patch limit
-    # updates were most of the time of a large graph)
-    ax.add_collection(PatchCollection(curves, facecolor="none", edgecolor=EDGE_COLOR,
-                                      linewidth=1), autolim=False)
-    ax.add_collection(PatchCollection(heads, facecolor=EDGE_COLOR, edgecolor="none"),
-                      autolim=False)
-    if ellipses:
-        xs = [(e[0], e[1]) for e in ellipses]
-        ax.add_collection(EllipseCollection(
-            [e[2] for e in ellipses], [e[3] for e in ellipses], [0.0] * len(ellipses),
-            units="xy", offsets=xs, offset_transform=ax.transData, facecolor="#f4f4f4",
-            edgecolor="#333333", linewidth=1), autolim=False)
-    ax.add_collection(PatchCollection(rects, facecolor="white", edgecolor="#333333",
-                                      linewidth=1), autolim=False)
-    ax.add_collection(LineCollection(dividers, colors="#333333", linewidths=1),
-                      autolim=False)
-    with atomic_path(path, example="graph.png") as tmp:
-        fig.savefig(tmp, dpi=dpi, facecolor="white", format="png")
+    def add_edges(self, lay):
+        """Every edge: a chain of Bézier curves and its arrow head."""
+        from matplotlib.patches import PathPatch
+        from matplotlib.path import Path
+
+        lr, head = lay.rankdir == "LR", self.HEAD
+        for el in lay.edges:
+            verts, codes = [], []
+            for i, (p0, c1, c2, p1) in enumerate(bezier_segments(el.points, lr)):
+                if i == 0:
+                    verts.append(p0)
+                    codes.append(Path.MOVETO)
+                verts += [c1, c2, p1]
+                codes += [Path.CURVE4] * 3
+            if len(verts) > 1:
+                self.curves.append(PathPatch(Path(verts, codes)))
+            b = el.points[-1]
+            self.arrow_head(b, (b[0] - head, b[1]) if lr else (b[0], b[1] - head))
+
+    def add_nodes(self, lay, ax, text_kw):
+        """Every value: its op node (an ellipse, an arrow to the record) and its record
+        (a box of cells: label, data in its colour, grad in its colour). The texts go
+        straight onto ``ax``."""
+        from matplotlib.patches import Rectangle
+
+        for nl in lay.nodes:
+            nd = nl.node
+            if nl.op_box is not None:
+                (x0, y0), (x1, y1) = nl.op_edge
+                self.dividers.append(((x0, y0), (x1, y1)))
+                self.arrow_head((x1, y1), (x0, y0))
+                b = nl.op_box
+                self.ellipses.append((b.cx, b.cy, b.w, b.h))
+                ax.text(b.cx, b.cy, nd.op, **text_kw)
+            b = nl.box
+            self.rects.append(Rectangle((b.x, b.y), b.w, b.h))
+            x = b.x
+            data_i = 1 if nd.label else 0
+            for i, (cell, cw) in enumerate(zip(nl.cells, nl.cell_widths)):
+                if i:
+                    self.dividers.append(((x, b.y), (x, b.y + b.h)))
+                color = (DATA_COLOR if i == data_i else GRAD_COLOR if i == data_i + 1
+                         else "#111111")
+                ax.text(x + cw / 2, b.cy, cell, color=color, **text_kw)
+                x += cw
+
+    def draw(self, ax):
+        """The collections onto ``ax``, with autolim=False: the limits are fixed already
+        (per-patch limit updates were most of the time of a large graph)."""
+        from matplotlib.collections import EllipseCollection, LineCollection, PatchCollection
+
+        ax.add_collection(PatchCollection(self.curves, facecolor="none",
+                                          edgecolor=EDGE_COLOR, linewidth=1), autolim=False)
+        ax.add_collection(PatchCollection(self.heads, facecolor=EDGE_COLOR, edgecolor="none"),
+                          autolim=False)
+        if self.ellipses:
+            es = self.ellipses
+            ax.add_collection(EllipseCollection(
+                [e[2] for e in es], [e[3] for e in es], [0.0] * len(es), units="xy",
+                offsets=[(e[0], e[1]) for e in es], offset_transform=ax.transData,
+                facecolor="#f4f4f4", edgecolor="#333333", linewidth=1), autolim=False)
+        ax.add_collection(PatchCollection(self.rects, facecolor="white", edgecolor="#333333",
+                                          linewidth=1), autolim=False)
+        ax.add_collection(LineCollection(self.dividers, colors="#333333", linewidths=1),
+                          autolim=False)
 
 
 def to_png(root, path, rankdir="LR", show_grad=True, dpi=100, scale=1.5):

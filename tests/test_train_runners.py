@@ -1,6 +1,7 @@
-"""The traced engine of ``fit`` against the eager one, and the per-sample losses it traces."""
+"""The traced runner of ``fit`` against the eager one, and the per-sample losses it traces."""
 
 import math
+import warnings
 
 import pytest
 
@@ -9,8 +10,8 @@ from micrograd.engine import Value
 from micrograd.losses import LOSSES
 from micrograd.nn import MLP
 from micrograd.optim import SGD, Adam
-from micrograd.train import EagerEngine, evaluate, fit, get_engine
-from micrograd.train_engines import TracedEngine
+from micrograd.train import evaluate, fit
+from micrograd.train_runners import EagerRunner, TracedRunner, get_runner
 
 
 def _labels(spec, n, k):
@@ -97,17 +98,17 @@ def test_traced_fit_equals_eager_fit(case):
     X, y = _data(kind, loss)
     k = 3 if loss == "ce" else 1
     runs = {}
-    for engine in ("eager", "traced"):
+    for runner in ("eager", "traced"):
         model = MLP(2, hidden + [k], activation=act, output_activation=out, seed=5)
         params = model.parameters()
         optimizer = SGD(params, lr=0.05, momentum=0.9) if opt == "sgd" else Adam(params,
                                                                                   lr=0.01)
         hist = fit(model, X, y, loss=loss, l2=l2, optimizer=optimizer, epochs=8,
                    batch_size=bs, X_test=X[:20], y_test=y[:20], progress=False,
-                   engine=engine)
-        runs[engine] = (hist, [p.data for p in params])
+                   runner=runner)
+        runs[runner] = (hist, [p.data for p in params])
     (he, we), (ht, wt) = runs["eager"], runs["traced"]
-    assert (he.engine, ht.engine) == ("eager", "traced")
+    assert (he.runner, ht.runner) == ("eager", "traced")
     for a, b in zip(we, wt):
         assert math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
     for key in ("train_loss", "test_loss"):
@@ -116,18 +117,18 @@ def test_traced_fit_equals_eager_fit(case):
     assert he.train_acc == ht.train_acc and he.test_acc == ht.test_acc
 
 
-def test_engine_choice():
-    assert isinstance(get_engine("eager"), EagerEngine)
-    assert isinstance(get_engine("traced", "hinge"), TracedEngine)
-    assert isinstance(get_engine("auto", "mse"), TracedEngine)
+def test_runner_choice():
+    assert isinstance(get_runner("eager"), EagerRunner)
+    assert isinstance(get_runner("traced", "hinge"), TracedRunner)
+    assert isinstance(get_runner("auto", "mse"), TracedRunner)
     custom = lambda outs, ys: sum((o - t) ** 2 for o, t in zip(outs, ys))  # noqa: E731
-    assert isinstance(get_engine("auto", custom), EagerEngine)  # no per-sample form
+    assert isinstance(get_runner("auto", custom), EagerRunner)  # no per-sample form
     with pytest.raises(ValueError, match="cannot be traced"):
-        get_engine("traced", custom)
-    with pytest.raises(ValueError, match="engine must be one of"):
-        get_engine("fast")
-    eng = EagerEngine()
-    assert get_engine(eng) is eng
+        get_runner("traced", custom)
+    with pytest.raises(ValueError, match="runner must be one of"):
+        get_runner("fast")
+    eager = EagerRunner()
+    assert get_runner(eager) is eager
 
 
 def test_fit_auto_with_a_custom_loss_runs_eager_and_says_so():
@@ -135,16 +136,16 @@ def test_fit_auto_with_a_custom_loss_runs_eager_and_says_so():
     model = MLP(2, [3, 1], seed=1)
     custom = lambda outs, ys: sum((o - t) ** 2 for o, t in zip(outs, ys))  # noqa: E731
     hist = fit(model, X, y, loss=custom, epochs=2, progress=False)
-    assert hist.engine == "eager"
+    assert hist.runner == "eager"
     hist = fit(model, X, y, loss="mse", epochs=2, progress=False)
-    assert hist.engine == "traced"
+    assert hist.runner == "traced"
 
 
-def test_evaluate_agrees_between_engines():
+def test_evaluate_agrees_between_runners():
     X, y = make_moons(50, noise=0.1, seed=2)
     model = MLP(2, [8, 1], activation="relu", output_activation="linear", seed=2)
-    le, ae = evaluate(model, X, y, "hinge", 1e-4, engine="eager")
-    lt, at = evaluate(model, X, y, "hinge", 1e-4, engine="traced")
+    le, ae = evaluate(model, X, y, "hinge", 1e-4, runner="eager")
+    lt, at = evaluate(model, X, y, "hinge", 1e-4, runner="traced")
     assert math.isclose(le, lt, rel_tol=1e-12) and ae == at
 
 
@@ -198,3 +199,26 @@ def test_traced_sample_loss_averages_the_outputs_of_a_sample(name):
     assert math.isclose(got, ref.item(), rel_tol=1e-12)
     for a, b in zip(got_g, want_g):
         assert math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-13)
+
+
+def test_the_old_name_engine_still_works_for_one_release_and_says_so():
+    import micrograd.train as train
+
+    X, y = make_disk(n_samples=20, seed=1)
+    model = MLP(2, [3, 1], seed=1)
+    with pytest.warns(DeprecationWarning, match="engine= is deprecated: use runner="):
+        hist = fit(model, X, y, epochs=1, progress=False, engine="eager")
+    assert hist.runner == "eager"  # the old keyword chose the runner ("auto" is traced)
+    with pytest.warns(DeprecationWarning, match="History.engine is deprecated"):
+        assert hist.engine == "eager"
+    with pytest.warns(DeprecationWarning, match="use runner="):
+        assert evaluate(model, X, y, engine="traced") == evaluate(model, X, y, "mse", 0.0,
+                                                                  "traced")
+    with pytest.raises(TypeError, match="give runner= only"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        fit(model, X, y, epochs=1, progress=False, runner="traced", engine="eager")
+    for old, new in (("EagerEngine", EagerRunner), ("get_engine", get_runner)):
+        with pytest.warns(DeprecationWarning, match=f"micrograd.train.{old} is deprecated"):
+            assert getattr(train, old) is new
+    with pytest.raises(AttributeError, match="no attribute 'TracedEngine'"):
+        train.TracedEngine  # noqa: B018 - never public in micrograd.train

@@ -1,0 +1,197 @@
+"""The one validation of an experiment, in plain Python: each field's type and range
+(read from its declaration), then the combinations. Every refusal is an
+``ExperimentError`` whose message names the field and what it allows."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import fields
+from numbers import Real
+
+from .. import losses as _losses
+from .fields import (MAX_COORD, MAX_EDITS, MAX_PARAMETERS, MULTICLASS, ExperimentError,
+                     count_parameters, n_test, task)
+
+
+def check(exp):
+    """Refuse what the experiment cannot run; returns the number of parameters."""
+    for f in fields(exp):
+        _check_field(f.name, f.metadata, getattr(exp, f.name))
+    _check_task(exp)
+    _check_network(exp)
+    nparams = count_parameters(exp)
+    if nparams > MAX_PARAMETERS:
+        raise ExperimentError(f"this network has {nparams} parameters; the cap is "
+                              f"{MAX_PARAMETERS}", "hidden")
+    _check_edits(exp)
+    _check_split(exp)
+    return nparams
+
+
+# ---------------------------------------------------------------------------------------
+# one field: its kind and range
+# ---------------------------------------------------------------------------------------
+
+
+def _is_int(x):
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _is_number(x):
+    return isinstance(x, Real) and not isinstance(x, bool)
+
+
+def _range_text(meta):
+    lo, hi = meta["min"], meta["max"]
+    if meta.get("min_exclusive"):
+        return f"more than {lo:g} and at most {hi:g}"
+    if meta.get("max_exclusive"):
+        return f"at least {lo:g} and less than {hi:g}"
+    return f"{lo:g} to {hi:g}"
+
+
+def _in_range(x, meta):
+    lo, hi = meta["min"], meta["max"]
+    above_lo = x > lo if meta.get("min_exclusive") else x >= lo
+    below_hi = x < hi if meta.get("max_exclusive") else x <= hi
+    return above_lo and below_hi
+
+
+def _check_field(name, meta, x):
+    kind = meta["kind"]
+    if kind == "choice":
+        if not isinstance(x, str) or x not in meta["choices"]:
+            raise ExperimentError(f"unknown {meta['label']} {x!r}; choose one of "
+                                  f"{', '.join(meta['choices'])}", name)
+    elif kind == "bool":
+        if not isinstance(x, bool):
+            raise ExperimentError(f"{name} must be true or false, got "
+                                  f"{type(x).__name__} {x!r:.40}", name)
+    elif kind in ("int", "number"):
+        if not (_is_int(x) if kind == "int" else _is_number(x)):
+            what = "a whole number" if kind == "int" else "a number"
+            raise ExperimentError(f"{name} must be {what}, got {type(x).__name__} "
+                                  f"{x!r:.40}", name)
+        if not _in_range(x, meta):  # nan and inf are in no range
+            raise ExperimentError(f"{name} must be {_range_text(meta)}, got {x}", name)
+    elif not isinstance(x, list):
+        raise ExperimentError(f"{name} must be a list, got {type(x).__name__} {x!r:.40}",
+                              name)
+    elif kind == "ints":
+        _check_ints(name, meta, x)
+    elif kind == "choices":
+        _check_choices(name, meta, x)
+    elif kind == "indices":
+        for i in x:
+            if not _is_int(i):
+                raise ExperimentError(f"{name} holds indices (whole numbers), got "
+                                      f"{type(i).__name__} {i!r:.40}", name)
+
+
+def _check_ints(name, meta, x):
+    """The hidden sizes: 1 to max_len layers of min..max neurons."""
+    if not 1 <= len(x) <= meta["max_len"]:
+        raise ExperimentError(f"give 1 to {meta['max_len']} {meta['label']}, got {len(x)}",
+                              name)
+    for n in x:
+        if not _is_int(n):
+            raise ExperimentError(f"{name} holds whole numbers, got {type(n).__name__} "
+                                  f"{n!r:.40}", name)
+        if not _in_range(n, meta):
+            raise ExperimentError(f"a hidden layer has {meta['min']} to {meta['max']} "
+                                  f"neurons, got {n}", name)
+
+
+def _check_choices(name, meta, x):
+    """The features: at least one, each known, none twice."""
+    if not x:
+        raise ExperimentError("choose at least one input feature", name)
+    for f in x:
+        if not isinstance(f, str) or f not in meta["choices"]:
+            raise ExperimentError(f"unknown feature {f!r}; features: "
+                                  f"{', '.join(meta['choices'])}", name)
+    if len(set(x)) != len(x):
+        raise ExperimentError("a feature is listed twice", name)
+
+
+# ---------------------------------------------------------------------------------------
+# the combinations
+# ---------------------------------------------------------------------------------------
+
+
+def _check_task(exp):
+    """The data set, the classes and the loss go together."""
+    loss = _losses.LOSSES[exp.loss]
+    if task(exp) == "regression":
+        if exp.loss != "mse":
+            raise ExperimentError(f"the regression set {exp.dataset!r} is trained with the "
+                                  f"squared error: loss must be 'mse', got {exp.loss!r}",
+                                  "loss")
+        if exp.classes != 2:
+            raise ExperimentError(f"the regression set {exp.dataset!r} has no classes; "
+                                  "leave classes at 2", "classes")
+    if exp.classes > 2 and exp.dataset not in MULTICLASS:
+        raise ExperimentError(f"{exp.dataset!r} has two classes; {exp.classes} classes "
+                              f"need {' or '.join(MULTICLASS)}", "classes")
+    if exp.classes > 2 and loss.outputs != "classes":
+        multi = [k for k, v in _losses.LOSSES.items() if v.outputs == "classes"]
+        raise ExperimentError(f"{exp.classes} classes need the softmax cross-entropy "
+                              f"loss {' or '.join(map(repr, multi))}, got {exp.loss!r}",
+                              "loss")
+
+
+def _check_network(exp):
+    """The optimizer's settings apply to it."""
+    if exp.momentum > 0 and exp.optimizer != "sgd":
+        raise ExperimentError(f"momentum applies to the optimizer 'sgd' only, not "
+                              f"{exp.optimizer!r}", "momentum")
+    if exp.nesterov and (exp.optimizer != "sgd" or exp.momentum <= 0):
+        raise ExperimentError("nesterov needs the optimizer 'sgd' and momentum > 0",
+                              "nesterov")
+
+
+def _check_edits(exp):
+    """Points added by hand and generated points removed."""
+    if len(exp.added) > MAX_EDITS or len(exp.removed) > MAX_EDITS:
+        raise ExperimentError(f"at most {MAX_EDITS} points added and {MAX_EDITS} removed",
+                              "added" if len(exp.added) > MAX_EDITS else "removed")
+    for p in exp.added:
+        _check_added(exp, p)
+    for i in exp.removed:
+        if not 0 <= i < exp.samples:
+            raise ExperimentError(f"removed point {i} is not one of the {exp.samples} "
+                                  "generated points", "removed")
+
+
+def _check_added(exp, p):
+    ok = isinstance(p, (list, tuple)) and len(p) == 3 and all(
+        _is_number(v) and math.isfinite(v) for v in p)
+    if not ok:
+        raise ExperimentError(f"an added point is [x1, x2, label] with finite numbers, "
+                              f"got {p!r:.60}", "added")
+    if max(abs(p[0]), abs(p[1])) > MAX_COORD:
+        raise ExperimentError(f"an added point lies within [-{MAX_COORD:g}, "
+                              f"{MAX_COORD:g}]^2, got {list(p[:2])}", "added")
+    labels = _losses.LOSSES[exp.loss].labels
+    if task(exp) == "regression":
+        if not -1 <= p[2] <= 1:
+            raise ExperimentError(f"a regression target lies in [-1, 1], got {p[2]}",
+                                  "added")
+    elif labels == "index":  # class indices, as the points of a K-logit network carry
+        if p[2] != int(p[2]) or not 0 <= p[2] < exp.classes:
+            raise ExperimentError(f"an added point's class is 0 to {exp.classes - 1}, "
+                                  f"got {p[2]}", "added")
+    elif p[2] not in (-1, 1):
+        raise ExperimentError(f"an added point's class is -1 or +1, got {p[2]}", "added")
+
+
+def _check_split(exp):
+    total = exp.samples - len(set(exp.removed)) + len(exp.added)
+    ntest = n_test(exp)
+    if ntest < 1 or total - ntest < 2:
+        raise ExperimentError(f"{total} points at train ratio {exp.train_ratio} leave "
+                              "no test or too few train points", "train_ratio")
+    if exp.batch_size > total - ntest:
+        raise ExperimentError(f"batch size {exp.batch_size} is larger than the training "
+                              f"set ({total - ntest} points); 0 means all of it",
+                              "batch_size")

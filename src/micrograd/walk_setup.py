@@ -1,0 +1,336 @@
+"""One Walk, declared once: which graph (a preset or an expression), its leaf values, the
+teaching mode, how many steps are shown, the question, and the controls a lesson hides;
+with the one table of presets and the one table of modes.
+
+    >>> from micrograd.walk_setup import WalkSetup, PRESETS
+    >>> s = WalkSetup.from_url({"preset": "lecture", "v": "a:3", "assign": "1"})
+    >>> s.preset, s.values, s.mode                   # the page's old mode key, read
+    ('lecture', {'a': 3.0}, 'assign')
+    >>> s.to_url()
+    {'preset': 'lecture', 'v': 'a:3', 'mode': 'assign'}
+    >>> PRESETS["lecture"].expr
+    'a = 2; b = -3; c = 10; f = -2; e = a * b; d = e + c; L = d * f'
+
+The Walk page, its link and the Jupyter widget (``micrograd.widget``) read the presets
+and the modes' texts from here. ``WalkSetup.spec()`` is the page's description,
+JSON-ready::
+
+    {"presets": [{"key": "sum_times", "title": "(a + b) * c", "expr": "a = 2; ...",
+                  "ask": "a"}, ...],
+     "modes": [{"key": "correct", "title": "...", "lesson": "..."}, ...],
+     "controls": {"graph": "the preset and the expression", ...},
+     "fields": [{"name": "preset", "url": "preset", "kind": "choice", "default":
+                 "sum_times", "label": ..., "help": ..., "choices": [...]}, ...],
+     "limits": {"max_expr_chars": 1000, ...}}
+
+Field kinds are the experiment's (``micrograd.experiment``) and two more: ``text`` (at
+most ``max_len`` characters) and ``values`` (leaf name -> number; ``name:value,...`` in a
+link, each name percent-encoded as JavaScript's ``encodeURIComponent`` does).
+
+Adding a preset is one entry in ``PRESETS``; a mode is ``micrograd.walk``'s, with its
+title and lesson in ``MODES``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import MISSING, dataclass, field, fields, replace
+from numbers import Real
+from urllib.parse import unquote
+
+from .urltext import NUMBER, js_component, js_number
+
+__all__ = ["WalkSetup", "WalkSetupError", "Preset", "Mode", "PRESETS", "MODES",
+           "CONTROLS", "MAX_EXPR_CHARS", "MAX_NAME_CHARS", "MAX_VALUES", "MAX_STEP"]
+
+MAX_EXPR_CHARS = 1000   # characters in an expression
+MAX_NAME_CHARS = 100    # a leaf's name given a value
+MAX_VALUES = 100        # leaf values given
+MAX_NODE_CHARS = 60     # a node named by a question
+MAX_STEP = 2000         # steps of one walk (forward and backward)
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A graph of the lecture: its key, its title, its text in ``micrograd.expr``'s
+    language, and the leaf its question asks about (d root / d ask)."""
+    key: str
+    title: str
+    expr: str
+    ask: str = ""
+
+
+#: the lecture's graphs, in the order the page lists them
+PRESETS = {p.key: p for p in [
+    Preset("sum_times", "(a + b) * c", "a = 2; b = -3; c = 10; e = a + b; f = e * c", "a"),
+    Preset("lecture", "L = (a*b + c) * f",
+           "a = 2; b = -3; c = 10; f = -2; e = a * b; d = e + c; L = d * f", "a"),
+    Preset("neuron", "tanh neuron",
+           "x1 = 2; x2 = 0; w1 = -3; w2 = 1; b = 6.8813735870195432; "
+           "x1w1 = x1 * w1; x2w2 = x2 * w2; x1w1x2w2 = x1w1 + x2w2; n = x1w1x2w2 + b; "
+           "o = tanh(n)", "w1"),
+    Preset("square", "a * a", "a = 3; f = a * a", "a"),
+    Preset("diamond", "diamond: b = a + 1, c = a * 3, d = b * c",
+           "a = 2; b = a + 1; c = a * 3; d = b * c", "a"),
+    Preset("reused", "reused inner node: b = a + a, c = b + b",
+           "a = 3; b = a + a; c = b + b", "a"),
+]}
+
+
+@dataclass(frozen=True)
+class Mode:
+    """A teaching mode of ``micrograd.walk``: its title and what a learner should
+    notice."""
+    key: str
+    title: str
+    lesson: str
+
+
+#: one entry per mode of micrograd.walk.MODES, in its order
+MODES = {m.key: m for m in [
+    Mode("correct", "correct: reverse topological order, grad += upstream * local",
+         "Each node passes its grad on only once it is complete, and every path's "
+         "contribution is added, so a node used twice gets both shares."),
+    Mode("assign", "the mistake: grad = instead of += (a reused node keeps its last "
+         "share)",
+         "A node used twice keeps only the last contribution it receives: a * a at 3 "
+         "gives grad 3, not 6."),
+    Mode("recursive", "the mistake: a recursive backward without a topological sort",
+         "A node reached by two paths passes its grad on once per path, before the grad "
+         "is complete: a = 1; b = a + a; c = b + b gives grad[a] = 8, not 4."),
+    Mode("no_zero_grad", "the mistake: two backward passes without zero_grad",
+         "The second pass adds onto the grads the first one left, interior nodes "
+         "included: the lecture's L = (a*b + c) * f gives grad[a] = 24, not 6."),
+]}
+
+#: groups of the Walk's controls a lesson link can hide
+CONTROLS = {"graph": "the preset and the expression", "values": "the leaf values",
+            "modes": "the teaching modes", "steps": "the step buttons",
+            "question": "the question", "nudge": "the nudge check",
+            "order": "the visit-order experiment"}
+
+#: the page's older mode keys: ``assign=1`` ... (``nozero`` is ``no_zero_grad``)
+OLD_MODE_KEYS = {"assign": "assign", "recursive": "recursive", "nozero": "no_zero_grad"}
+
+
+class WalkSetupError(ValueError):
+    """A Walk set-up refused: the message names the field and what it allows;
+    ``field`` is the field's name."""
+
+    def __init__(self, message, field=None):
+        super().__init__(message)
+        self.field = field
+
+
+def _f(kind, default, label, help, **meta):
+    meta.update(kind=kind, label=label, help=help)
+    if isinstance(default, (list, dict)):
+        return field(default_factory=lambda: type(default)(default), metadata=meta)
+    return field(default=default, metadata=meta)
+
+
+@dataclass
+class WalkSetup:
+    """One Walk: ``preset`` or ``expr`` (exactly one), leaf ``values``, the ``mode``,
+    ``step`` (steps shown), the question ``d(of)/d(ask)``, and controls to ``hide``."""
+
+    preset: str | None = _f("choice", "sum_times", "preset", "one of the lecture's "
+                            "graphs (none: your own expression)", choices=tuple(PRESETS))
+    expr: str | None = _f("text", None, "expression", "a graph in micrograd.expr's "
+                          "language, e.g. 'a = 2; b = a*a'", max_len=MAX_EXPR_CHARS)
+    values: dict = _f("values", {}, "leaf values", "a new value for a leaf, by its name",
+                      max_len=MAX_VALUES, max_name=MAX_NAME_CHARS)
+    mode: str = _f("choice", "correct", "teaching mode", "the backward pass as written, "
+                   "or one of its classic mistakes", choices=tuple(MODES))
+    step: int = _f("int", 0, "step", "how many steps of the walk are shown", min=0,
+                   max=MAX_STEP)
+    ask: str | None = _f("text", None, "question: with respect to", "the node the "
+                         "question asks about (default: the preset's, or the first leaf)",
+                         max_len=MAX_NODE_CHARS)
+    of: str | None = _f("text", None, "question: of", "the question's output node "
+                        "(default: the root)", max_len=MAX_NODE_CHARS)
+    hide: list = _f("choices", [], "hidden controls", "controls a lesson hides",
+                    choices=tuple(CONTROLS), max_len=len(CONTROLS))
+
+    @property
+    def source(self):
+        """The graph's text: the preset's, or the expression."""
+        return PRESETS[self.preset].expr if self.preset is not None else self.expr
+
+    def check(self):
+        """Refuse what the Walk cannot show (a ``WalkSetupError`` naming the field);
+        returns the set-up."""
+        for f in fields(self):
+            _check_field(f.name, f.metadata, getattr(self, f.name))
+        if (self.preset is None) == (self.expr is None):
+            raise WalkSetupError("give exactly one of preset and expr", "preset")
+        return self
+
+    @classmethod
+    def from_dict(cls, d):
+        """A checked set-up from a dict of fields; without ``preset`` and ``expr``, the
+        first preset."""
+        if not isinstance(d, dict):
+            raise WalkSetupError(f"a Walk set-up is a dict, got {type(d).__name__}")
+        names = [f.name for f in fields(cls)]
+        unknown = [k for k in d if k not in names]
+        if unknown:
+            raise WalkSetupError(f"unknown field {unknown[0]!r}; the fields are "
+                                 f"{', '.join(names)}", str(unknown[0]))
+        d = dict(d)
+        if d.get("expr") is not None:
+            d.setdefault("preset", None)
+        return cls(**d).check()
+
+    def to_dict(self):
+        return {f.name: _copy(getattr(self, f.name)) for f in fields(self)}
+
+    @classmethod
+    def from_url(cls, query):
+        """A checked set-up from a link's query (strings, as ``URLSearchParams`` gives
+        them); the page's older mode keys (``assign=1``, ``recursive=1``,
+        ``nozero=1``) are read; other keys are ignored."""
+        if not isinstance(query, dict):
+            raise WalkSetupError(f"a link's query is a dict of strings, got "
+                                 f"{type(query).__name__}")
+        d = {}
+        if query.get("expr"):
+            d["expr"], d["preset"] = query["expr"], None
+        elif query.get("preset"):
+            d["preset"] = query["preset"]
+        if query.get("v"):
+            d["values"] = _parse_values(query["v"])
+        old = [mode for key, mode in OLD_MODE_KEYS.items() if query.get(key) == "1"]
+        if len(old) > 1:
+            raise WalkSetupError(f"choose one teaching mode at a time (got "
+                                 f"{' and '.join(old)})", "mode")
+        if query.get("mode"):
+            d["mode"] = query["mode"]
+        elif old:
+            d["mode"] = old[0]
+        if query.get("step"):
+            d["step"] = _parse_step(query["step"])
+        for key in ("ask", "of"):
+            if query.get(key):
+                d[key] = query[key]
+        if query.get("hide"):
+            d["hide"] = [h for h in query["hide"].split(",") if h]
+        return cls.from_dict(d)
+
+    def to_url(self):
+        """The link's query, canonical: ``preset`` or ``expr``, then whatever differs
+        from the defaults (``v``, ``mode``, ``step``, ``ask``, ``of``, ``hide``)."""
+        out = {"preset": self.preset} if self.preset is not None else {"expr": self.expr}
+        if self.values:
+            out["v"] = ",".join(f"{js_component(k)}:{js_number(v)}"
+                                for k, v in self.values.items())
+        if self.mode != "correct":
+            out["mode"] = self.mode
+        if self.step:
+            out["step"] = str(self.step)
+        for key in ("ask", "of"):
+            if getattr(self, key):
+                out[key] = getattr(self, key)
+        if self.hide:
+            out["hide"] = ",".join(self.hide)
+        return out
+
+    @classmethod
+    def spec(cls):
+        """The page's description: presets, modes, controls, fields, caps."""
+        return {
+            "presets": [{"key": p.key, "title": p.title, "expr": p.expr, "ask": p.ask}
+                        for p in PRESETS.values()],
+            "modes": [{"key": m.key, "title": m.title, "lesson": m.lesson}
+                      for m in MODES.values()],
+            "controls": dict(CONTROLS),
+            "fields": [_field_spec(f) for f in fields(cls)],
+            "limits": {"max_expr_chars": MAX_EXPR_CHARS, "max_name_chars": MAX_NAME_CHARS,
+                       "max_values": MAX_VALUES, "max_step": MAX_STEP},
+        }
+
+    def replace(self, **changes):
+        """A copy with ``changes`` (not checked: call ``check``)."""
+        return replace(self, **changes)
+
+
+# ---------------------------------------------------------------------------------------
+# checks and link texts
+# ---------------------------------------------------------------------------------------
+
+def _copy(v):
+    return dict(v) if isinstance(v, dict) else list(v) if isinstance(v, list) else v
+
+
+def _check_field(name, meta, x):
+    kind = meta["kind"]
+    if kind == "choice":
+        if not (x is None and name == "preset") and x not in meta["choices"]:
+            raise WalkSetupError(f"unknown {meta['label']} {x!r:.60}; choose one of "
+                                 f"{', '.join(meta['choices'])}", name)
+    elif kind == "text":
+        if x is None:
+            return
+        if not isinstance(x, str):
+            raise WalkSetupError(f"{name} must be text, got {type(x).__name__}", name)
+        if len(x) > meta["max_len"]:
+            raise WalkSetupError(f"{name} is {len(x)} characters long; the cap is "
+                                 f"{meta['max_len']}", name)
+    elif kind == "int":
+        if isinstance(x, bool) or not isinstance(x, int) or not 0 <= x <= meta["max"]:
+            raise WalkSetupError(f"{name} must be a whole number 0 to {meta['max']}, got "
+                                 f"{x!r:.40}", name)
+    elif kind == "values":
+        _check_values(name, meta, x)
+    else:  # choices
+        if not isinstance(x, list) or any(h not in meta["choices"] for h in x):
+            raise WalkSetupError(f"{name} lists controls among "
+                                 f"{', '.join(meta['choices'])}, got {x!r:.60}", name)
+
+
+def _check_values(name, meta, x):
+    if not isinstance(x, dict):
+        raise WalkSetupError(f"{name} maps leaf names to numbers, got "
+                             f"{type(x).__name__}", name)
+    if len(x) > meta["max_len"]:
+        raise WalkSetupError(f"at most {meta['max_len']} leaf values, got {len(x)}", name)
+    for k, v in x.items():
+        if not isinstance(k, str) or not k or len(k) > meta["max_name"]:
+            raise WalkSetupError(f"a leaf's name is text of 1 to {meta['max_name']} "
+                                 f"characters, got {k!r:.60}", name)
+        if isinstance(v, bool) or not isinstance(v, Real) or not math.isfinite(v):
+            raise WalkSetupError(f"the value of {k} must be a finite number, got "
+                                 f"{v!r:.40}", name)
+
+
+def _parse_values(text):
+    """``a:2,b%3A1:-3`` -> {"a": 2.0, "b:1": -3.0} (the page's ``v``)."""
+    out = {}
+    for part in text.split(","):
+        i = part.rfind(":")
+        if i <= 0:
+            continue  # as the page: a part without a name is skipped
+        name, number = unquote(part[:i]), part[i + 1:].strip()
+        if not NUMBER.fullmatch(number):
+            raise WalkSetupError(f"v: the value of {name} must be a number, got "
+                                 f"{number!r:.40}", "values")
+        out[name] = float(number)
+    return out
+
+
+def _parse_step(text):
+    if not text.strip().isdigit():
+        raise WalkSetupError(f"step must be a whole number, got {text!r:.40}", "step")
+    return int(text)
+
+
+def _field_spec(f):
+    meta = f.metadata
+    out = {"name": f.name, "url": {"values": "v"}.get(f.name, f.name),
+           "kind": meta["kind"],
+           "default": f.default_factory() if f.default is MISSING else f.default,
+           "label": meta["label"], "help": meta["help"]}
+    for key in ("min", "max", "choices", "max_len"):
+        if key in meta:
+            out[key] = list(meta[key]) if isinstance(meta[key], tuple) else meta[key]
+    return out

@@ -1,0 +1,14 @@
+"""The static site's Python side (``micrograd site``): what the page's module Web Worker
+runs in Pyodide.
+
+* ``calls``: how the worker calls Python: one request to an entry point, answered as
+  JSON; a job (a generator) is run one turn at a time, so that the worker's event loop
+  can take other messages between turns;
+* ``bridge``: a small entry point (``meta``, ``walk.build``) built on micrograd's own
+  graph modules, until the page's request handlers run in the worker.
+
+The worker itself (``pyodide_worker.js``), the page's side of it (``pyodide_client.js``),
+the ``file://`` notice (``file_check.js``) and a check page live beside these files;
+``micrograd site`` writes them into the site. Standard library only: nothing here may
+need NumPy, FastAPI or threads, which Pyodide does not have.
+"""

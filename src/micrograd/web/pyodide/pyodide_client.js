@@ -1,0 +1,73 @@
+// The page's side of the static site's Python (pyodide_worker.js, a module Web Worker
+// running micrograd in Pyodide): start it, follow its loading, call it.
+//
+//   import { startPython } from "./pyodide_client.js";
+//   const python = startPython({ onProgress: (text) => ... });
+//   const meta = await python.ready;                  // {python, micrograd, seconds, ...}
+//   const data = await python.call("walk.build", {}); // a PythonError if refused
+//
+// A call resolves with the answer's data, or rejects with a PythonError whose kind says
+// why ("refused", "unknown", "stopped", "internal", "unavailable", "load"); an
+// AbortSignal given as {signal} stops its job between two turns. Relative URLs only:
+// the site works under any path. No globals.
+
+export class PythonError extends Error {
+  constructor({ kind, message }) {
+    super(message);
+    this.name = "PythonError";
+    this.kind = kind;
+  }
+}
+
+// A page opened from a file (file://) cannot start a module worker or load WebAssembly.
+export function servedFromFile() {
+  return location.protocol === "file:";
+}
+
+export function startPython({ root = new URL("./", import.meta.url), entry, onProgress } = {}) {
+  const url = new URL("pyodide_worker.js", root);
+  if (entry) url.searchParams.set("entry", entry);
+  const worker = new Worker(url, { type: "module" });
+  const pending = new Map();
+  let nextId = 1;
+  let settle;
+  const ready = new Promise((resolve, reject) => { settle = { resolve, reject }; });
+
+  function failAll(error) {
+    settle.reject(error);
+    for (const { reject } of pending.values()) reject(error);
+    pending.clear();
+  }
+
+  worker.onmessage = (event) => {
+    const m = event.data;
+    if ("progress" in m) {
+      if (onProgress) onProgress(m.progress);
+    } else if ("ready" in m) {
+      settle.resolve(m.ready);
+    } else if ("failed" in m) {
+      failAll(new PythonError(m.failed));
+    } else if (pending.has(m.id)) {
+      const { resolve, reject } = pending.get(m.id);
+      pending.delete(m.id);
+      if (m.ok) resolve(m.data);
+      else reject(new PythonError(m.error));
+    }
+  };
+  // the worker's module did not load (a missing file, a browser without module workers)
+  worker.onerror = (event) => {
+    event.preventDefault();
+    failAll(new PythonError({ kind: "load", message: event.message || "the worker did not start" }));
+  };
+
+  function call(name, request = {}, { signal } = {}) {
+    const id = nextId++;
+    return new Promise((resolve, reject) => {
+      pending.set(id, { resolve, reject });
+      worker.postMessage({ id, name, request });
+      if (signal) signal.addEventListener("abort", () => worker.postMessage({ stop: id }), { once: true });
+    });
+  }
+
+  return { ready, call, terminate: () => worker.terminate() };
+}

@@ -1,0 +1,245 @@
+"""The static site in a real headless Chromium (Debian's, through playwright): written by
+``micrograd site``, served by ``python -m http.server`` on 127.0.0.1 (nothing else
+running), at the root and under a sub-path, with every request to another host aborted
+and counted. Python runs in the site's module worker (Pyodide); the grads are the ones it
+computed there. The load times (first visit, then from the browser's cache) are written
+to test-artifacts/site-load-times.json.
+"""
+
+import json
+import re
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+from playwright.sync_api import sync_playwright
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parent.parent
+ARTIFACTS = ROOT / "test-artifacts"
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+SUB = "course/micrograd"
+#: every host name but this machine's resolves to nothing (the browser's own rule)
+NO_OTHER_HOST = "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE localhost"
+LECTURE_GRADS = {"a": 6, "b": -4, "c": -2, "f": 4}
+TIMES = {}
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    """The site in served/course/micrograd/; yields its folder."""
+    top = tmp_path_factory.mktemp("served")
+    out = top / SUB
+    out.parent.mkdir(parents=True)
+    proc = subprocess.run([sys.executable, "-m", "micrograd", "site", str(out)],
+                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    TIMES["size"] = proc.stdout.splitlines()[0]
+    yield out
+    ARTIFACTS.mkdir(exist_ok=True)
+    (ARTIFACTS / "site-load-times.json").write_text(json.dumps(TIMES, indent=1) + "\n")
+    print("\nstatic site:", json.dumps(TIMES, indent=1))
+
+
+class StaticServer:
+    """``python -m http.server 0 --bind 127.0.0.1 -d FOLDER``, its log kept in a file."""
+
+    def __init__(self, folder, log):
+        self.log = log
+        self.log_file = open(log, "w")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-u", "-m", "http.server", "0", "--bind", "127.0.0.1",
+             "-d", str(folder)], stdout=subprocess.PIPE, stderr=self.log_file, text=True)
+        first = []
+        reader = threading.Thread(target=lambda: first.append(self.proc.stdout.readline()))
+        reader.start()
+        reader.join(30)
+        m = re.search(r"port (\d+)", first[0] if first else "")
+        if not m:
+            self.stop()
+            raise RuntimeError(f"http.server did not say its port: {first}")
+        self.url = f"http://127.0.0.1:{m.group(1)}/"
+
+    def sent(self, path):
+        """How many times the server sent ``path``'s body (status 200)."""
+        return sum(1 for line in Path(self.log).read_text().splitlines()
+                   if f'"GET {path} ' in line and '" 200 ' in line)
+
+    def stop(self):
+        self.proc.terminate()
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:  # pragma: no cover
+            self.proc.kill()
+            self.proc.wait()
+        self.proc.stdout.close()
+        self.log_file.close()
+
+
+@pytest.fixture(scope="module")
+def servers(served, tmp_path_factory):
+    """One server of the site's own folder (the site at /) and one of the folder two
+    levels up (the site at /course/micrograd/)."""
+    logs = tmp_path_factory.mktemp("logs")
+    at_root = StaticServer(served, logs / "root.log")
+    at_sub = StaticServer(served.parent.parent, logs / "sub.log")
+    yield {"root": (at_root, at_root.url), "sub": (at_sub, at_sub.url + SUB + "/")}
+    at_root.stop()
+    at_sub.stop()
+
+
+def foreign(url):
+    parts = urlparse(url)
+    return parts.scheme in ("http", "https", "ws", "wss") and \
+        parts.hostname not in ("127.0.0.1", "localhost")
+
+
+def guard(context):
+    """Abort and count every request to another host; count the others. (Routing turns
+    the browser's HTTP cache off: the cache test blocks other hosts by name instead.)"""
+    seen = {"foreign": [], "local": []}
+
+    def route(r):
+        url = r.request.url
+        if foreign(url):
+            seen["foreign"].append(url)
+            r.abort()
+        else:
+            seen["local"].append(url)
+            r.continue_()
+
+    context.route("**/*", route)
+    return seen
+
+
+def open_check_page(context, url):
+    """Open the check page; wait for Python's answer; return (state, seconds)."""
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    started = time.monotonic()
+    page.goto(url + "pyodide-check.html")
+    page.wait_for_function("document.body.dataset.state", timeout=90_000)
+    seconds = time.monotonic() - started
+    state = page.evaluate("({...document.body.dataset})")
+    text = page.inner_text("#grads")
+    page.close()
+    assert errors == [], errors
+    return state, text, seconds
+
+
+@pytest.fixture(scope="module")
+def playwright():
+    with sync_playwright() as p:
+        yield p
+
+
+@pytest.fixture(scope="module")
+def browser(playwright):
+    b = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+    yield b
+    b.close()
+
+
+@pytest.mark.parametrize("where", ["root", "sub"])
+def test_python_in_the_worker_computes_the_lectures_grads(browser, servers, where):
+    server, url = servers[where]
+    context = browser.new_context()
+    seen = guard(context)
+    state, text, seconds = open_check_page(context, url)
+    context.close()
+    assert state["state"] == "done", state
+    assert state["python"].startswith("3.14")
+    assert json.loads(state["grads"]) == LECTURE_GRADS
+    assert text == "dL/da = 6, dL/db = -4, dL/dc = -2, dL/df = 4"
+    assert seen["foreign"] == []
+    prefix = urlparse(url).path
+    assert server.sent(prefix + "pyodide/pyodide.asm.wasm") >= 1
+    assert server.sent(prefix + "micrograd.zip") >= 1
+    assert all(urlparse(u).path.startswith(prefix) for u in seen["local"]), seen["local"]
+    TIMES[f"first visit, site at {prefix}"] = round(seconds, 2)
+
+
+def test_a_second_visit_loads_python_from_the_browsers_cache(playwright, servers, tmp_path):
+    server, url = servers["sub"]
+    wasm = urlparse(url).path + "pyodide/pyodide.asm.wasm"
+    sent_before = server.sent(wasm)
+    times = []
+    for _ in range(2):  # the same profile folder: the second visit finds the cache
+        context = playwright.chromium.launch_persistent_context(
+            str(tmp_path / "profile"), executable_path=CHROMIUM, args=ARGS + [NO_OTHER_HOST])
+        requests = []
+        context.on("request", lambda r, seen=requests: seen.append(r.url))
+        state, _, seconds = open_check_page(context, url)
+        context.close()
+        assert state["state"] == "done" and json.loads(state["grads"]) == LECTURE_GRADS
+        assert [u for u in requests if foreign(u)] == []
+        assert any(u.endswith("pyodide.asm.wasm") for u in requests)  # the worker's too
+        times.append(seconds)
+    assert server.sent(wasm) == sent_before + 1  # the second visit did not download it
+    TIMES["persistent profile: first visit"] = round(times[0], 2)
+    TIMES["persistent profile: second visit (cache)"] = round(times[1], 2)
+
+
+CALLS = """async () => {
+  const { startPython } = await import(new URL("pyodide_client.js", location.href));
+  const progress = [];
+  const python = startPython({ onProgress: (text) => progress.push(text) });
+  const meta = await python.ready;
+  const outcome = (promise) => promise.then((data) => ({ data }),
+                                            (err) => ({ kind: err.kind, message: err.message }));
+  let deep = {};
+  for (let i = 0; i < 100; i++) deep = { values: deep };
+  const [unknown, refused, nested, a, b] = await Promise.all([
+    outcome(python.call("walk.nope", {})),
+    outcome(python.call("walk.build", { source: "a = 2; b = a *" })),
+    outcome(python.call("walk.build", deep)),
+    outcome(python.call("walk.build", { values: { a: 3 } })),
+    outcome(python.call("walk.build", { source: "x = 0.5; y = x*x" })),
+  ]);
+  const grads = (r) => Object.fromEntries(
+    r.data.graph.nodes.filter((n) => n.leaf && /^[a-z]/.test(n.name)).map((n) => [n.name, n.grad]));
+  python.terminate();
+  return { progress, meta, unknown, refused, nested, a: grads(a), b: grads(b) };
+}"""
+
+
+def test_the_workers_messages_answers_and_errors(browser, servers):
+    _, url = servers["sub"]
+    context = browser.new_context()
+    seen = guard(context)
+    page = context.new_page()
+    page.goto(url + "pyodide-check.html")
+    page.wait_for_function("document.body.dataset.state", timeout=90_000)
+    got = page.evaluate(CALLS)
+    context.close()
+    assert got["progress"] == ["loading Python", "loading micrograd", "importing micrograd"]
+    assert got["meta"]["entry"] == "micrograd.web.pyodide.bridge:dispatch"
+    assert got["meta"]["platform"] == "emscripten" and got["meta"]["seconds"] > 0
+    assert got["unknown"]["kind"] == "unknown"
+    assert "no request named 'walk.nope'" in got["unknown"]["message"]
+    assert got["refused"]["kind"] == "refused" and "column" in got["refused"]["message"]
+    assert got["nested"] == {"kind": "refused",
+                             "message": "the request is nested over 64 levels deep"}
+    # answers go to their own calls, each computed by Python in the worker
+    assert got["a"] == {"a": 6, "b": -6, "c": -2, "f": 1}  # L = (3*-3 + 10) * -2
+    assert got["b"] == {"x": 1}  # y = x*x: dy/dx = 2x
+    assert seen["foreign"] == []
+
+
+def test_opened_from_a_file_it_says_to_serve_the_folder(browser, served):
+    page = browser.new_page()
+    page.goto(served.joinpath("pyodide-check.html").as_uri())
+    note = page.wait_for_selector("#served-from-file", timeout=10_000).inner_text()
+    assert f'python -m http.server -d "{served}"' in note
+    assert "opened from a file" in note
+    page.wait_for_timeout(500)
+    assert page.evaluate("document.body.dataset.state") is None  # no worker was started
+    page.close()
