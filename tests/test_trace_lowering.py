@@ -10,9 +10,10 @@ numbers equal exactly; and the lowering works in a Python without NumPy.
 """
 
 import json
-import re
 import math
 import random
+import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -29,6 +30,8 @@ from micrograd.nn import MLP
 from micrograd.trace import (LOWERED_FORWARD, PRIMS, AdamUpdate, LoweringError, SGDUpdate,
                              lower, lower_op, np_contributions, np_forward, trace, trace_loss)
 from micrograd.trace.numpy_backend import UPDATE_MATH
+
+ROOT = Path(__file__).resolve().parent.parent
 
 # ---------------------------------------------------------------------------------------
 # the table: one list of primitives, in Python and in the runner
@@ -423,12 +426,26 @@ print(json.dumps({
 '''
 
 
+def _in_pyodide(script):
+    """Run ``script`` on Pyodide's Python (3.14, no NumPy) in node; its output."""
+    node = shutil.which("node")
+    assert node, "node is part of the test set-up: bash scripts/test.sh installs it"
+    assert (ROOT / "web-runtime" / "node_modules" / "pyodide").is_dir(), \
+        "Pyodide is part of the test set-up: npm ci --prefix web-runtime (scripts/test.sh)"
+    done = subprocess.run([node, str(ROOT / "tests" / "run_in_pyodide.mjs")], input=script,
+                          capture_output=True, text=True, timeout=600, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout
+
+
 def test_tracing_and_lowering_work_in_a_python_without_numpy():
     done = subprocess.run([sys.executable, "-c", NO_NUMPY], capture_output=True, text=True,
                           timeout=120, check=False)
     assert done.returncode == 0, done.stderr[-3000:]
     out = json.loads(done.stdout)
     assert out["loaded"] == []
+    # the browser's Python (Pyodide) writes the same program, to the byte
+    assert json.loads(_in_pyodide(NO_NUMPY)) == out
     X, Y = np.array(out["X"]), np.array(out["Y"])
     _, [neuron, mlp] = run_in_node([
         (out["neuron"], [call("loss", [[2.0, 0.0]], "grad")]),
@@ -463,7 +480,7 @@ def test_numpy_is_imported_when_a_program_first_runs():
 
 
 def test_the_docs_table_names_every_primitive():
-    text = (Path(__file__).parent.parent / "docs" / "performance.md").read_text()
+    text = (ROOT / "docs" / "performance.md").read_text()
     table = text.split("**The primitives**")[1].split("**The wire form**")[0]
     named = {name for row in table.splitlines() if row.startswith("| `")
              for name in re.findall(r"`([a-z0-9]+)`", row.split("|")[1])}

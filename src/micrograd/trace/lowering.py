@@ -210,7 +210,7 @@ def share_buffers(fn):
             home[out] = pool.pop() if pool else out
             ins[1] = home[out]
             reads.append(out)  # (a result nobody reads is free at once)
-        for r in set(reads):
+        for r in dict.fromkeys(reads):  # (in order: the same program every run)
             if last.get(r, k) == k:
                 free.setdefault(fn["buffers"][r], []).append(home[r])
     fn["outputs"] = [home.get(r, r) for r in fn["outputs"]]
