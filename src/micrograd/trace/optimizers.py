@@ -50,6 +50,18 @@ class TracedOptimizer:
         self._store = None
         self.state = {}
 
+    def __getattr__(self, name):
+        # the update's hyperparameters (momentum, betas, eps, ...) and the state vectors
+        # (buf, m, v) read as the optimizer's own attributes, as before the update had a
+        # class of its own
+        d = self.__dict__
+        if not name.startswith("_") and "update" in d:
+            if name in d.get("state", {}):
+                return d["state"][name]
+            if hasattr(d["update"], name):
+                return getattr(d["update"], name)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
     def _open(self):
         """Bind the parameters (last in __init__: nothing is bound if a check fails)."""
         from . import bound
