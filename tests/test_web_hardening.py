@@ -26,7 +26,8 @@ with warnings.catch_warnings():  # starlette warns about httpx vs httpx2 at impo
     from fastapi.testclient import TestClient
 
 from micrograd.web import create_app, limits
-from micrograd.web.guard import MAX_ERROR_CHARS, split_host
+from micrograd.web.limits import MAX_ERROR_CHARS
+from micrograd.web.server.guard import split_host
 
 ROOT = Path(__file__).resolve().parents[1]
 TIMEOUT = 1.0  # the --request-timeout / --keep-alive of the test server (seconds)
@@ -446,14 +447,15 @@ def _numbers_are_on_the_wire_form(obj, path=""):
 def test_a_diverged_session_says_so_in_one_wire_form(loss):
     """A linear network at lr 10 blows up to inf, then nan. Before: the boundary came as
     0.0 (hinge) or null (bce) while the metrics said "NaN"."""
-    from micrograd.web.playground import PlayConfig, Playground
+    from micrograd.experiment import Experiment
+    from micrograd.web.play_session import PlaySession
 
     cfg = {"samples": 100, "loss": loss, "activation": "linear", "lr": 10.0,
            "hidden": [8, 8]}
     c = TestClient(create_app())
     s = c.post("/api/play", json=cfg).json()
     assert s["diverged"] is False and s["diverged_at"] is None
-    ref = Playground(PlayConfig(**cfg))  # the same session, stepped here, as a reference
+    ref = PlaySession(Experiment.from_dict(cfg))  # the same session, stepped here, as a reference
     first_bad = None
     for k in range(1, 61):
         st = c.post(f"/api/play/{s['sid']}/step", json={"steps": 1}).json()
@@ -482,7 +484,7 @@ def test_a_diverged_session_says_so_in_one_wire_form(loss):
 
 
 # ---------------------------------------------------------------------------------------
-# fair turns on the engine
+# fair turns on the work thread
 # ---------------------------------------------------------------------------------------
 
 
@@ -492,7 +494,7 @@ def test_turns_go_to_the_walk_first_then_round_robin():
     of A, then whoever won the lock)."""
     import asyncio
 
-    from micrograd.web.schedule import WALK, EngineScheduler
+    from micrograd.web.server.schedule import WALK, TurnScheduler
 
     order = []
     gate = threading.Event()
@@ -507,17 +509,17 @@ def test_turns_go_to_the_walk_first_then_round_robin():
         return name
 
     async def main():
-        engine = EngineScheduler()
-        a = asyncio.ensure_future(engine.run("A", job("A", 6, gate)))
-        while engine.waiting() != (0, 1):
+        turns = TurnScheduler()
+        a = asyncio.ensure_future(turns.run("A", job("A", 6, gate)))
+        while turns.waiting() != (0, 1):
             await asyncio.sleep(0.01)
-        b = asyncio.ensure_future(engine.run("B", job("B", 2)))
-        w = asyncio.ensure_future(engine.call(WALK, lambda: order.append("walk") or "w"))
-        while engine.waiting() != (1, 2):
+        b = asyncio.ensure_future(turns.run("B", job("B", 2)))
+        w = asyncio.ensure_future(turns.call(WALK, lambda: order.append("walk") or "w"))
+        while turns.waiting() != (1, 2):
             await asyncio.sleep(0.01)
         gate.set()
         results = await asyncio.gather(a, b, w)
-        engine.close()
+        turns.close()
         return results
 
     assert asyncio.run(main()) == ["A", "B", "w"]
@@ -527,17 +529,17 @@ def test_turns_go_to_the_walk_first_then_round_robin():
 def test_a_job_error_reaches_its_request_and_the_engine_goes_on():
     import asyncio
 
-    from micrograd.web.schedule import EngineScheduler
+    from micrograd.web.server.schedule import TurnScheduler
 
     def bad():
         raise ValueError("refused")
 
     async def main():
-        engine = EngineScheduler()
+        turns = TurnScheduler()
         with pytest.raises(ValueError, match="refused"):
-            await engine.call("s", bad)
-        out = await engine.call("s", lambda: 42)
-        engine.close()
+            await turns.call("s", bad)
+        out = await turns.call("s", lambda: 42)
+        turns.close()
         return out
 
     assert asyncio.run(main()) == 42
@@ -595,7 +597,7 @@ def test_the_walk_and_a_short_request_do_not_wait_behind_training(live):
 
 
 def test_a_full_store_refuses_a_new_session_instead_of_evicting_a_busy_one():
-    from micrograd.web.sessions import SessionStore, StoreFull
+    from micrograd.web.server.sessions import SessionStore, StoreFull
 
     now = [0.0]
     store = SessionStore(max_sessions=2, idle_seconds=900, evict_after=60,
@@ -743,18 +745,18 @@ def test_a_flood_of_creations_builds_no_more_sessions_than_places(monkeypatch):
     """Ten tabs ask for a session at once on a server with two places: two are built,
     eight are refused, and none of the eight is built first and then thrown away (each
     creation checks for room again when its turn comes)."""
-    import micrograd.web.app as app_mod
-    from micrograd.web.playground import Playground
+    import micrograd.web.handlers.play as play_handlers
+    from micrograd.web.play_session import PlaySession
 
     built = []
 
-    class Counted(Playground):
-        def __init__(self, cfg):
+    class Counted(PlaySession):
+        def __init__(self, cfg, **kw):
             built.append(cfg)
-            super().__init__(cfg)
+            super().__init__(cfg, **kw)
 
-    monkeypatch.setattr(app_mod, "Playground", Counted)
-    c = TestClient(app_mod.create_app(max_sessions=2))
+    monkeypatch.setattr(play_handlers, "PlaySession", Counted)
+    c = TestClient(create_app(max_sessions=2))
     statuses = []
     gate = threading.Barrier(10)
 
@@ -786,6 +788,9 @@ def test_the_page_says_the_training_diverged(live):
                                     args=["--no-sandbox", "--disable-gpu"])
         try:
             page = browser.new_page()
+            # the page's Playground component (the page defines no global of its own)
+            page.add_init_script("Object.defineProperty(window, 'Play', {get: () => "
+                                 "document.querySelector('#page-play').playground})")
             errors = []
             page.on("pageerror", lambda e: errors.append(str(e)))
             page.goto(url)
@@ -796,16 +801,27 @@ def test_the_page_says_the_training_diverged(live):
             page.wait_for_function("!Play.playing")
             banner = page.inner_text("#banner")
             at = page.evaluate("Play.state.diverged_at")
+            # what the page computed: the cells it marked nan, against the server's
+            marked = page.evaluate("Number(document.querySelector('#p-boundary')"
+                                   ".dataset.nanCells)")
+            sent = page.evaluate("Play.state.boundary.values"
+                                 ".filter((v) => typeof v !== 'number').length")
+            cells = page.evaluate("Play.state.boundary.n ** 2")
+            # and what it drew: the share of the plot painted the nan grey (the points and
+            # lines drawn over it cover a little of it, wherever a browser puts them)
             grey = page.evaluate("""() => {
                 const cv = document.querySelector('#p-boundary');
-                const d = cv.getContext('2d').getImageData(cv.width / 2, cv.height / 2,
-                                                           1, 1).data;
-                return [d[0], d[1], d[2]];
+                const d = cv.getContext('2d').getImageData(0, 0, cv.width, cv.height).data;
+                let n = 0;
+                for (let i = 0; i < d.length; i += 4)
+                    if (d[i] === 191 && d[i + 1] === 191 && d[i + 2] === 191) n++;
+                return n / (cv.width * cv.height);
             }""")
             sid = page.evaluate("Play.sid")
         finally:
             browser.close()
     assert f"training diverged at step {at}" in banner and "lower the learning rate" in banner
     assert errors == []
-    assert grey[0] == grey[1] == grey[2], grey  # nan: grey, not blue or orange
+    assert marked == sent == cells, (marked, sent, cells)  # every cell nan, each marked
+    assert grey > 0.5, grey  # nan: grey, not blue, orange or black
     request(live, "DELETE", f"/api/play/{sid}")

@@ -89,8 +89,15 @@ def browser():
         b.close()
 
 
+#: the page's Playground component, under the name these tests read it by (the page
+#: itself defines no global: its root element holds it)
+PLAY = ("Object.defineProperty(window, 'Play', "
+        "{get: () => document.querySelector('#page-play').playground})")
+
+
 def new_page(browser, srv, width=1280, height=800):
     pg = browser.new_page(viewport={"width": width, "height": height})
+    pg.add_init_script(PLAY)
     pg.errors = []
     pg.on("pageerror", lambda e: pg.errors.append(str(e)))
     return pg
@@ -153,13 +160,14 @@ def test_speed_2_8_8_1_with_everything_redrawn(browser, srv):
     artifacts with the load and reported, not asserted: the machine is shared."""
     page = new_page(browser, srv, 1280, 1600)
     open_play(page, srv, SPEED)
-    page.wait_for_function("Play.graph !== null")
+    page.wait_for_function("Play.pointGraph.graph !== null")
     assert state(page, "Play.state.network.sizes") == [2, 8, 8, 1]
     assert page.evaluate("Play.points.train.length") == 200
     page.click("#p-play")
     page.wait_for_function("Play.state.step >= 10")
-    t0, s0, f0 = page.evaluate("(() => { window.__g = 0; const o = Play.drawPointGraph"
-                               ".bind(Play); Play.drawPointGraph = (g) => { window.__g++; "
+    t0, s0, f0 = page.evaluate("(() => { window.__g = 0; const o = Play.pointGraph.draw"
+                               ".bind(Play.pointGraph); Play.pointGraph.draw = (g) => { "
+                               "window.__g++; "
                                "o(g); }; return [performance.now(), Play.state.step, "
                                "Play.frames]; })()")
     time.sleep(4.0)
@@ -170,13 +178,13 @@ def test_speed_2_8_8_1_with_everything_redrawn(browser, srv):
     load = os.getloadavg()
     line = (f"{rate:.1f} steps/s (2-8-8-1, 200 train points; boundary 40x40, 19 neuron "
             f"pictures and the one-point graph of "
-            f"{page.evaluate('Play.graph.n')} nodes redrawn every step); "
+            f"{page.evaluate('Play.pointGraph.graph.n')} nodes redrawn every step); "
             f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}\n")
     (ARTIFACTS / "play_speed.txt").write_text(line)
     print("\nplayground speed:", line)
     assert f1 - f0 == s1 - s0 and g1 == s1 - s0  # every step drawn, graph included
     # the drawn graph carries the last step's numbers
-    assert page.evaluate("Play.graph.values") == state(page, "Play.state.graph.values")
+    assert page.evaluate("Play.pointGraph.graph.values") == state(page, "Play.state.graph.values")
     assert s1 > s0 and rate > 0, (rate, load)  # it trains while playing
     assert page.locator("#p-gbox").bounding_box()["y"] < 1600  # the graph was in view
     page.close()
@@ -322,7 +330,7 @@ def test_new_weights_really_are_new(page, srv):
     page.click("#p-reset")
     page.wait_for_function("Play.state.config.init_seed === 1")
     assert state(page, "Play.state.network") != before
-    assert "iseed=1" in page.url and page.input_value("#p-iseed") == "1"
+    assert "iseed=1" in page.url and page.input_value("#p-init_seed") == "1"
 
 
 def test_features_layers_and_neurons(page, srv):
@@ -430,7 +438,7 @@ def test_points_added_and_removed_by_clicking(page, srv):
     assert "add=" in page.url
     page.select_option("#p-click", "remove")
     p = state(page, "Play.points.train.find(p => p[3] >= 0)")
-    xy = page.evaluate(f"[Play.plotMap.px({p[0]}), Play.plotMap.py({p[1]})]")
+    xy = page.evaluate(f"[Play.plot.map.px({p[0]}), Play.plot.map.py({p[1]})]")
     box = page.locator("#p-boundary").bounding_box()  # the notice above moved it
     scale = box["width"] / 400
     page.mouse.click(box["x"] + xy[0] * scale, box["y"] + xy[1] * scale)
@@ -478,11 +486,11 @@ def test_the_one_point_graph_numbers_equal_torch(page, srv):
         page.click("#p-step")
     page.wait_for_function("Play.state.step === 2")
     p = state(page, "Play.points.train[0]")
-    xy = page.evaluate(f"[Play.plotMap.px({p[0]}), Play.plotMap.py({p[1]})]")
+    xy = page.evaluate(f"[Play.plot.map.px({p[0]}), Play.plot.map.py({p[1]})]")
     box = page.locator("#p-boundary").bounding_box()
     scale = box["width"] / 400
     page.mouse.click(box["x"] + xy[0] * scale, box["y"] + xy[1] * scale)
-    page.wait_for_function("Play.graph !== null")
+    page.wait_for_function("Play.pointGraph.graph !== null")
     # torch float64: the same network from the page's weights, the point's squared error
     s = state(page, "Play.state")
     net = s["network"]
@@ -510,7 +518,7 @@ def test_the_one_point_graph_numbers_equal_torch(page, srv):
     assert drawn("sin x1", "data") == pytest.approx(torch.sin(x[0]).item(), rel=1e-12)
     # step through it: back to the start, one forward step, then all
     page.click("#p-g-start")
-    assert page.inner_text("#p-g-pos") == f"forward 0 / {page.evaluate('Play.graph.n')}"
+    assert page.inner_text("#p-g-pos") == f"forward 0 / {page.evaluate('Play.pointGraph.graph.n')}"
     assert page.get_attribute("#p-gbox g.pnode[data-name='loss']", "data-data") == ""
     page.click("#p-g-fwd")
     assert page.inner_text("#p-g-pos").startswith("forward 1 /")

@@ -17,7 +17,7 @@ from playwright.sync_api import sync_playwright
 
 from micrograd.expr import evaluate, leaves, parse
 from micrograd.viz.graph import local_derivatives
-from micrograd.web.walkview import PRESETS
+from micrograd.walk_setup import PRESETS
 
 pytestmark = pytest.mark.browser
 
@@ -128,7 +128,7 @@ ROOTS = {"sum_times": "f", "lecture": "L", "neuron": "o", "square": "f", "diamon
 @pytest.mark.parametrize("preset", list(ROOTS))
 def test_walk_preset_forward_and_backward(page, server, preset):
     root = ROOTS[preset]
-    truth = engine(PRESETS[preset].source)
+    truth = engine(PRESETS[preset].expr)
     open_walk(page, server, f"preset={preset}")
     k, n = counter(page)
     assert k == "0" and int(n) > 0 and page.inner_text("#w-phase") == "idle"
@@ -172,7 +172,7 @@ def test_walk_leaf_edit_recomputes_on_the_server(page, server):
     page.wait_for_function("document.querySelector('#w-graph g.node[data-name=\"a\"] "
                            "text.data').textContent === 'data 3.0000'")
     page.click("#w-all")
-    truth = engine(PRESETS["lecture"].source, {"a": 3.0})
+    truth = engine(PRESETS["lecture"].expr, {"a": 3.0})
     assert cell(page, "L", "data") == truth["L"].data
     assert cell(page, "b", "grad") == pytest.approx(truth["b"].grad)
     assert "v=a%3A3" in page.url or "v=a:3" in page.url
@@ -181,20 +181,20 @@ def test_walk_leaf_edit_recomputes_on_the_server(page, server):
 def test_walk_visit_order_experiment_on_the_diamond(page, server):
     open_walk(page, server, "preset=diamond")
     for name in "adbc":
-        page.click(f"#o-buttons button:text-is('{name}')")
-    assert page.inner_text("#o-order") == "a → d → b → c"
-    page.click("#o-run")
-    page.wait_for_selector("#o-result .bad")
-    result = page.inner_text("#o-result")
+        page.click(f"#w-order-buttons button:text-is('{name}')")
+    assert page.inner_text("#w-order-list") == "a → d → b → c"
+    page.click("#w-order-run")
+    page.wait_for_selector("#w-order-result .bad")
+    result = page.inner_text("#w-order-result")
     assert "d -> b -> a is lost" in result and "d -> c -> a is lost" in result
     assert cell(page, "a", "grad") == 0.0
-    page.click("#o-clear")
+    page.click("#w-order-clear")
     for name in "dbca":  # clicking the drawn nodes places them too
         page.locator(f"#w-graph g.node[data-name='{name}']").dispatch_event("click")
-    page.click("#o-run")
-    page.wait_for_selector("#o-result .good")
-    assert "grad[a] = 15" in page.inner_text("#o-result")
-    assert cell(page, "a", "grad") == engine(PRESETS["diamond"].source)["a"].grad
+    page.click("#w-order-run")
+    page.wait_for_selector("#w-order-result .good")
+    assert "grad[a] = 15" in page.inner_text("#w-order-result")
+    assert cell(page, "a", "grad") == engine(PRESETS["diamond"].expr)["a"].grad
 
 
 def test_walk_invalid_expression_shows_its_error(page, server):
@@ -213,8 +213,8 @@ def test_walk_invalid_expression_shows_its_error(page, server):
 
 def test_walk_teaching_mode_and_nudge(page, server):
     open_walk(page, server, "preset=square")
-    page.check("#w-assign")
-    page.wait_for_function("location.hash.includes('assign=1')")
+    page.select_option("#w-mode", "assign")
+    page.wait_for_function("location.hash.includes('mode=assign')")
     page.click("#w-all")
     assert cell(page, "a", "grad") == 3.0
     assert "grad[a] = 3, correct 6" in page.inner_text("#w-notes")
@@ -225,7 +225,7 @@ def test_walk_teaching_mode_and_nudge(page, server):
     page.wait_for_function("document.querySelector('#w-nudge-out').textContent.length > 0")
     out = page.inner_text("#w-nudge-out")
     slope = float(re.search(r"/ 2h = (\S+),", out).group(1))
-    assert slope == pytest.approx(engine(PRESETS["neuron"].source)["w1"].grad, abs=1e-4)
+    assert slope == pytest.approx(engine(PRESETS["neuron"].expr)["w1"].grad, abs=1e-4)
     assert out.endswith("(agree)")
 
 
@@ -296,29 +296,29 @@ def test_drag_and_arrow_keys_pan(page, server):
     page.focus("#w-graph .gv-port")
     page.keyboard.press("ArrowLeft")  # look further left: the drawing moves right
     assert page.locator(node).bounding_box()["x"] == pytest.approx(x0 - 140, abs=1)
-    assert page.inner_text("#o-order") == "(empty)"  # a drag is no click on a node
+    assert page.inner_text("#w-order-list") == "(empty)"  # a drag is no click on a node
 
 
 def test_every_node_the_steps_name_is_named_and_free_variables_get_fields(page, server):
     open_walk(page, server, "preset=square")
     page.fill("#w-expr", "tanh(x1*w1 + x2*w2 + b)")
     page.click("#w-go")
-    page.wait_for_selector("#w-free:not([hidden])")
-    fields = page.locator("#w-free-fields input")
+    page.wait_for_selector("#w-ask-values:not([hidden])")
+    fields = page.locator("#w-ask-values-fields input")
     assert [fields.nth(i).get_attribute("data-free") for i in range(fields.count())] == [
         "x1", "w1", "x2", "w2", "b"]
     values = {"x1": 2.0, "w1": -3.0, "x2": 0.0, "w2": 1.0, "b": 6.8813735870195432}
     for name, x in values.items():
         page.fill(f"#w-free-{name}", repr(x))
-    page.click("#w-free-go")
-    page.wait_for_selector("#w-free", state="hidden")
+    page.click("#w-ask-values-go")
+    page.wait_for_selector("#w-ask-values", state="hidden")
     page.wait_for_selector("#w-graph g.node[data-name='n9']")
     page.click("#w-all")
     truth = engine("tanh(x1*w1 + x2*w2 + b)", values)
     for name in values:
         assert cell(page, name, "grad") == pytest.approx(truth[name].grad, abs=1e-4)
     # every node the steps and the order buttons name carries that name in the drawing
-    named = page.eval_on_selector_all("#o-buttons button", "bs => bs.map(b => b.textContent)")
+    named = page.eval_on_selector_all("#w-order-buttons button", "bs => bs.map(b => b.textContent)")
     for name in named:
         label = page.locator(f"#w-graph g.node[data-name='{name}'] text.lbl")
         assert label.count() == 1 and label.text_content() == name
@@ -372,7 +372,7 @@ def test_question_under_the_graph_is_checked_with_a_hint(page, server):
     page.click("#w-q-check")
     page.wait_for_selector("#w-q-out.bad")
     assert "sign" in page.inner_text("#w-q-out")
-    truth = engine(PRESETS["sum_times"].source)["a"].grad
+    truth = engine(PRESETS["sum_times"].expr)["a"].grad
     page.fill("#w-q-answer", repr(truth))
     page.press("#w-q-answer", "Enter")
     page.wait_for_selector("#w-q-out.good")
@@ -421,24 +421,24 @@ def test_the_reused_preset_shows_the_recursive_mistake(page, server):
     lesson = page.inner_text("#w-lesson")
     assert "happens to get every number right" in lesson  # why the diamond survives
     page.click("#w-all")
-    assert cell(page, "a", "grad") == engine(PRESETS["diamond"].source)["a"].grad
-    page.click("#o-reused")  # the visit-order experiment offers the preset too
+    assert cell(page, "a", "grad") == engine(PRESETS["diamond"].expr)["a"].grad
+    page.click("#w-order-reused")  # the visit-order experiment offers the preset too
     page.wait_for_selector("#w-graph g.node[data-name='b']")
-    assert page.input_value("#w-preset") == "reused" and page.is_checked("#w-recursive")
+    assert page.input_value("#w-preset") == "reused" and page.input_value("#w-mode") == "recursive"
     assert "inner node b is used more than once" in page.inner_text("#w-lesson")
     page.click("#w-all")
-    wrong = recursive_backward(PRESETS["reused"].source)
-    truth = engine(PRESETS["reused"].source)
+    wrong = recursive_backward(PRESETS["reused"].expr)
+    truth = engine(PRESETS["reused"].expr)
     assert cell(page, "a", "grad") == wrong["a"] != truth["a"].grad
     assert f"correct {truth['a'].grad:g}" in page.inner_text("#w-notes")
     # the visit-order experiment: visiting a before b's second user is done loses it
-    page.uncheck("#w-recursive")
-    page.wait_for_function("!location.hash.includes('recursive=1')")
+    page.select_option("#w-mode", "correct")
+    page.wait_for_function("!location.hash.includes('mode=recursive')")
     for name in "bca":
-        page.click(f"#o-buttons button:text-is('{name}')")
-    page.click("#o-run")
-    page.wait_for_selector("#o-result .bad")
-    assert "lost" in page.inner_text("#o-result")
+        page.click(f"#w-order-buttons button:text-is('{name}')")
+    page.click("#w-order-run")
+    page.wait_for_selector("#w-order-result .bad")
+    assert "lost" in page.inner_text("#w-order-result")
 
 
 # ---------------------------------------------------------------------------------------
@@ -474,7 +474,7 @@ def test_keyboard_walk_with_visible_focus(page, server):
     page.keyboard.press("Enter")  # a node: placed in the visit order
     page.focus("#w-graph g.node[data-name='b']")
     page.keyboard.press(" ")
-    assert page.inner_text("#o-order") == "d → b"
+    assert page.inner_text("#w-order-list") == "d → b"
     edge = page.locator("#w-graph g.edge").first
     edge.focus()
     page.keyboard.press("Enter")  # an edge: its local derivative
@@ -494,13 +494,13 @@ def test_phone_size_without_sideways_scrolling(browser, server, preset):
         pg.goto(f"{server}#page=walk&preset={preset}")
         pg.wait_for_selector("#w-graph g.node")
         pg.click("#w-all")
-        pg.click("#o-topo")
-        pg.click("#o-run")
-        pg.wait_for_selector("#o-result div")
+        pg.click("#w-order-topo")
+        pg.click("#w-order-run")
+        pg.wait_for_selector("#w-order-result div")
         width = pg.evaluate("document.documentElement.scrollWidth")
         assert width <= 390, width
         for sel in ["#w-fwd", "#w-q-answer", "#w-graph button[aria-label='zoom in']",
-                    "#o-run", "#w-nudge"]:
+                    "#w-order-run", "#w-nudge"]:
             b = pg.locator(sel).bounding_box()
             assert b["x"] >= 0 and b["x"] + b["width"] <= 390, sel
         if preset == "neuron":
@@ -563,12 +563,18 @@ def test_text_contrast_is_at_least_4_5(page, server):
     assert low == [] and len(colours) > 20
 
 
+def wait_for_diamond(page):
+    """The diamond drawn (the lecture's graph has a node d too, but also an L)."""
+    page.wait_for_function("document.querySelector(\"#w-graph g.node[data-name='d']\") && "
+                           "!document.querySelector(\"#w-graph g.node[data-name='L']\")")
+
+
 def test_back_and_forward_move_between_states(page, server):
     open_walk(page, server, "preset=lecture")
     page.select_option("#w-preset", "diamond")
-    page.wait_for_selector("#w-graph g.node[data-name='d']")
-    page.check("#w-recursive")
-    page.wait_for_function("location.hash.includes('recursive=1')")
+    wait_for_diamond(page)
+    page.select_option("#w-mode", "recursive")
+    page.wait_for_function("location.hash.includes('mode=recursive')")
     page.fill("#w-leaf-a", "5")
     page.press("#w-leaf-a", "Enter")
     page.wait_for_function("location.hash.includes('v=a%3A5')")
@@ -576,18 +582,18 @@ def test_back_and_forward_move_between_states(page, server):
     page.wait_for_function("!location.hash.includes('v=a%3A5')")
     page.wait_for_function("document.querySelector('#w-graph g.node[data-name=\"a\"] "
                            "text.data').textContent === 'data 2.0000'")
-    assert page.is_checked("#w-recursive")
+    assert page.input_value("#w-mode") == "recursive"
     page.go_back()
-    page.wait_for_function("!location.hash.includes('recursive=1')")
+    page.wait_for_function("!location.hash.includes('mode=recursive')")
     # the page follows the URL once it has redrawn (a loaded machine can lag behind)
     page.wait_for_function("document.querySelector('#w-preset').value === 'diamond' && "
-                           "!document.querySelector('#w-recursive').checked")
-    assert not page.is_checked("#w-recursive") and page.input_value("#w-preset") == "diamond"
+                           "document.querySelector('#w-mode').value === 'correct'")
+    assert page.input_value("#w-mode") == "correct" and page.input_value("#w-preset") == "diamond"
     page.go_back()
     page.wait_for_selector("#w-graph g.node[data-name='L']")
     assert page.input_value("#w-preset") == "lecture" and page.url.startswith(server)
     page.go_forward()
-    page.wait_for_selector("#w-graph g.node[data-name='d']")
+    wait_for_diamond(page)
     assert page.input_value("#w-preset") == "diamond"
     page.click("#tab-play")
     page.wait_for_function("location.hash.includes('page=play')")
@@ -611,9 +617,10 @@ def test_a_200_node_graph_is_laid_out_and_drawn_and_timed(page, server):
     for _ in range(7):
         runs.append(page.evaluate("""async ([expr, values]) => {
             const t0 = performance.now();
-            const doc = await api("POST", "/api/walk", { expr, values });
+            const walk = document.querySelector("#page-walk").walk;
+            const doc = await walk.client.call("walk.build", { expr, values });
             const t1 = performance.now();
-            await Walk.load({ expr, values }, false);  // the page's own path, drawn
+            await walk.load({ expr, values }, false);  // the page's own path, drawn
             const t2 = performance.now();
             await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
             const t3 = performance.now();
@@ -631,3 +638,27 @@ def test_a_200_node_graph_is_laid_out_and_drawn_and_timed(page, server):
     ARTIFACTS.mkdir(exist_ok=True)
     (ARTIFACTS / "walk-speed.txt").write_text(line + "\n")
     assert all(t > 0 for t in total), line
+
+
+def test_a_mode_switched_while_a_preset_loads_is_kept(page, server):
+    """The preset's answer comes last (held back here): the later request, the diamond
+    in the recursive mode, is what the page shows, with no error and no stale values."""
+    open_walk(page, server, "preset=lecture")
+    page.evaluate("""() => {
+        const walk = document.querySelector('#page-walk').walk, real = walk.client;
+        let first = true;
+        walk.client = { farewell: real.farewell, call(name, request) {
+            const late = first && name === 'walk.build' && request.preset === 'diamond';
+            if (late) first = false;
+            const wait = new Promise((r) => setTimeout(r, late ? 1500 : 0));
+            return wait.then(() => real.call(name, request)); } };
+    }""")
+    page.select_option("#w-preset", "diamond")
+    page.select_option("#w-mode", "recursive")
+    wait_for_diamond(page)
+    page.wait_for_timeout(2000)  # the held-back answer has come, and was set aside
+    assert page.input_value("#w-mode") == "recursive" and page.is_hidden("#w-error")
+    assert "mode=recursive" in page.url and "preset=diamond" in page.url
+    assert "recursive backward" in page.inner_text("#w-lesson")
+    page.click("#w-all")
+    assert cell(page, "a", "grad") == engine(PRESETS["diamond"].expr)["a"].grad

@@ -1,47 +1,54 @@
-/* micrograd serve: the page's entry point: tabs and start-up.
- * Scripts load in order: client.js, common.js, walk.js, playground.js, app.js. */
-"use strict";
+/* micrograd serve's page: one Walk and one Playground, a tab each, their state in the
+ * URL. The entry point of index.html (the one module it loads). */
 
-/* ------------------------------------------------------------------ tabs */
+import { httpClient } from "./client.js";
+import { Playground } from "./playground.js";
+import { HashState } from "./urlstate.js";
+import { Walk } from "./walk.js";
 
-let META = null;
-
-function showPage(name, push) {
-  for (const p of ["walk", "play"]) {
-    $("page-" + p).hidden = p !== name;
-    $("tab-" + p).classList.toggle("active", p === name);
-    $("tab-" + p).setAttribute("aria-selected", p === name ? "true" : "false");
-  }
-  if (push) url.push({ page: name }); else url.write({ page: name });
-  if (name === "walk") Walk.ensure(); else Play.ensure();
-  if (name !== "play") Play.pause();
-}
-
-/* ------------------------------------------------------------------ start */
+const PAGES = ["walk", "play"];
+const byId = (id) => document.getElementById(id);
 
 async function main() {
+  const client = httpClient();
+  const conn = byId("conn"), banner = byId("banner");
+  client.onConnection = (down, message) => { conn.textContent = message || ""; conn.hidden = !down; };
+  let meta;
   try {
-    META = await api("GET", "/api/meta");
+    meta = await client.call("meta", {});
   } catch (e) {
-    const b = $("banner"); b.textContent = "cannot reach the micrograd server: " + e.message; b.hidden = false;
+    banner.textContent = "cannot reach the micrograd server: " + e.message; banner.hidden = false;
     return;
   }
-  for (const b of document.querySelectorAll("#tabs button")) b.onclick = () => showPage(b.dataset.page, true);
+  const url = new HashState();
+  const walk = new Walk(byId("page-walk"), { client, meta, url, idPrefix: "w-" });
+  const play = new Playground(byId("page-play"), { client, meta, url, idPrefix: "p-", banner });
+
+  function showPage(name, push) {
+    for (const p of PAGES) {
+      byId("page-" + p).hidden = p !== name;
+      byId("tab-" + p).classList.toggle("active", p === name);
+      byId("tab-" + p).setAttribute("aria-selected", p === name ? "true" : "false");
+    }
+    if (push) url.push({ page: name }); else url.write({ page: name });
+    if (name === "walk") walk.start(); else play.start();
+    if (name !== "play") play.pause();
+  }
+
+  for (const b of byId("tabs").querySelectorAll("button")) b.onclick = () => showPage(b.dataset.page, true);
   // back and forward (the Walk pushes a history entry per graph, mode or leaf edit; a tab
   // switch too) and links edited by hand: the Walk reads its state again from the URL;
-  // a Playground URL starts the page over, as before
+  // a Playground URL starts the page over
   const moved = () => {
-    if (location.hash === url.current) return;  // the page's own change: no news
-    url.current = location.hash;
+    if (!url.moved()) return;  // the page's own change: no news
     if (url.read().get("page") === "play") { location.reload(); return; }
-    const fresh = !Walk.started;
+    const fresh = !walk.started;
     showPage("walk");
-    if (!fresh) Walk.fromUrl();
+    if (!fresh) walk.fromUrl();
   };
   window.addEventListener("popstate", moved);
   window.addEventListener("hashchange", moved);
-  const page = url.read().get("page") === "play" ? "play" : "walk";
-  showPage(page);
+  showPage(url.read().get("page") === "play" ? "play" : "walk");
   document.body.dataset.ready = "1";
 }
 

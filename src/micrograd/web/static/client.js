@@ -1,70 +1,237 @@
-/* micrograd serve: the one module that talks to the engine.
+/* The page's one way to its Python side.
  *
- * Every number the page shows comes through `api`. Today it is an HTTP call to the local
- * Python server; a page with no server (the same engine in the browser through Pyodide)
- * replaces this file alone.
+ *   const client = httpClient();                 // micrograd serve, over HTTP
+ *   const doc = await client.call("walk.build", { preset: "diamond" });
+ *   client.farewell("play.delete", { sid });     // the tab is closing: sent, never awaited
+ *   client.onConnection = (down, message) => ...;
  *
- * A server that does not answer (stopped, restarting) is said so on the page, and the
- * request is tried again (0.5 s, 1 s, 2 s, then every 4 s) until it answers: a caller
- * never sees "Failed to fetch". A busy server (503 with Retry-After: every playground
- * place taken) is said so too, and asked again after the time it names. Refusals (4xx)
- * and errors (other 5xx) are thrown at once, with the server's message and the status.
+ * A client is any object with `call(name, request) -> Promise<data>` and
+ * `farewell(name, request)`. The operations and their requests are today's JSON bodies
+ * (docs/web.md lists them); a session's operations carry its `sid` in the request:
+ *
+ *   meta                {}                                    -> the page's catalogue
+ *   walk.build          {preset | expr, values?, ask?, of?, assign?, recursive?, no_zero_grad?}
+ *   walk.check          {preset | expr, values, ask?, of?, answer}
+ *   walk.order          {preset | expr, values, order: [node id]}
+ *   walk.nudge          {preset | expr, values, leaf, h}
+ *   play.create         {...set-up, weights?, step?, inspect?: {x, y, label}} -> state
+ *   play.get            {sid}                                  -> state
+ *   play.step           {sid, steps, lr?}                      -> state
+ *   play.setLr          {sid, lr}                              -> {sid, lr}
+ *   play.reset          {sid, init_seed}                       -> state
+ *   play.setWeight      {sid, name, value}                     -> state
+ *   play.inspect        {sid, x, y, label}                     -> state
+ *   play.inspectStop    {sid}                                  -> state
+ *   play.delete         {sid}                                  -> {deleted: true}
+ *
+ * A failure is a ClientError: `.kind` is one of KINDS, `.message` is the Python side's
+ * sentence, `.field` names the refused field where the answer says which, `.data` holds
+ * the answer's other fields (for instance the free names of an expression: `.data.free`).
+ *   lost     the session is gone (idle expiry, eviction, a restart): make it again
+ *   busy     every place is taken; ask again later
+ *   refused  the request was read and refused (a bad value, an unknown name)
+ *   down     no answer at all
+ *   bug      the Python side failed: a bug to report
+ * By default `down` and `busy` are not thrown: the client says so through onConnection
+ * and asks again (down: after 0.5 s, 1 s, 2 s, then every 4 s; busy: after the time the
+ * server names), so a caller never sees "Failed to fetch".
+ *
+ * PlaySession (below) keeps one Playground session on any client: its id, its
+ * re-creation when it is lost, and the farewell when the page closes.
  */
-"use strict";
 
-const Client = {
-  down: false,
-  /** called with (down, message) when the server stops or starts answering */
-  onConnection: null,
-  retryMs: [500, 1000, 2000, 4000],
+export const KINDS = ["lost", "busy", "refused", "down", "bug"];
+
+export class ClientError extends Error {
+  constructor(kind, message, { field = null, data = null } = {}) {
+    super(message);
+    this.name = "ClientError";
+    this.kind = kind;
+    this.field = field;
+    this.data = data;
+  }
+}
+
+/* ------------------------------------------------------------------ the HTTP door */
+
+const session = (tail) => (r) => `api/play/${encodeURIComponent(r.sid)}${tail}`;
+/** operation -> [HTTP method, path from the request]; a session's path carries its sid */
+const ROUTES = {
+  "meta": ["GET", () => "api/meta"],
+  "walk.build": ["POST", () => "api/walk"],
+  "walk.check": ["POST", () => "api/walk/check"],
+  "walk.order": ["POST", () => "api/walk/order"],
+  "walk.nudge": ["POST", () => "api/walk/nudge"],
+  "play.create": ["POST", () => "api/play"],
+  "play.get": ["GET", session("")],
+  "play.step": ["POST", session("/step")],
+  "play.setLr": ["PATCH", session("")],
+  "play.reset": ["POST", session("/reset")],
+  "play.setWeight": ["PATCH", session("/weight")],
+  "play.inspect": ["POST", session("/inspect")],
+  "play.inspectStop": ["DELETE", session("/inspect")],
+  "play.delete": ["DELETE", session("")],
 };
 
-function connectionChanged(down, message) {
-  Client.down = down;
-  const el = document.getElementById("conn");
-  if (el) { el.textContent = message || ""; el.hidden = !down; }
-  if (Client.onConnection) Client.onConnection(down, message);
+export const OPERATIONS = Object.keys(ROUTES);
+/** the operations on one session: a 404 there means the session is lost */
+const SESSION_OPS = new Set(OPERATIONS.filter((n) => n.startsWith("play.") && n !== "play.create"));
+
+/** The request of an operation as an HTTP request: method, path, JSON body (if any). */
+function toHttp(name, request) {
+  const route = ROUTES[name];
+  if (!route) throw new ClientError("bug", `no operation ${name}; operations: ${OPERATIONS.join(", ")}`);
+  const [method, path] = route;
+  const req = request || {};
+  if (method === "GET" || method === "DELETE") return { method, path: path(req), body: undefined };
+  const { sid, ...body } = req;  // the sid is in the path, not the body
+  return { method, path: path(req), body };
 }
 
-async function api(method, path, body) {
-  const opts = { method, headers: {} };
-  if (body !== undefined) {
-    opts.headers["Content-Type"] = "application/json";
-    opts.body = JSON.stringify(body);
+/** A field named at the head of the server's refusal ("lr: Input should be ..."). */
+function fieldOf(data) {
+  if (data && typeof data.field === "string") return data.field;
+  const m = data && typeof data.error === "string" && /^([A-Za-z_][\w.]*): /.exec(data.error);
+  return m ? m[1] : null;
+}
+
+/** An HTTP answer that is not a success, as an error of one kind. */
+function toError(name, status, data) {
+  const message = (data && data.error) || `HTTP ${status}`;
+  const { error, ...rest } = data || {};
+  const extra = { data: rest };
+  if (status === 404 && SESSION_OPS.has(name)) return new ClientError("lost", message, extra);
+  if (status === 503) return new ClientError("busy", message, extra);
+  if (status >= 500) return new ClientError("bug", message, extra);
+  return new ClientError("refused", message, { ...extra, field: fieldOf(data) });
+}
+
+/** The client of `micrograd serve`. `base`: where its routes are (default: beside the
+ *  folder this module was served from, so a page at any path finds them). */
+export function httpClient({ base = new URL("../", import.meta.url).href, retry = true,
+                             retryMs = [500, 1000, 2000, 4000] } = {}) {
+  const client = {
+    down: false,
+    /** called with (down, message) when the server stops or starts answering */
+    onConnection: null,
+
+    async call(name, request) {
+      const { method, path, body } = toHttp(name, request);
+      const opts = { method, headers: {} };
+      if (body !== undefined) {
+        opts.headers["Content-Type"] = "application/json";
+        opts.body = JSON.stringify(body);
+      }
+      const url = new URL(path, base).href;
+      let res, data = null;
+      for (let attempt = 0; ; attempt++) {
+        try {
+          res = await fetch(url, opts);
+        } catch (e) {  // no answer at all: the server is stopped or restarting
+          const message = "The micrograd server is not answering (stopped?).";
+          if (!retry) throw new ClientError("down", message);
+          const wait = retryMs[Math.min(attempt, retryMs.length - 1)];
+          changed(true, `${message} Retrying every ${wait / 1000} s (attempt ${attempt + 1}); ` +
+            `start it again with "micrograd serve" and the page carries on.`);
+          await sleep(wait);
+          continue;
+        }
+        try { data = await res.json(); } catch (e) { data = null; }
+        const after = Number(res.headers.get("Retry-After"));
+        if (res.status === 503 && after > 0 && retry) {  // busy: it says when to come back
+          changed(true, `The server is busy: ${(data && data.error) || "503"}. ` +
+            `Asking again in ${after} s.`);
+          await sleep(Math.min(after, 30) * 1000);
+          continue;
+        }
+        break;
+      }
+      if (client.down) changed(false, "");
+      if (!res.ok) throw toError(name, res.status, data);
+      return data;
+    },
+
+    /** A request that outlives the page (the tab is closing): sent once, never awaited. */
+    farewell(name, request) {
+      try {
+        const { method, path } = toHttp(name, request);
+        fetch(new URL(path, base).href, { method, keepalive: true }).catch(() => {});
+      } catch (e) { /* closing */ }
+    },
+  };
+  function changed(down, message) {
+    client.down = down;
+    if (client.onConnection) client.onConnection(down, message);
   }
-  let res, data = null;
-  for (let attempt = 0; ; attempt++) {
+  return client;
+}
+
+function sleep(ms) { return new Promise((r) => setTimeout(r, ms)); }
+
+/* ------------------------------------------------------------------ a Playground session */
+
+/**
+ * One Playground session on a client.
+ *   const s = new PlaySession(client, { restore, restored });
+ *   await s.create(body)            // play.create; the session it replaces is dropped
+ *   await s.call("play.step", {steps: 1})   // the sid is added
+ *   s.drop()                        // the page closes: a farewell
+ * A session found lost is made again from `restore()` (the body of a play.create: the
+ * set-up, the last weights and step, the followed point), `restored(state, lost)` is told
+ * (`lost`: the state last seen before), and the request is asked again once. Requests
+ * that find it lost at the same time share one re-creation.
+ */
+export class PlaySession {
+  constructor(client, { restore, restored } = {}) {
+    this.client = client;
+    this.restore = restore;
+    this.restored = restored;
+    this.sid = null;
+    this.recovering = null;
+  }
+
+  /** A new session; on success the old one is deleted. A refusal leaves the old alone. */
+  async create(body) {
+    const old = this.sid;
+    const s = await this.client.call("play.create", body);
+    if (old && old !== s.sid) this.client.call("play.delete", { sid: old }).catch(() => {});
+    this.sid = s.sid;
+    return s;
+  }
+
+  async call(name, request) {
+    const sid = this.sid;
     try {
-      res = await fetch(path, opts);
-    } catch (e) {  // no answer at all: the server is stopped or restarting
-      const wait = Client.retryMs[Math.min(attempt, Client.retryMs.length - 1)];
-      connectionChanged(true, `The micrograd server is not answering (stopped?). ` +
-        `Retrying every ${wait / 1000} s (attempt ${attempt + 1}); start it again with ` +
-        `"micrograd serve" and the page carries on.`);
-      await new Promise((r) => setTimeout(r, wait));
-      continue;
+      return await this.client.call(name, { ...request, sid });
+    } catch (e) {
+      if (e.kind !== "lost" || !this.restore) throw e;
+      // made again already (by another request), or now
+      if (this.sid !== sid || await this.recover()) {
+        return await this.client.call(name, { ...request, sid: this.sid });
+      }
+      throw e;
     }
-    try { data = await res.json(); } catch (e) { data = null; }
-    const after = Number(res.headers.get("Retry-After"));
-    if (res.status === 503 && after > 0) {  // busy: it says when to come back
-      connectionChanged(true, `The server is busy: ${(data && data.error) || "503"}. ` +
-        `Asking again in ${after} s.`);
-      await new Promise((r) => setTimeout(r, Math.min(after, 30) * 1000));
-      continue;
-    }
-    break;
   }
-  if (Client.down) connectionChanged(false, "");
-  if (!res.ok) {
-    const err = new Error((data && data.error) || `HTTP ${res.status}`);
-    err.status = res.status;
-    err.data = data;
-    throw err;
-  }
-  return data;
-}
 
-/** A request that outlives the page (the tab is closing): sent once, never awaited. */
-function apiFarewell(method, path) {
-  try { fetch(path, { method, keepalive: true }).catch(() => {}); } catch (e) { /* closing */ }
+  recover() {
+    if (!this.recovering) this.recovering = this._recreate().finally(() => { this.recovering = null; });
+    return this.recovering;
+  }
+
+  async _recreate() {
+    const body = this.restore();
+    let s;
+    try {
+      s = await this.client.call("play.create", body);
+    } catch (e) {
+      throw new ClientError(e.kind, "could not re-create the session: " + e.message,
+                            { field: e.field, data: e.data });
+    }
+    this.sid = s.sid;
+    if (this.restored) this.restored(s, body);
+    return true;
+  }
+
+  /** the page is closing: free the session now (idle expiry would, later) */
+  drop() { if (this.sid) this.client.farewell("play.delete", { sid: this.sid }); }
 }

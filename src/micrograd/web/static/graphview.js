@@ -18,30 +18,14 @@
  * shows an overview map when the graph is larger than the screen, and lets every node and
  * edge be reached with Tab and used with Enter or Space.
  */
-"use strict";
+import { curve, escapeMarkup, svg } from "./svg.js";
+import { uniquePrefix } from "./dom.js";
 
-const GV_NS = "http://www.w3.org/2000/svg";
 const GV_FONT = 12;          // px: the layout measures its texts in this font
 const GV_MIN_TEXT = 11;      // px: no text below this at the opening zoom
 const GV_MAX_ZOOM = 4;
 
-function gvEl(tag, attrs, parent) {
-  const el = document.createElementNS(GV_NS, tag);
-  for (const [k, v] of Object.entries(attrs || {})) el.setAttribute(k, v);
-  if (parent) parent.appendChild(el);
-  return el;
-}
-
-function gvCurve(p) {  // cubic pieces with tangents along the rank axis (as viz's SVG)
-  let d = `M ${p[0][0]} ${p[0][1]}`;
-  for (let i = 1; i < p.length; i++) {
-    const [x0, y0] = p[i - 1], [x1, y1] = p[i], mx = (x0 + x1) / 2;
-    d += ` C ${mx} ${y0}, ${mx} ${y1}, ${x1} ${y1}`;
-  }
-  return d;
-}
-
-class GraphView {
+export class GraphView {
   constructor(host, opts) {
     this.opts = opts || {};
     this.host = host;
@@ -79,16 +63,17 @@ class GraphView {
     this.port.setAttribute("aria-label", (this.opts.label || "graph") +
       ": arrow keys pan, + and - zoom, 0 fits; Tab reaches every node and edge");
     host.appendChild(this.port);
-    this.svg = gvEl("svg", { class: "gv-svg", role: "img" }, this.port);
-    const defs = gvEl("defs", {}, this.svg);
-    const mk = gvEl("marker", { id: "gv-arrow", viewBox: "0 0 10 10", refX: "10", refY: "5",
+    this.svg = svg("svg", { class: "gv-svg", role: "img" }, this.port);
+    const defs = svg("defs", {}, this.svg);
+    this.arrow = uniquePrefix("graph") + "arrow";  // one marker per view: ids are per page
+    const mk = svg("marker", { id: this.arrow, viewBox: "0 0 10 10", refX: "10", refY: "5",
                                 markerUnits: "userSpaceOnUse", markerWidth: "8",
                                 markerHeight: "8", orient: "auto-start-reverse" }, defs);
-    gvEl("path", { d: "M 0 0 L 10 5 L 0 10 z", class: "gv-arrowhead" }, mk);
-    this.scene = gvEl("g", {}, this.svg);
-    this.mini = gvEl("svg", { class: "gv-mini", "aria-hidden": "true" }, this.port);
-    this.miniScene = gvEl("g", {}, this.mini);
-    this.miniView = gvEl("rect", { class: "gv-mini-view" }, this.mini);
+    svg("path", { d: "M 0 0 L 10 5 L 0 10 z", class: "gv-arrowhead" }, mk);
+    this.scene = svg("g", {}, this.svg);
+    this.mini = svg("svg", { class: "gv-mini", "aria-hidden": "true" }, this.port);
+    this.miniScene = svg("g", {}, this.mini);
+    this.miniView = svg("rect", { class: "gv-mini-view" }, this.mini);
 
     this.k = 1; this.tx = 0; this.ty = 0;
     this.folded = new Set();
@@ -184,18 +169,18 @@ class GraphView {
     this.byId = Object.fromEntries(graph.nodes.map((n) => [n.id, n]));
     this.scene.textContent = "";
     this.nodeEls = {}; this.edgeEls = {}; this.textEls = {};
-    const edgeLayer = gvEl("g", { class: "gv-edges" }, this.scene);
-    const nodeLayer = gvEl("g", { class: "gv-nodes" }, this.scene);
-    this.foldLayer = gvEl("g", { class: "gv-foldlayer" }, this.scene);
+    const edgeLayer = svg("g", { class: "gv-edges" }, this.scene);
+    const nodeLayer = svg("g", { class: "gv-nodes" }, this.scene);
+    this.foldLayer = svg("g", { class: "gv-foldlayer" }, this.scene);
     // one string per layer, parsed once: far faster than an element at a time
-    const esc = (t) => String(t).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" }[c]));
+    const esc = escapeMarkup, arrow = `url(#${this.arrow})`;
     const name = (id) => esc(this.byId[id].name);
     const eh = [];
     for (const e of graph.edges) {
-      const d = gvCurve(e.points);
+      const d = curve(e.points);
       eh.push(`<g class="edge" data-edge="${esc(e.id)}" data-src="${esc(e.src)}" data-dst="${esc(e.dst)}" ` +
               `tabindex="0" role="button" aria-label="edge ${name(e.src)} to ${name(e.dst)}">` +
-              `<path d="${d}" class="vis" marker-end="url(#gv-arrow)"></path><path d="${d}" class="wide"></path></g>`);
+              `<path d="${d}" class="vis" marker-end="${arrow}"></path><path d="${d}" class="wide"></path></g>`);
     }
     edgeLayer.innerHTML = eh.join("");
     const nh = [];
@@ -207,7 +192,7 @@ class GraphView {
                 `<text x="${cx}" y="${cy + 4}" text-anchor="middle">${esc(n.op)}</text>`);
         if (n.op_edge.length >= 2) {
           const [a, b] = [n.op_edge[0], n.op_edge[n.op_edge.length - 1]];
-          nh.push(`<path d="M ${a[0]} ${a[1]} L ${b[0]} ${b[1]}" class="opedge" marker-end="url(#gv-arrow)"></path>`);
+          nh.push(`<path d="M ${a[0]} ${a[1]} L ${b[0]} ${b[1]}" class="opedge" marker-end="${arrow}"></path>`);
         }
         nh.push("</g>");
       }
@@ -307,13 +292,13 @@ class GraphView {
       const right = out.box.x + out.box.w;
       const w = Math.max(right - left, title.length * 7.2 + 16);
       const x = right - w, y = out.box.y - 20, h = out.box.h + 24;
-      const g = gvEl("g", { class: "fold", "data-neuron": nr.id, tabindex: "0", role: "button",
+      const g = svg("g", { class: "fold", "data-neuron": nr.id, tabindex: "0", role: "button",
                             "aria-label": `${title}: ${texts.join(", ")}; press Enter to open` },
                      this.foldLayer);
-      gvEl("rect", { x, y, width: w, height: h, rx: 6 }, g);
-      const t1 = gvEl("text", { x: x + w / 2, y: y + 15, "text-anchor": "middle", class: "lbl" }, g);
+      svg("rect", { x, y, width: w, height: h, rx: 6 }, g);
+      const t1 = svg("text", { x: x + w / 2, y: y + 15, "text-anchor": "middle", class: "lbl" }, g);
       t1.textContent = title;
-      const t2 = gvEl("text", { x: x + w / 2, y: y + h - 9, "text-anchor": "middle" }, g);
+      const t2 = svg("text", { x: x + w / 2, y: y + h - 9, "text-anchor": "middle" }, g);
       t2.textContent = texts.join("  ");
       for (const id of nr.members) into[id] = [x, y + h / 2];
     }
@@ -323,7 +308,7 @@ class GraphView {
       this.edgeEls[e.id].style.display = hidden.has(e.dst) ? "none" : "";
       if (cut) {
         const p0 = e.points[0], p1 = into[e.dst];
-        gvEl("path", { d: gvCurve([p0, p1]), class: "foldedge", "marker-end": "url(#gv-arrow)" },
+        svg("path", { d: curve([p0, p1]), class: "foldedge", "marker-end": `url(#${this.arrow})` },
              this.foldLayer);
       }
     }
@@ -423,7 +408,7 @@ class GraphView {
     this.miniScene.textContent = "";
     for (const n of g.nodes) {
       const b = n.box;
-      gvEl("rect", { x: b.x * s, y: b.y * s, width: Math.max(1, b.w * s), height: Math.max(1, b.h * s) },
+      svg("rect", { x: b.x * s, y: b.y * s, width: Math.max(1, b.w * s), height: Math.max(1, b.h * s) },
            this.miniScene);
     }
   }

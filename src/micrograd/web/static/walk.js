@@ -1,109 +1,176 @@
-/* micrograd serve: the Walk (a graph stepped forward and backward node by node).
+/* The Walk: a graph stepped forward and backward node by node, as a component.
  *
- * The server sends one document per graph (POST /api/walk): `graph`, the layout
- * (micrograd.viz), and `walk`, micrograd.walk's Walk as micrograd.wire encodes it. Every
- * text drawn or written here is the server's: the records' cells ("grad 6.0000"), the
- * steps' sentences, the edges' notes, the nudge's and the question's answers. The page
- * only chooses which of them to show after k steps.
+ *   const walk = new Walk(root, { client, meta, url, setup, idPrefix });
+ *     root      an empty element: the Walk fills it
+ *     client    client.js's interface (walk.build, walk.check, walk.order, walk.nudge)
+ *     meta      the catalogue from the client's "meta": meta.walk is the Walk set-up's
+ *               description (micrograd.walk_setup.WalkSetup.spec(): presets, modes,
+ *               fields, the groups of controls a lesson hides)
+ *     url       a HashState: the Walk reads its set-up from the URL and writes it back
+ *               (one Walk per page does); without one it keeps its state to itself
+ *     setup     the opening set-up when there is no URL, in WalkSetup's fields:
+ *               {preset | expr, values, mode, step, ask, of, hide}
+ *     idPrefix  the prefix of its parts' ids (default: one of its own)
+ *   walk.start()  draws the opening graph (once; later calls do nothing)
+ *   walk.fromUrl()  reads the set-up from the URL again (back, forward, a link edited)
+ *
+ * The Python side sends one document per graph: `graph`, the layout (micrograd.viz), and
+ * `walk`, micrograd.walk's Walk as micrograd.wire encodes it. Every text drawn or written
+ * here is the Python side's: the records' cells ("grad 6.0000"), the steps' sentences,
+ * the edges' notes, the nudge's and the question's answers. The Walk only chooses which
+ * of them to show after k steps.
  */
-"use strict";
 
-const WALK_MODES = [["w-assign", "assign"], ["w-recursive", "recursive"], ["w-nozero", "nozero"]];
+import { GraphView } from "./graphview.js";
+import { el, fillSelect, mount, uniquePrefix } from "./dom.js";
+import { WALK_MARKUP } from "./walk_markup.js";
 
-const Walk = {
-  doc: null,        // the server's document for the current graph
-  k: 0,             // how many steps are applied
-  selectedEdge: null,
-  order: [],        // the visit order being placed
-  orderResult: null,
-  started: false,
-  view: null,
+/** a mode's key in links written before the `mode` key (`assign=1`, `recursive=1`,
+ *  `no_zero_grad=1`), and the one whose key was shorter than the mode's */
+const OLD_MODE_KEY = { nozero: "no_zero_grad" };
 
-  ensure() {
+export class Walk {
+  constructor(root, { client, meta, url = null, setup = {}, idPrefix } = {}) {
+    this.root = root;
+    this.client = client;
+    this.meta = meta;
+    this.url = url;
+    this.setup = setup;
+    this.prefix = idPrefix || uniquePrefix("walk");
+    this.doc = null;        // the Python side's document for the current graph
+    this.k = 0;             // how many steps are applied
+    this.selectedEdge = null;
+    this.order = [];        // the visit order being placed
+    this.orderResult = null;
+    this.started = false;
+    root.classList.add("mg-walk");
+    root.walk = this;  // the component, for the page around it (and its tests)
+    this.$ = mount(root, WALK_MARKUP, this.prefix);
+    this.described = meta.walk;
+    this.presets = this.described.presets;
+    this.modeList = this.described.modes;
+    this.fields = Object.fromEntries(this.described.fields.map((f) => [f.name, f]));
+    this.hide = [];
+    // the teaching mode: one at a time, the first (the correct backward) by default
+    const mode = this.fields.mode;
+    this.modeSelect = el("select", { id: this.prefix + "mode" });
+    fillSelect(this.modeSelect, this.modeList.map((m) => [m.key, m.title]));
+    this.$("modes").appendChild(el("label", { title: mode.help }, mode.label + " ", this.modeSelect));
+  }
+
+  /** a field's key in the URL */
+  key(name) { return this.fields[name].url; }
+
+  /** Wire the controls and draw the opening graph (from the URL, or the set-up given). */
+  start() {
     if (this.started) return;
     this.started = true;
-    const sel = $("w-preset");
-    for (const p of META.walk_presets) {
-      const o = document.createElement("option");
-      o.value = p.key; o.textContent = p.title; sel.appendChild(o);
-    }
-    const own = document.createElement("option");
-    own.value = ""; own.textContent = "(your own expression)"; sel.appendChild(own);
+    const $ = this.$, sel = $("preset");
+    fillSelect(sel, this.presets.map((p) => [p.key, p.title]).concat([["", "(your own expression)"]]));
     sel.addEventListener("change", () => {
-      const p = META.walk_presets.find((q) => q.key === sel.value);
-      if (p) { $("w-expr").value = p.expr; this.load({ preset: p.key }, true); }
+      const p = this.presets.find((q) => q.key === sel.value);
+      if (p) { $("expr").value = p.expr; this.load({ preset: p.key }, true); }
     });
-    $("w-form").addEventListener("submit", (ev) => {
+    $("form").addEventListener("submit", (ev) => {
       ev.preventDefault();
       sel.value = "";
-      this.load({ expr: $("w-expr").value }, true);
+      this.load({ expr: $("expr").value }, true);
     });
-    $("w-fwd").onclick = () => this.stepForward();
-    $("w-bwd").onclick = () => this.stepBackward();
-    $("w-all").onclick = () => this.runAll();
-    $("w-reset").onclick = () => this.setK(0);
-    for (const [id] of WALK_MODES) {  // one teaching mode at a time
-      $(id).addEventListener("change", () => {
-        if ($(id).checked) for (const [other] of WALK_MODES) if (other !== id) $(other).checked = false;
-        this.reload(null, true);
-      });
-    }
-    $("w-nudge").onclick = () => this.nudge();
-    $("w-q").addEventListener("submit", (ev) => { ev.preventDefault(); this.check(); });
-    $("w-free").addEventListener("submit", (ev) => { ev.preventDefault(); this.giveFree(); });
-    $("o-run").onclick = () => this.runOrder();
-    $("o-clear").onclick = () => { this.order = []; this.orderResult = null; this.drawOrder(); this.draw(); };
-    $("o-topo").onclick = () => {
+    $("fwd").onclick = () => this.stepForward();
+    $("bwd").onclick = () => this.stepBackward();
+    $("all").onclick = () => this.runAll();
+    $("reset").onclick = () => this.setK(0);
+    this.modeSelect.addEventListener("change", () => { this.modeTitle(); this.reload(null, true); });
+    $("nudge").onclick = () => this.nudge();
+    $("q").addEventListener("submit", (ev) => { ev.preventDefault(); this.check(); });
+    $("ask-values").addEventListener("submit", (ev) => { ev.preventDefault(); this.giveFree(); });
+    $("order-run").onclick = () => this.runOrder();
+    $("order-clear").onclick = () => { this.order = []; this.orderResult = null; this.drawOrder(); this.draw(); };
+    $("order-topo").onclick = () => {
       this.order = this.reverseTopo(); this.orderResult = null; this.drawOrder(); this.draw();
     };
-    $("o-reused").onclick = () => {
+    $("order-reused").onclick = () => {
       sel.value = "reused"; sel.dispatchEvent(new Event("change"));
     };
-    this.view = new GraphView($("w-graph"), {
+    this.view = new GraphView($("graph"), {
       label: "computation graph",
       onNode: (id) => this.placeNode(id),
       onEdge: (id) => this.selectEdge(id),
     });
-    this.fromUrl();
-  },
+    if (this.url) this.fromUrl(); else this.open(this.setup);
+  }
 
   /** the state in the URL: a link, a reload, or the browser's back and forward */
   fromUrl() {
-    const q = url.read();
-    const sel = $("w-preset");
-    for (const [id, key] of WALK_MODES) $(id).checked = q.get(key) === "1";
+    const q = this.url.read(), get = (name) => q.get(this.key(name)) || undefined;
     const values = {};
-    for (const part of (q.get("v") || "").split(",")) {
+    for (const part of (get("values") || "").split(",")) {
       const i = part.lastIndexOf(":");
       if (i > 0) values[decodeURIComponent(part.slice(0, i))] = Number(part.slice(i + 1));
     }
-    const extra = { ask: q.get("ask") || undefined, of: q.get("of") || undefined };
-    if (Object.keys(values).length) extra.values = values;
-    if (q.get("expr")) {
-      sel.value = ""; $("w-expr").value = q.get("expr");
-      this.load({ expr: q.get("expr"), ...extra }, false);
+    let mode = get("mode");
+    if (!mode) {  // a link from before the mode key
+      const old = this.modeList.find((m) => q.get(m.key) === "1");
+      const short = Object.keys(OLD_MODE_KEY).find((k) => q.get(k) === "1");
+      mode = old ? old.key : short ? OLD_MODE_KEY[short] : undefined;
+    }
+    this.open({ preset: get("preset"), expr: get("expr"),
+                values: Object.keys(values).length ? values : undefined,
+                ask: get("ask"), of: get("of"), mode, step: Number(get("step")) || 0,
+                hide: (get("hide") || "").split(",") });
+  }
+
+  /** Open a set-up, in WalkSetup's fields (an unknown preset or mode: the first) */
+  open({ preset, expr, values, ask, of, mode, step = 0, hide = [] } = {}) {
+    const $ = this.$;
+    this.modeSelect.value = this.modeList.some((m) => m.key === mode) ? mode : this.modeList[0].key;
+    this.modeTitle();
+    this.hide = hide.filter((g) => this.fields.hide.choices.includes(g));
+    this.applyHide();
+    this.openAt = step;
+    const extra = { ask, of };
+    if (values) extra.values = values;
+    if (expr) {
+      $("preset").value = ""; $("expr").value = expr;
+      this.load({ expr, ...extra }, false);
     } else {
-      const key = q.get("preset") || META.walk_presets[0].key;
-      const p = META.walk_presets.find((x) => x.key === key) || META.walk_presets[0];
-      sel.value = p.key; $("w-expr").value = p.expr;
+      const p = this.presets.find((x) => x.key === preset) || this.presets[0];
+      $("preset").value = p.key; $("expr").value = p.expr;
       this.load({ preset: p.key, ...extra }, false);
     }
-  },
+  }
 
+  /** the chosen mode's lesson, as the select's tooltip */
+  modeTitle() {
+    const m = this.modeList.find((x) => x.key === this.modeSelect.value);
+    this.modeSelect.title = m ? m.lesson : "";
+  }
+
+  /** the request's teaching-mode flags: the chosen mode's on, the others off (the
+   *  default mode, the correct backward, has none) */
   modes() {
-    return { assign: $("w-assign").checked, recursive: $("w-recursive").checked,
-             no_zero_grad: $("w-nozero").checked };
-  },
+    const out = {}, chosen = this.modeSelect.value;
+    for (const m of this.modeList.slice(1)) out[m.key] = m.key === chosen;
+    return out;
+  }
 
-  spec() {  // what identifies the current graph and its question for the server
+  hidden(group) { return this.hide.includes(group); }
+
+  /** hide the groups of controls this lesson hides */
+  applyHide() {
+    for (const e of this.root.querySelectorAll("[data-ctl]")) e.hidden = this.hidden(e.dataset.ctl);
+    if (this.doc) this.drawQuestion();
+  }
+
+  spec() {  // what identifies the current graph and its question for the Python side
     const s = this.source;
-    const values = {};
-    if (this.doc) for (const l of this.doc.leaves) values[l.name] = l.value;
+    const values = {};  // the leaves drawn, when the drawing is of this source
+    if (this.doc && this.drawn === s) for (const l of this.doc.leaves) values[l.name] = l.value;
     const out = { ...(s.preset ? { preset: s.preset } : { expr: s.expr }), values };
     if (s.ask) out.ask = s.ask;
     if (s.of) out.of = s.of;
     return out;
-  },
+  }
 
   async load(source, push) {
     this.source = { preset: source.preset, expr: source.expr, ask: source.ask, of: source.of };
@@ -113,26 +180,36 @@ const Walk = {
     if (source.ask) body.ask = source.ask;
     if (source.of) body.of = source.of;
     await this.fetchGraph(body, true, push, source.values);
-  },
+  }
 
-  async reload(values, push) {  // same graph, new leaf values or modes: all recomputed by the server
+  async reload(values, push) {  // same graph, new leaf values or modes: all recomputed
     if (!this.source) return;
     const body = { ...this.spec(), ...this.modes() };
     if (values) body.values = { ...body.values, ...values };
     await this.fetchGraph(body, false, push);
-  },
+  }
 
+  /** Ask for a graph and draw it; of requests that cross, the last one asked wins (a
+   *  mode switched while a preset loads must not be undone by the preset's answer). */
   async fetchGraph(body, fresh, push, wanted) {
-    const errBox = $("w-error");
+    const $ = this.$, errBox = $("error");
+    const asked = this.asked = (this.asked || 0) + 1, source = this.source;
+    // what an overtaken request was to do is done by the one that overtook it
+    fresh = this.wasFresh = Boolean(this.wasFresh || fresh);
+    push = this.wasPushed = Boolean(this.wasPushed || push);
     try {
-      const doc = await api("POST", "/api/walk", body);
+      const doc = await this.client.call("walk.build", body);
+      if (asked !== this.asked) return;
+      this.wasFresh = this.wasPushed = false;
+      this.drawn = source;
       errBox.hidden = true;
-      $("w-free").hidden = true;
+      $("ask-values").hidden = true;
       this.doc = doc;
       this.steps = doc.walk.forward.map((s) => ({ phase: "forward", s }))
         .concat(doc.walk.backward.map((s) => ({ phase: "backward", s })));
       this.byId = Object.fromEntries(doc.graph.nodes.map((n) => [n.id, n]));
-      this.k = fresh ? 0 : Math.min(this.k, this.steps.length);
+      this.k = Math.min(fresh ? this.openAt || 0 : this.k, this.steps.length);
+      this.openAt = 0;
       if (fresh) { this.order = []; this.selectedEdge = null; }
       this.orderResult = null;
       this.view.setGraph(doc.graph, doc.neurons);
@@ -141,86 +218,90 @@ const Walk = {
       this.drawOrder();
       this.draw();
       this.writeUrl(push);
-      $("w-nudge-out").textContent = "";
+      $("nudge-out").textContent = "";
     } catch (e) {
+      if (asked !== this.asked) return;
+      this.wasFresh = this.wasPushed = false;
       errBox.textContent = e.message;
       errBox.hidden = false;
       if (e.data && e.data.free) this.askFree(e.data.free, wanted || body.values || {});
     }
-  },
+  }
 
   /* ---- free variables: the expression uses names it never assigns ---- */
   askFree(names, known) {
-    const box = $("w-free-fields"); box.textContent = "";
+    const box = this.$("ask-values-fields"); box.textContent = "";
     for (const name of names) {
-      const lab = document.createElement("label");
-      lab.textContent = name + " = ";
-      const inp = document.createElement("input");
-      inp.type = "text"; inp.inputMode = "decimal"; inp.required = true;
-      inp.dataset.free = name; inp.id = "w-free-" + name;
+      const inp = el("input", { type: "text", inputmode: "decimal", id: `${this.prefix}free-${name}` });
+      inp.required = true; inp.dataset.free = name;
       if (known[name] !== undefined) inp.value = String(known[name]);
-      lab.appendChild(inp); box.appendChild(lab);
+      box.appendChild(el("label", { text: name + " = " }, inp));
     }
-    $("w-free").hidden = false;
+    this.$("ask-values").hidden = false;
     const first = box.querySelector("input"); if (first) first.focus();
-  },
+  }
 
   giveFree() {
     const values = {};
-    for (const inp of $("w-free-fields").querySelectorAll("input")) {
+    for (const inp of this.$("ask-values-fields").querySelectorAll("input")) {
       const x = Number(inp.value);
       if (inp.value.trim() === "" || !isFinite(x)) {
-        $("w-error").textContent = `the value of ${inp.dataset.free} must be a number`;
-        $("w-error").hidden = false; inp.focus(); return;
+        this.$("error").textContent = `the value of ${inp.dataset.free} must be a number`;
+        this.$("error").hidden = false; inp.focus(); return;
       }
       values[inp.dataset.free] = x;
     }
     this.load({ expr: this.source.expr, ask: this.source.ask, of: this.source.of, values }, true);
-  },
+  }
 
   writeUrl(push) {
-    const s = this.source;
-    const params = { page: "walk", preset: s.preset || null, expr: s.preset ? null : s.expr,
-                     v: this.doc.leaves.map((l) => `${encodeURIComponent(l.name)}:${l.value}`).join(","),
-                     ask: s.ask || null, of: s.of || null };
-    for (const [id, key] of WALK_MODES) params[key] = $(id).checked ? 1 : null;
-    if (push) url.push(params); else url.write(params);
-  },
+    if (!this.url) return;
+    const s = this.source, key = (name) => this.key(name);
+    const mode = this.modeSelect.value;
+    const params = { page: "walk", [key("preset")]: s.preset || null,
+                     [key("expr")]: s.preset ? null : s.expr,
+                     [key("values")]: this.doc.leaves.map((l) => `${encodeURIComponent(l.name)}:${l.value}`).join(","),
+                     [key("mode")]: mode === this.fields.mode.default ? null : mode,
+                     [key("step")]: this.k || null,
+                     [key("ask")]: s.ask || null, [key("of")]: s.of || null };
+    if (this.hide.length) params[key("hide")] = this.hide.join(",");
+    // the keys of older links give way to the mode key
+    for (const k of this.modeList.map((m) => m.key).concat(Object.keys(OLD_MODE_KEY))) params[k] = null;
+    if (push) this.url.push(params); else this.url.write(params);
+  }
 
   buildLeaves() {
-    const box = $("w-leaves"); box.textContent = "";
-    const nsel = $("w-nudge-leaf"); nsel.textContent = "";
+    const box = this.$("leaves"); box.textContent = "";
+    const names = [];
     for (const l of this.doc.leaves) {
-      const lab = document.createElement("label");
-      lab.textContent = l.name + " = ";
-      const inp = document.createElement("input");
-      inp.type = "number"; inp.step = "any"; inp.value = String(l.value);
-      inp.dataset.leaf = l.name; inp.id = "w-leaf-" + l.name;
+      const inp = el("input", { type: "number", step: "any", id: `${this.prefix}leaf-${l.name}` });
+      inp.value = String(l.value); inp.dataset.leaf = l.name;
       inp.addEventListener("change", () => {
         if (inp.value.trim() === "" || !isFinite(Number(inp.value))) { inp.value = String(l.value); return; }
         this.reload({ [l.name]: Number(inp.value) }, true);
       });
-      lab.appendChild(inp); box.appendChild(lab);
-      const o = document.createElement("option"); o.value = l.name; o.textContent = l.name;
-      nsel.appendChild(o);
+      box.appendChild(el("label", { text: l.name + " = " }, inp));
+      names.push(l.name);
     }
+    fillSelect(this.$("nudge-leaf"), names);
     if (!this.doc.leaves.length) box.textContent = "(no named leaf to edit)";
-  },
+  }
 
-  nFwd() { return this.doc.walk.forward.length; },
-  stepForward() { if (this.k < this.nFwd()) this.setK(this.k + 1); },
+  nFwd() { return this.doc.walk.forward.length; }
+  stepForward() { if (this.k < this.nFwd()) this.setK(this.k + 1); }
   stepBackward() {
     if (this.k < this.nFwd()) this.setK(this.nFwd());  // backward needs the forward pass first
     else if (this.k < this.steps.length) this.setK(this.k + 1);
-  },
-  runAll() { this.setK(this.steps.length); },
+  }
+  runAll() { this.setK(this.steps.length); }
   setK(k) {
     this.k = k; this.orderResult = null; this.draw();
     if (k > 0) this.view.show(this.steps[k - 1].s.node);  // the step's node on screen
-  },
+    if (this.url) this.url.write({ [this.key("step")]: k || null });
+  }
 
-  /** after the first k steps: node id -> its record's texts (the server's; "data ·" and
-   * "grad ·" where no step has written yet), and the indices of those unwritten cells */
+  /** after the first k steps: node id -> its record's texts (the Python side's; "data ·"
+   * and "grad ·" where no step has written yet), and the indices of those unwritten cells */
   cellsAt(k) {
     const cells = {}, pending = {};
     for (const n of this.doc.graph.nodes) {
@@ -242,7 +323,7 @@ const Walk = {
       for (const c of s.contributions) write(c.parent, dataAt(c.parent) + 1, c.cell);
     }
     return { cells, pending };
-  },
+  }
 
   phase() {
     const n = this.steps.length, f = this.nFwd();
@@ -252,27 +333,27 @@ const Walk = {
     if (this.k === f) return "forward done";
     if (this.k < n) return "backward";
     return "done";
-  },
+  }
 
-  name(id) { return this.byId[id].name; },
+  name(id) { return this.byId[id].name; }
 
   reverseTopo() {  // the inner nodes and named leaves, root first (the layout's order reversed)
     return this.doc.graph.nodes.slice().reverse().filter((n) => !(n.leaf && !n.label)).map((n) => n.id);
-  },
+  }
 
   draw() {
-    const doc = this.doc; if (!doc) return;
-    $("w-k").textContent = String(this.k);
-    $("w-n").textContent = String(this.steps.length);
-    $("w-phase").textContent = this.phase();
-    $("w-fwd").disabled = this.k >= this.nFwd();
-    $("w-bwd").disabled = this.k >= this.steps.length;
+    const doc = this.doc, $ = this.$; if (!doc) return;
+    $("k").textContent = String(this.k);
+    $("n").textContent = String(this.steps.length);
+    $("phase").textContent = this.phase();
+    $("fwd").disabled = this.k >= this.nFwd();
+    $("bwd").disabled = this.k >= this.steps.length;
     const done = this.k === this.steps.length;
-    $("w-notes").textContent = done && !doc.walk.ok ? doc.walk.notes.join("\n") : "";
+    $("notes").textContent = done && !doc.walk.ok ? doc.walk.notes.join("\n") : "";
     const showLesson = doc.mode === "recursive" || doc.lesson.reused_inner.length > 0;
-    $("w-lesson").textContent = showLesson ? doc.lesson.text : "";
-    $("w-lesson").hidden = !showLesson;
-    $("o-lesson").textContent = doc.lesson.text;
+    $("lesson").textContent = showLesson ? doc.lesson.text : "";
+    $("lesson").hidden = !showLesson;
+    $("order-lesson").textContent = doc.lesson.text;
 
     let cells, pending, cur = null;
     if (this.orderResult) {  // the visit order's final grads, every cell written
@@ -288,7 +369,7 @@ const Walk = {
       ({ cells, pending } = this.cellsAt(this.k));
       cur = this.k > 0 ? this.steps[this.k - 1] : null;
     }
-    $("w-step").textContent = this.orderResult ?
+    $("step").textContent = this.orderResult ?
       "The graph shows the grads of the visit order below (each node's grad when it was " +
       "visited). Press reset to step through the graph again." : cur ? this.describeStep(cur) :
       "Press step forward to fill .data at each node from the leaves to the root, then step " +
@@ -318,7 +399,7 @@ const Walk = {
     }
     this.view.update({ cells, pending, nodeClass, edgeClass });
     this.drawEdgeInfo();
-  },
+  }
 
   describeStep(step) {
     const s = step.s;
@@ -327,83 +408,78 @@ const Walk = {
     if (s.kind === "seed") return `${pass}${s.text}   (the seed: d${s.name}/d${s.name} = 1)`;
     if (!s.contributions.length) return pass + s.text;  // a leaf: its grad is read
     return [pass + s.head].concat(s.contributions.map((c) => "  " + c.text)).join("\n");
-  },
+  }
 
-  selectEdge(id) { this.selectedEdge = this.selectedEdge === id ? null : id; this.draw(); },
+  selectEdge(id) { this.selectedEdge = this.selectedEdge === id ? null : id; this.draw(); }
 
   drawEdgeInfo() {
-    const box = $("w-edge");
+    const box = this.$("edge");
     const text = this.doc && this.selectedEdge && this.doc.edge_notes[this.selectedEdge];
     box.hidden = !text;
     box.textContent = text || "";
-  },
+  }
 
   async nudge() {
-    const leaf = $("w-nudge-leaf").value, h = Number($("w-nudge-h").value);
+    const $ = this.$, leaf = $("nudge-leaf").value, h = Number($("nudge-h").value);
     try {
-      const r = await api("POST", "/api/walk/nudge", { ...this.spec(), leaf, h });
-      $("w-nudge-out").textContent = r.text;
-    } catch (e) { $("w-nudge-out").textContent = "error: " + e.message; }
-  },
+      const r = await this.client.call("walk.nudge", { ...this.spec(), leaf, h });
+      $("nudge-out").textContent = r.text;
+    } catch (e) { $("nudge-out").textContent = "error: " + e.message; }
+  }
 
   /* ---- the question under the graph ---- */
   drawQuestion() {
-    const q = this.doc.question;
-    $("w-q").hidden = !q;
+    const q = this.doc.question, $ = this.$;
+    $("q").hidden = !q || this.hidden("question");
     if (!q) return;
-    $("w-q-text").textContent = q.text;
-    $("w-q-answer").value = "";
-    $("w-q-out").textContent = ""; $("w-q-out").className = "";
-  },
+    $("q-text").textContent = q.text;
+    $("q-answer").value = "";
+    $("q-out").textContent = ""; $("q-out").className = "qout";
+  }
 
   async check() {
-    const out = $("w-q-out");
-    const raw = $("w-q-answer").value.trim();
+    const out = this.$("q-out");
+    const raw = this.$("q-answer").value.trim();
     const answer = Number(raw);
-    if (raw === "" || !isFinite(answer)) { out.className = "bad"; out.textContent = "type a number, e.g. -4 or 0.5"; return; }
+    if (raw === "" || !isFinite(answer)) { out.className = "qout bad"; out.textContent = "type a number, e.g. -4 or 0.5"; return; }
     try {
-      const r = await api("POST", "/api/walk/check", { ...this.spec(), answer });
-      out.className = r.correct ? "good" : "bad";
+      const r = await this.client.call("walk.check", { ...this.spec(), answer });
+      out.className = r.correct ? "qout good" : "qout bad";
       out.textContent = r.correct ? r.text : `${r.text}: ${r.hint}`;
-    } catch (e) { out.className = "bad"; out.textContent = "error: " + e.message; }
-  },
+    } catch (e) { out.className = "qout bad"; out.textContent = "error: " + e.message; }
+  }
 
   /* ---- the visit-order experiment ---- */
   placeNode(id) {
     if (this.order.includes(id)) return;
     if (this.byId[id].leaf && !this.byId[id].label) return;  // constants are not visited
     this.order.push(id); this.orderResult = null; this.drawOrder(); this.draw();
-  },
+  }
 
   drawOrder() {
-    const doc = this.doc; if (!doc) return;
-    const box = $("o-buttons"); box.textContent = "";
+    const doc = this.doc, $ = this.$; if (!doc) return;
+    const box = $("order-buttons"); box.textContent = "";
     for (const id of this.reverseTopo()) {
-      const b = document.createElement("button");
-      b.type = "button"; b.textContent = this.name(id); b.dataset.node = id;
+      const b = el("button", { type: "button", text: this.name(id), "aria-label": `visit ${this.name(id)} next` });
+      b.dataset.node = id;
       b.disabled = this.order.includes(id);
-      b.setAttribute("aria-label", `visit ${this.name(id)} next`);
       b.onclick = () => this.placeNode(id);
       box.appendChild(b);
     }
-    $("o-order").textContent = this.order.length ? this.order.map((id) => this.name(id)).join(" → ") : "(empty)";
-    if (!this.orderResult) $("o-result").textContent = "";
-  },
+    $("order-list").textContent = this.order.length ? this.order.map((id) => this.name(id)).join(" → ") : "(empty)";
+    if (!this.orderResult) $("order-result").textContent = "";
+  }
 
   async runOrder() {
-    const res = $("o-result");
+    const res = this.$("order-result");
     try {
-      const r = await api("POST", "/api/walk/order", { ...this.spec(), order: this.order });
+      const r = await this.client.call("walk.order", { ...this.spec(), order: this.order });
       this.orderResult = r;
       res.textContent = "";
-      const head = document.createElement("div");
-      head.className = r.ok ? "good" : "bad";
-      head.textContent = r.message;
-      res.appendChild(head);
-      const lines = document.createElement("div");
-      lines.textContent = r.walk.backward.map((s) => this.describeStep({ phase: "backward", s })).join("\n");
-      res.appendChild(lines);
+      res.appendChild(el("div", { class: r.ok ? "good" : "bad", text: r.message }));
+      res.appendChild(el("div", {
+        text: r.walk.backward.map((s) => this.describeStep({ phase: "backward", s })).join("\n") }));
       this.draw();
     } catch (e) { res.textContent = "error: " + e.message; }
-  },
-};
+  }
+}

@@ -1,0 +1,203 @@
+/* The Playground's controls and its state in the URL, both written from the catalogue's
+ * description of an experiment (meta.experiment: the Python side's Experiment.spec()).
+ *
+ * Each field is {name, url, kind, default, label, help, group, keeps_weights, and where
+ * they apply min, max, choices, choice_labels, max_len}. A field of kind choice, int,
+ * number, ints or bool becomes a control; `choices` (the features) are toggled in the
+ * network view; `points` and `indices` (points added and removed) by clicks on the plot.
+ * The page adds no names of its own: a link's values go to the Python side as they are
+ * (an old name such as ds=circle is read there), and the page writes the names that
+ * come back.
+ */
+
+import { el, fillSelect } from "./dom.js";
+
+/** where each group of fields is placed, and in what order the bar shows its groups
+ *  (a group not named here goes to the bar, after these) */
+const PLACE = { data: "data-fields", network: "network-fields", features: null };
+const BAR_ORDER = ["lr", "act", "reg", "loss", "opt"];
+/** fields shown in the bar although their group is placed elsewhere (a step's batch sits
+ *  beside the learning rate; a lesson hides it with its group) */
+const IN_BAR = ["batch_size"];
+/** the views a lesson link can hide besides the fields' groups, and each group's text */
+const GROUP_TEXT = { data: "data set and its settings", network: "layers and neurons",
+  features: "input features", lr: "learning rate", act: "activation", reg: "L1 / L2",
+  loss: "loss", opt: "optimizer", curves: "loss curves", inspect: "one point's graph",
+  params: "parameter table" };
+const VIEW_GROUPS = ["curves", "inspect", "params"];
+/** kinds with a control of their own in the form */
+const FORM_KINDS = ["choice", "int", "number", "ints", "bool"];
+
+export class PlayControls {
+  /**
+   * @param part     the component's part(role) lookup
+   * @param prefix   its id prefix (a field's control is prefix + the field's name)
+   * @param spec     meta.experiment
+   * @param changed  called with a field's name when the learner changes its control
+   */
+  constructor({ part, prefix, spec, changed }) {
+    this.$ = part;
+    this.prefix = prefix;
+    this.spec = spec;
+    this.fields = spec.fields;
+    this.byName = Object.fromEntries(spec.fields.map((f) => [f.name, f]));
+    this.hide = [];
+    this.inputs = {};
+    this.build(changed);
+  }
+
+  field(name) { return this.byName[name]; }
+
+  /* ---------------------------------------------------------------- the form */
+
+  build(changed) {
+    const where = (f) => (IN_BAR.includes(f.name) || !(f.group in PLACE) ? "hyper" : PLACE[f.group]);
+    const shown = this.fields.filter((f) => FORM_KINDS.includes(f.kind) && where(f));
+    const rank = (f) => (where(f) !== "hyper" ? -1 : BAR_ORDER.includes(f.group) ? BAR_ORDER.indexOf(f.group) : BAR_ORDER.length);
+    shown.sort((a, b) => rank(a) - rank(b));  // stable: the catalogue's order within a group
+    for (const f of shown) {
+      const input = this.control(f);
+      if (document.getElementById(input.id)) throw new Error(`two parts have the id ${input.id}`);
+      input.addEventListener("change", () => changed(f.name));
+      this.inputs[f.name] = input;
+      const label = f.kind === "bool"
+        ? el("label", { class: "fld chk", title: f.help }, input, " " + f.label)
+        : el("label", { class: "fld", title: f.help }, f.label + " ", input);
+      if (where(f) === "hyper") label.dataset.ctl = f.group;
+      this.$(where(f)).appendChild(label);
+    }
+  }
+
+  control(f) {
+    const id = this.prefix + f.name;
+    if (f.kind === "choice") {
+      const sel = el("select", { id });
+      const labels = f.choice_labels || {};
+      fillSelect(sel, f.choices.map((c) => [c, labels[c] || c]));
+      return sel;
+    }
+    if (f.kind === "bool") return el("input", { id, type: "checkbox" });
+    if (f.kind === "ints") return el("input", { id, type: "text", spellcheck: "false" });
+    const input = el("input", { id, type: "number", step: f.kind === "int" ? "1" : "any" });
+    if (f.min !== undefined) input.min = String(f.min);
+    if (f.max !== undefined) input.max = String(f.max);
+    return input;
+  }
+
+  /** The value of a field's control, by its kind (NaN where a number is not one: the
+   *  Python side refuses it and says why). */
+  parse(name) {
+    const f = this.byName[name], input = this.inputs[name];
+    if (f.kind === "bool") return input.checked;
+    const text = input.value.trim();
+    if (f.kind === "choice") return text;
+    if (f.kind === "ints") return text.split(",").map((s) => s.trim()).map((s) => (s === "" ? NaN : Number(s)));
+    return text === "" ? NaN : Number(text);
+  }
+
+  /** The form shows the accepted set-up, except fields still marked as refused. */
+  fill(cfg) {
+    for (const [name, input] of Object.entries(this.inputs)) {
+      if (input.getAttribute("aria-invalid") === "true" || !(name in cfg)) continue;
+      const v = cfg[name];
+      if (input.type === "checkbox") input.checked = Boolean(v);
+      else input.value = Array.isArray(v) ? v.join(",") : String(v);
+    }
+  }
+
+  /** Mark a control as refused (with the value still trained), or clear the mark. */
+  mark(input, message, current) {
+    if (!input) return;
+    const label = input.closest("label") || input.parentElement;
+    let note = label.querySelector(".refused");
+    if (message) {
+      input.setAttribute("aria-invalid", "true");
+      if (!note) { note = el("span", { class: "refused", id: input.id + "-err" }); label.appendChild(note); }
+      input.setAttribute("aria-describedby", note.id);
+      note.textContent = `refused: ${message}` + (current !== null && current !== undefined
+        ? `; still training with ${Array.isArray(current) ? current.join(",") : current}` : "");
+    } else {
+      input.removeAttribute("aria-invalid"); input.removeAttribute("aria-describedby");
+      if (note) note.remove();
+    }
+  }
+
+  input(name) { return this.inputs[name] || null; }
+
+  /* ---------------------------------------------------------------- the URL */
+
+  /** The set-up a link gives: only the fields it names, as they are written there (the
+   *  Python side fills in the rest and reads old names). */
+  fromUrl(q) {
+    const cfg = {};
+    for (const f of this.fields) {
+      if (!q.has(f.url)) continue;
+      const v = q.get(f.url);
+      const list = (sep) => (v === "" ? [] : v.split(sep));
+      if (f.kind === "int" || f.kind === "number") cfg[f.name] = Number(v);
+      else if (f.kind === "bool") cfg[f.name] = v === "1" || v === "true";
+      else if (f.kind === "ints" || f.kind === "indices") cfg[f.name] = list(",").map(Number);
+      else if (f.kind === "choices") cfg[f.name] = list(",");
+      else if (f.kind === "points") cfg[f.name] = list(";").map((p) => p.split(":").map(Number));
+      else cfg[f.name] = v;
+    }
+    return cfg;
+  }
+
+  /** A set-up as a link's keys (every field, so a link keeps its meaning if a default
+   *  changes; points added and removed only when there are some). */
+  toUrl(cfg) {
+    const out = {};
+    for (const f of this.fields) {
+      const v = cfg[f.name];
+      if (v === undefined) continue;
+      if (f.kind === "points") out[f.url] = v.length ? v.map((p) => p.join(":")).join(";") : null;
+      else if (f.kind === "indices") out[f.url] = v.length ? v.join(",") : null;
+      else if (f.kind === "bool") out[f.url] = v ? "1" : "0";
+      else out[f.url] = Array.isArray(v) ? v.join(",") : v;
+    }
+    return out;
+  }
+
+  /* ---------------------------------------------------------------- lesson links */
+
+  /** the groups a lesson can hide: the fields' groups and the views (in GROUP_TEXT's
+   *  order, then any other) */
+  groups() {
+    const all = [];
+    for (const f of this.fields) if (!all.includes(f.group)) all.push(f.group);
+    all.push(...VIEW_GROUPS);
+    const known = Object.keys(GROUP_TEXT);
+    return known.filter((g) => all.includes(g)).concat(all.filter((g) => !known.includes(g)));
+  }
+
+  hidden(group) { return this.hide.includes(group); }
+
+  setHide(groups) { this.hide = groups.filter((g) => this.groups().includes(g)); }
+
+  /** the teacher's panel: one box per group of controls */
+  lessonControls(changed) {
+    const list = this.$("hide-list");
+    for (const g of this.groups()) {
+      const text = GROUP_TEXT[g] || this.fields.filter((f) => f.group === g).map((f) => f.label).join(", ");
+      const cb = el("input", { type: "checkbox", value: g });
+      cb.addEventListener("change", changed);
+      list.appendChild(el("label", { class: "chk" }, cb, " hide " + text));
+    }
+  }
+
+  /** hide the groups of this lesson (inside `root`), tick them in the teacher's panel */
+  applyHide(root) {
+    for (const e of root.querySelectorAll("[data-ctl]")) e.hidden = this.hide.includes(e.dataset.ctl);
+    for (const cb of this.$("hide-list").querySelectorAll("input")) cb.checked = this.hide.includes(cb.value);
+    // the teacher's panel is hidden in a lesson; the link itself says so
+    this.$("lesson").hidden = this.hide.length > 0;
+  }
+
+  /** the lesson link: this page's link with the ticked groups hidden */
+  lessonUrl(q) {
+    const chosen = [...this.$("hide-list").querySelectorAll("input:checked")].map((c) => c.value);
+    if (chosen.length) q.set("hide", chosen.join(",")); else q.delete("hide");
+    this.$("lesson-url").value = location.origin + location.pathname + "#" + q.toString();
+  }
+}

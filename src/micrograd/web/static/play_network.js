@@ -1,0 +1,172 @@
+/* The Playground's network view: the input features (toggles), the hidden layers with
+ * + and - buttons, the outputs; a small picture of each neuron's output over the plane;
+ * the links by width and colour, each weight and bias editable. The structure is built
+ * when the network's shape changes; each step only updates it. */
+
+import { el } from "./dom.js";
+import { fmt } from "./format.js";
+import { drawThumb } from "./play_plot.js";
+import { svg } from "./svg.js";
+
+export class NetworkView {
+  /**
+   * @param part      the component's part(role) lookup (net, edit, edit-name, ...)
+   * @param features  every input feature's name, in the order the view shows them
+   * @param actions   {toggleFeature(name), neurons(layer, delta), setWeight(name, text),
+   *                   hidden(group), mark(input, message)}
+   */
+  constructor(part, features, actions) {
+    this.$ = part;
+    this.features = features;
+    this.act = actions;
+    this.key = null;
+    this.editing = null;
+    this.state = null;
+    part("edit-set").onclick = () => this.setWeight();
+    part("edit-value").addEventListener("keydown", (ev) => { if (ev.key === "Enter") this.setWeight(); });
+    part("edit-close").onclick = () => { part("edit").hidden = true; this.editing = null; };
+  }
+
+  /** the next draw lays the view out again (the box's width changed) */
+  invalidate() { this.key = null; }
+
+  draw(s, discrete) {
+    this.state = s;
+    const net = s.network;
+    const key = JSON.stringify([net.sizes, net.features]);
+    if (key !== this.key) this.build(s);
+    this.key = key;
+    let wmax = 0;
+    for (const layer of net.layers) for (const row of layer.w) for (const w of row) if (typeof w === "number") wmax = Math.max(wmax, Math.abs(w));
+    if (wmax === 0) wmax = 1;
+    net.layers.forEach((layer, li) => layer.w.forEach((row, j) => row.forEach((w, i) => {
+      const line = this.links[li][j][i], num = typeof w === "number" ? w : 0;
+      const stroke = num >= 0 ? "#2f6fdf" : "#e0662f", width = (0.6 + 6 * Math.abs(num) / wmax).toFixed(2);
+      if (line.getAttribute("stroke") !== stroke) line.setAttribute("stroke", stroke);
+      if (line.getAttribute("stroke-width") !== width) line.setAttribute("stroke-width", width);
+      line.dataset.value = String(w);  // its label and tooltip are written when it is focused or hovered
+    })));
+    // the pictures: features (active ones), hidden neurons, outputs
+    const th = s.thumbnails;
+    this.cells.forEach((col, li) => col.forEach((cell, j) => {
+      const vals = li === 0 ? th[0][net.features.indexOf(cell.feature)] : th[li][j];
+      if (vals) drawThumb(cell.canvas, vals, discrete); else cell.canvas.getContext("2d").clearRect(0, 0, 20, 20);
+      if (li > 0) cell.node.dataset.value = String(net.layers[li - 1].b[j]);
+    }));
+    if (this.editing) this.$("edit-name").dataset.value = String(this.paramValue(this.editing));
+  }
+
+  paramValue(name) {
+    const row = this.state.params.rows.find((r) => r[0] === name);
+    return row ? row[1] : null;
+  }
+
+  build(s) {
+    const net = s.network, box0 = this.$("net"), hidden = this.act.hidden;
+    box0.textContent = "";
+    const narrow = box0.clientWidth < 500;
+    const box = narrow ? 30 : 40, gap = narrow ? 10 : 14;
+    const cols = [this.features.map((f) => ({ feature: f }))];
+    for (let li = 1; li < net.sizes.length; li++) cols.push(Array.from({ length: net.sizes[li] }, () => ({})));
+    const rows = Math.max(...cols.map((c) => c.length));
+    const top = 34, H = top + rows * (box + gap) + 10;
+    const W = Math.max(box0.clientWidth || 500, 200);
+    box0.style.height = H + "px";
+    const xs = cols.map((_, ci) => 6 + (ci * (W - box - 12)) / Math.max(1, cols.length - 1));
+    const pos = cols.map((col, ci) => col.map((_, j) => [xs[ci], top + j * (box + gap)]));
+    const sv = svg("svg", { width: W, height: H, class: "links", "aria-hidden": "false" }, box0);
+    // links from the active features / previous layer into each neuron
+    this.links = [];
+    const featPos = net.features.map((f) => pos[0][this.features.indexOf(f)]);
+    net.layers.forEach((layer, li) => {
+      const from = li === 0 ? featPos : pos[li];
+      this.links.push(layer.w.map((row, j) => row.map((w, i) => {
+        const [xa, ya] = from[i], [xb, yb] = pos[li + 1][j];
+        const line = svg("line", { x1: xa + box, y1: ya + box / 2, x2: xb, y2: yb + box / 2,
+          "stroke-opacity": 0.8, tabindex: hidden("network") ? -1 : 0, role: "button", class: "link" }, sv);
+        svg("title", {}, line);
+        const name = `w${li + 1}.${j + 1}.${i + 1}`;
+        line.dataset.name = name;
+        const describe = () => {
+          const v = Number(line.dataset.value);
+          line.setAttribute("aria-label", `${name} = ${fmt(v)}; press Enter to edit`);
+          line.firstChild.textContent = `${name} = ${line.dataset.value}`;
+        };
+        line.setAttribute("aria-label", `${name}; press Enter to edit`);
+        line.addEventListener("focus", describe);
+        line.addEventListener("mouseenter", describe);
+        line.addEventListener("click", () => this.edit(name));
+        line.addEventListener("keydown", (ev) => { if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); this.edit(name); } });
+        return line;
+      })));
+    });
+    // the cells: feature toggles, neurons (with their bias), outputs
+    this.cells = cols.map((col, ci) => col.map((c, j) => {
+      const [x, y] = pos[ci][j];
+      const node = el("button", { type: "button", class: "cell" });
+      node.style.left = x + "px"; node.style.top = y + "px";
+      node.style.width = node.style.height = box + "px";
+      const canvas = el("canvas", { width: "20", height: "20" });
+      node.appendChild(canvas);
+      if (ci === 0) {
+        const on = net.features.includes(c.feature);
+        node.classList.add("feature"); node.classList.toggle("off", !on);
+        node.setAttribute("aria-pressed", String(on));
+        node.setAttribute("aria-label", `input feature ${c.feature}: ${on ? "on" : "off"}`);
+        node.dataset.ctl = "features";
+        node.dataset.feature = c.feature;
+        node.appendChild(el("span", { class: "flabel", text: c.feature }));
+        node.onclick = () => this.act.toggleFeature(c.feature);
+        if (hidden("features")) node.disabled = true;
+      } else {
+        const name = `b${ci}.${j + 1}`;
+        node.dataset.name = name;
+        node.setAttribute("aria-label", `neuron ${ci}.${j + 1}: edit its bias ${name}`);
+        const describe = () => { node.title = `${name} = ${node.dataset.value}`; };
+        node.addEventListener("mouseenter", describe);
+        node.onclick = () => this.edit(name);
+        if (hidden("network")) node.disabled = true;
+      }
+      box0.appendChild(node);
+      return { node, canvas, feature: c.feature };
+    }));
+    // per-layer headers: + / - neurons
+    for (let li = 1; li < cols.length; li++) {
+      const head = el("div", { class: "layerhead" });
+      head.style.left = (xs[li] - 8) + "px"; head.dataset.ctl = "network";
+      if (li === cols.length - 1) { head.textContent = net.sizes[li] > 1 ? `${net.sizes[li]} outputs` : "output"; }
+      else {
+        const mk = (t, d, lab) => {
+          const b = el("button", { type: "button", text: t, "aria-label": lab });
+          b.onclick = () => this.act.neurons(li - 1, d);
+          head.appendChild(b);
+        };
+        mk("−", -1, `one neuron fewer in hidden layer ${li}`);
+        mk("+", +1, `one neuron more in hidden layer ${li}`);
+      }
+      box0.appendChild(head);
+    }
+    const fh = el("div", { class: "layerhead", text: "features" }); fh.style.left = "0px";
+    box0.appendChild(fh);
+    if (this.act.built) this.act.built();
+  }
+
+  /** open the editor of one weight or bias */
+  edit(name) {
+    if (this.act.hidden("network")) return;
+    this.editing = name;
+    this.$("edit").hidden = false;
+    this.$("edit-name").textContent = name;
+    const v = this.paramValue(name), input = this.$("edit-value");
+    input.value = typeof v === "number" ? String(Number(v.toPrecision(6))) : "";
+    this.act.mark(input, null);
+    input.focus();
+  }
+
+  async setWeight() {
+    const name = this.editing; if (!name) return;
+    const input = this.$("edit-value");
+    const value = input.value.trim() === "" ? NaN : Number(input.value);
+    await this.act.setWeight(name, value, input);
+  }
+}

@@ -1,0 +1,178 @@
+/* The Playground's pictures on canvases: the output over the plane with the data points
+ * (the boundary), each neuron's small picture, the loss curves. Every value drawn is the
+ * Python side's (a state of play.create / play.step); the colours are the page's. */
+
+import { fmt } from "./format.js";
+
+const CLASS_COLOURS = [[224, 102, 47], [47, 111, 223], [27, 127, 59], [142, 68, 173], [181, 137, 0]];
+const POS = [47, 111, 223], NEG = [224, 102, 47];
+const NAN_GREY = [191, 191, 191];
+
+/** The colour of an output: `v` in [-1, 1] (one output) or, with a class `cls` of `k`,
+ *  that class's probability; lighter when unsure. `discrete` paints full colours only. */
+export function colour(v, cls, k, discrete) {
+  let c, t;
+  if (cls !== undefined && cls !== null) {
+    c = CLASS_COLOURS[cls % CLASS_COLOURS.length];
+    t = discrete ? 1 : Math.max(0, (v - 1 / k) / (1 - 1 / k));
+  } else {
+    let u = v > 1 ? 1 : v < -1 ? -1 : v;
+    if (discrete) u = u >= 0 ? 1 : -1;
+    c = u >= 0 ? POS : NEG; t = Math.abs(u);
+  }
+  const f = t * 0.6;
+  return [Math.round(255 + (c[0] - 255) * f), Math.round(255 + (c[1] - 255) * f), Math.round(255 + (c[2] - 255) * f)];
+}
+
+function paint(img, i, c) {
+  img.data[4 * i] = c[0]; img.data[4 * i + 1] = c[1]; img.data[4 * i + 2] = c[2]; img.data[4 * i + 3] = 255;
+}
+
+/** A neuron's picture: its output over the plane, n x n values in [-1, 1]. */
+export function drawThumb(canvas, vals, discrete) {
+  const n = Math.round(Math.sqrt(vals.length)), ctx = canvas.getContext("2d");
+  const img = ctx.createImageData(n, n);
+  for (let i = 0; i < vals.length; i++) paint(img, i, colour(vals[i], null, 2, discrete));
+  ctx.putImageData(img, 0, 0);
+}
+
+/** The output over the plane, with the points; knows where a click on it lands. */
+export class BoundaryPlot {
+  /** @param canvas  the plot; @param legend  the element its legend is written into */
+  constructor(canvas, legend) {
+    this.canvas = canvas;
+    this.legend = legend;
+    this.map = null;  // plane <-> canvas pixels, once drawn
+  }
+
+  /**
+   * @param s        the state (boundary, zero_lines, graph, config, task)
+   * @param points   {train, test}: [x1, x2, label, index]
+   * @param view     {showTest, discrete, zeroLines}
+   * @param classes  whether the network's outputs are one per class (labels are indices)
+   */
+  draw(s, points, view, classes) {
+    const cv = this.canvas, ctx = cv.getContext("2d");
+    const b = s.boundary, n = b.n, W = cv.width, H = cv.height, k = s.config.classes;
+    const img = ctx.createImageData(n, n);
+    let nan = 0;
+    for (let i = 0; i < n * n; i++) {
+      const raw = Number(b.values[i]);  // "NaN" where the network diverged: grey
+      if (raw !== raw) nan += 1;
+      paint(img, i, raw === raw ? colour(raw, b.classes ? b.classes[i] : null, k, view.discrete) : NAN_GREY);
+    }
+    cv.dataset.nanCells = String(nan);  // what the page marked grey, for a reader or a test
+    const off = document.createElement("canvas"); off.width = n; off.height = n;
+    off.getContext("2d").putImageData(img, 0, 0);
+    ctx.imageSmoothingEnabled = !view.discrete;
+    ctx.drawImage(off, 0, 0, W, H);
+    const [x0, x1, y0, y1] = b.extent;
+    const px = (x) => ((x - x0) / (x1 - x0)) * W, py = (y) => ((y1 - y) / (y1 - y0)) * H;
+    this.map = { px, py, ix: (X) => x0 + (X / W) * (x1 - x0), iy: (Y) => y1 - (Y / H) * (y1 - y0) };
+    if (view.zeroLines && s.zero_lines) {
+      ctx.save(); ctx.setLineDash([6, 4]); ctx.strokeStyle = "#1d232b"; ctx.lineWidth = 1.2;
+      ctx.font = "11px monospace"; ctx.fillStyle = "#1d232b";
+      s.zero_lines.forEach((segs, j) => {
+        if (!segs.length) return;
+        ctx.beginPath();
+        for (const seg of segs) { ctx.moveTo(px(seg[0]), py(seg[1])); ctx.lineTo(px(seg[2]), py(seg[3])); }
+        ctx.stroke();
+        const mid = segs[Math.floor(segs.length / 2)];
+        ctx.fillText(`1.${j + 1}`, (px(mid[0]) + px(mid[2])) / 2 + 3, (py(mid[1]) + py(mid[3])) / 2 - 3);
+      });
+      ctx.restore();
+    }
+    const pointColour = (label) => {
+      if (classes) return `rgb(${CLASS_COLOURS[label % CLASS_COLOURS.length]})`;
+      if (s.task === "regression") return `rgb(${colour(label, null, k, false).map((x) => Math.round(x * 0.75))})`;
+      return label > 0 ? "#2f6fdf" : "#e0662f";
+    };
+    const drawPts = (pts, test) => {
+      for (const [x, y, label] of pts) {
+        ctx.fillStyle = pointColour(label);
+        ctx.strokeStyle = test ? "#000" : "#fff";
+        ctx.lineWidth = 1;
+        ctx.beginPath();
+        if (test) ctx.rect(px(x) - 3.5, py(y) - 3.5, 7, 7); else ctx.arc(px(x), py(y), 3.5, 0, 2 * Math.PI);
+        ctx.fill(); ctx.stroke();
+      }
+    };
+    drawPts(points.train, false);
+    if (view.showTest) drawPts(points.test, true);
+    if (s.graph) {  // the followed point
+      const [gx, gy] = s.graph.x;
+      ctx.strokeStyle = "#000"; ctx.lineWidth = 2.5; ctx.beginPath();
+      ctx.arc(px(gx), py(gy), 8, 0, 2 * Math.PI); ctx.stroke();
+    }
+    const legend = classes ? `${k} classes (softmax)`
+      : s.task === "regression" ? "blue: high target, orange: low" : "blue: class +1, orange: class −1";
+    this.legend.textContent = `(${legend}; ○ train` + (view.showTest ? ", □ test)" : ")");
+  }
+
+  /** A click's place: canvas pixels (X, Y) and the plane's (x, y). */
+  at(ev) {
+    const cv = this.canvas, r = cv.getBoundingClientRect();
+    const X = (ev.clientX - r.left) * (cv.width / r.width), Y = (ev.clientY - r.top) * (cv.height / r.height);
+    return { X, Y, x: this.map.ix(X), y: this.map.iy(Y) };
+  }
+
+  /** The data point drawn within `tol` pixels of (X, Y), or null. */
+  nearest(sets, X, Y, tol = 7) {
+    const { px, py } = this.map;
+    let best = null, bd = tol;
+    for (const pts of sets) for (const p of pts) {
+      const d = Math.hypot(px(p[0]) - X, py(p[1]) - Y);
+      if (d <= bd) { bd = d; best = p; }
+    }
+    return best;
+  }
+}
+
+/** The train and test loss per step; hovering writes a step's exact numbers. */
+export class LossCurves {
+  constructor(canvas, hover) {
+    this.canvas = canvas;
+    this.hoverBox = hover;
+    this.history = [];
+    canvas.addEventListener("mousemove", (ev) => this.hover(ev));
+    canvas.addEventListener("mouseleave", () => { hover.innerHTML = "&nbsp;"; });
+  }
+
+  /** history: [step, train loss, test loss, train acc, test acc] rows */
+  draw(history) {
+    this.history = history;
+    const cv = this.canvas, ctx = cv.getContext("2d"), W = cv.width, H = cv.height;
+    ctx.clearRect(0, 0, W, H);
+    const h = history; if (!h.length) return;
+    const pad = 44, first = h[0][0], lastStep = Math.max(first + 1, h[h.length - 1][0]);
+    const ok = (v) => typeof v === "number" && isFinite(v);
+    let lmax = 0;
+    for (const r of h) for (const v of [r[1], r[2]]) if (ok(v)) lmax = Math.max(lmax, v);
+    if (lmax <= 0) lmax = 1;
+    ctx.strokeStyle = "#d5dae1"; ctx.strokeRect(pad, 5, W - pad - 5, H - 30);
+    ctx.fillStyle = "#4a5260"; ctx.font = "11px monospace";
+    ctx.fillText(fmt(lmax), 2, 14); ctx.fillText("0", 2, H - 25);
+    ctx.fillText(`step ${lastStep}`, W - 80, H - 8);
+    ctx.fillStyle = "#2f6fdf"; ctx.fillText("train", pad, H - 8);
+    ctx.fillStyle = "#c0501c"; ctx.fillText("test", pad + 50, H - 8);
+    const X = (st) => pad + ((st - first) / (lastStep - first)) * (W - pad - 5);
+    const Y = (v) => 5 + (1 - Math.min(v, lmax) / lmax) * (H - 35);
+    for (const [col, color] of [[1, "#2f6fdf"], [2, "#e0662f"]]) {
+      ctx.strokeStyle = color; ctx.lineWidth = 1.5; ctx.beginPath();
+      let started = false;
+      for (const r of h) { const v = r[col]; if (!ok(v)) continue; if (!started) { ctx.moveTo(X(r[0]), Y(v)); started = true; } else ctx.lineTo(X(r[0]), Y(v)); }
+      ctx.stroke();
+    }
+    this.x = X;
+  }
+
+  hover(ev) {
+    const h = this.history; if (!h.length || !this.x) return;
+    const r = ev.target.getBoundingClientRect();
+    const x = (ev.clientX - r.left) * (ev.target.width / r.width);
+    let best = h[0], bd = Infinity;
+    for (const row of h) { const d = Math.abs(this.x(row[0]) - x); if (d < bd) { bd = d; best = row; } }
+    this.hoverBox.textContent = `step ${best[0]}: train loss ${best[1]}, test loss ${best[2]}` +
+      (best[3] === null ? "" : `, train acc ${best[3]}, test acc ${best[4]}`);
+  }
+}
