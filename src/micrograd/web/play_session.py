@@ -51,6 +51,17 @@ class PlayError(ValueError):
     cannot take, a graph too large to draw)."""
 
 
+def _numpy_available():
+    """Whether NumPy can be imported: the tracer compiles without it, but its programs
+    run on it (asked of the import system, so this module imports no NumPy itself)."""
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec("numpy") is not None
+    except (ImportError, ValueError):
+        return False
+
+
 class PlaySession:
     """One training session: data, model, optimizer, metrics and their history."""
 
@@ -220,10 +231,9 @@ class PlaySession:
         self.traced_loss = self.traced_outputs = self.traced_sums = None
         if not self.use_tracer:
             return
-        try:
-            from ..trace import TraceError, trace, trace_loss
-        except ImportError:  # no NumPy (the browser's Python): the eager engine
+        if not _numpy_available():  # the browser's Python: the eager engine
             return
+        from ..trace import TraceError, trace, trace_loss
         exp = self.experiment
         X = [self.X_train[0], self.X_train[-1]]
         Y = [self.T_train[0], self.T_train[-1]]
