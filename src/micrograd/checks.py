@@ -18,16 +18,27 @@ from __future__ import annotations
 import math
 from numbers import Real
 
-__all__ = ["integer", "number"]
+from .intpow import abbreviate
+
+__all__ = ["integer", "number", "show"]
+
+
+def show(x, width=40):
+    """``x`` as a message quotes it: its repr cut to ``width`` characters, and an int
+    past 30 digits abbreviated (``1e400``): an int of 5,000 digits has no repr
+    (Python refuses to write more than 4,300), and a message must never fail."""
+    if isinstance(x, int) and not isinstance(x, bool) and abs(x) >= 10**30:
+        return abbreviate(x)
+    return f"{x!r:.{width}}"
 
 
 def integer(x, name, low=None):
     """``x`` if it is an int (not a bool) of at least ``low``; else a TypeError or
     ValueError that names ``name``."""
     if isinstance(x, bool) or not isinstance(x, int):
-        raise TypeError(f"{name} must be an int, got {type(x).__name__}: {x!r:.40}")
+        raise TypeError(f"{name} must be an int, got {type(x).__name__}: {show(x)}")
     if low is not None and x < low:
-        raise ValueError(f"{name} must be at least {low}, got {x}")
+        raise ValueError(f"{name} must be at least {low}, got {show(x)}")
     return x
 
 
@@ -36,7 +47,7 @@ def number(x, name, low=None, low_open=False, high=None, high_open=False):
     inclusive, or open with ``low_open``/``high_open``); else a TypeError or ValueError
     that names ``name``. A huge int (``10**400``) is infinite, hence refused."""
     if isinstance(x, bool) or not isinstance(x, Real):
-        raise TypeError(f"{name} must be a number, got {type(x).__name__}: {x!r:.40}")
+        raise TypeError(f"{name} must be a number, got {type(x).__name__}: {show(x)}")
     try:
         x = float(x)
     except OverflowError:
