@@ -20,7 +20,7 @@ from numbers import Real
 
 from .intpow import abbreviate
 
-__all__ = ["integer", "number", "show"]
+__all__ = ["integer", "number", "show", "Number"]
 
 
 def show(x, width=40):
@@ -61,3 +61,42 @@ def number(x, name, low=None, low_open=False, high=None, high_open=False):
         hi = "inf)" if high is None else (f"{high})" if high_open else f"{high}]")
         raise ValueError(f"{name} must be in {lo}, {hi}, got {x}")
     return x
+
+
+class Number:
+    """An attribute checked by ``number`` whenever it is set: in the constructor and at
+    any time after, with the same message (an optimizer's ``opt.eps = 0`` is refused as
+    ``Adam(eps=0)`` is, not met as a ZeroDivisionError in ``step()``).
+
+        >>> class Opt:
+        ...     lr = Number(low=0.0)
+        >>> opt = Opt()
+        >>> opt.lr = 0.5
+        >>> opt.lr = -1
+        Traceback (most recent call last):
+        ...
+        ValueError: lr must be in [0.0, inf), got -1.0
+        >>> opt.lr
+        0.5
+
+    ``rule(obj, name, x)``, if given, sees the checked number before it is stored and
+    may refuse it against the object's other settings (an error leaves the old value).
+    """
+
+    def __init__(self, low=None, low_open=False, high=None, high_open=False, rule=None):
+        self.bounds = {"low": low, "low_open": low_open, "high": high,
+                       "high_open": high_open}
+        self.rule = rule
+        self.name = self.slot = None
+
+    def __set_name__(self, owner, name):
+        self.name, self.slot = name, "_" + name
+
+    def __get__(self, obj, owner=None):
+        return self if obj is None else getattr(obj, self.slot)
+
+    def __set__(self, obj, value):
+        x = number(value, self.name, **self.bounds)
+        if self.rule is not None:
+            self.rule(obj, self.name, x)
+        setattr(obj, self.slot, x)
