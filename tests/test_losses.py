@@ -392,3 +392,47 @@ def test_a_penalty_names_a_rate_of_the_wrong_type():
     with pytest.raises(TypeError, match=r"l2_penalty's alpha must be a number, got str"):
         l2_penalty([Value(1.0)], "0.1")
     assert l2_penalty([Value(2.0)], 0).data == 0.0
+
+
+# ---- several outputs per sample: the mean over every output -------------------------------
+
+
+TORCH_MEAN = {
+    "mse": lambda z, t: F.mse_loss(z, t),
+    "hinge": lambda z, t: torch.relu(1 - t * z).mean(),
+    "bce": lambda z, t: F.binary_cross_entropy_with_logits(z, t),
+}
+
+
+@pytest.mark.parametrize("name", ["mse", "hinge", "bce"])
+def test_several_outputs_per_sample_are_averaged_over_every_output(rng, name):
+    # 4 samples of 3 outputs: the batch loss, the mean of the per-sample forms (what the
+    # tracer runs) and torch's mean over the (4, 3) tensor are one number
+    spec = LOSSES[name]
+    preds = [[rng.uniform(-2, 2) for _ in range(3)] for _ in range(4)]
+    labels = {"mse": lambda: rng.uniform(-1, 1), "hinge": lambda: rng.choice([-1.0, 1.0]),
+              "bce": lambda: rng.choice([0.0, 1.0])}[name]
+    targets = [[labels() for _ in range(3)] for _ in range(4)]
+    zt = torch_leaf(preds)
+    ref = TORCH_MEAN[name](zt, torch.tensor(targets, dtype=torch.float64))
+    ref.backward()
+    want = zt.grad.reshape(-1).tolist()
+
+    batch = [values(row) for row in preds]
+    loss = spec(batch, targets)
+    loss.backward()
+    assert close(loss.data, ref.item())
+    assert all(close(v.grad, g) for v, g in zip(sum(batch, []), want))
+
+    per = [values(row) for row in preds]
+    terms = [spec.sample(row, [Value(t) for t in spec.target(ts)])
+             for row, ts in zip(per, targets)]
+    mean = sum(terms[1:], terms[0]) * (1.0 / len(terms))
+    mean.backward()
+    assert close(mean.data, ref.item())
+    assert all(close(v.grad, g) for v, g in zip(sum(per, []), want))
+    # one sample's form is the mean over its own outputs, not their sum
+    one = spec.sample(values(preds[0]), [Value(t) for t in targets[0]])
+    assert close(one.data, TORCH_MEAN[name](torch.tensor(preds[0], dtype=torch.float64),
+                                            torch.tensor(targets[0],
+                                                         dtype=torch.float64)).item())
