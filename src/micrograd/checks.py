@@ -20,7 +20,7 @@ from numbers import Real
 
 from .intpow import abbreviate
 
-__all__ = ["integer", "number", "show", "Number"]
+__all__ = ["integer", "number", "show", "Number", "one_per_input"]
 
 
 def show(x, width=40):
@@ -100,3 +100,28 @@ class Number:
         if self.rule is not None:
             self.rule(obj, self.name, x)
         setattr(obj, self.slot, x)
+
+
+def one_per_input(rule, key, arity):
+    """An op's derivative rule, checked on every call to return one contribution per
+    input: a tuple (or list) of ``arity`` of them. Anything else is an error that names
+    the op, never an extra contribution silently dropped or an unpacking error that
+    names nothing. (A ``rule`` that is not callable is handed back as it is, for the
+    caller's own check to refuse.)"""
+    if not callable(rule):
+        return rule
+
+    def checked(*args):
+        out = rule(*args)
+        if not isinstance(out, (tuple, list)):
+            raise TypeError(f"op {key!r}: its rule must return one contribution per input "
+                            f"in a tuple, such as (g * ...,), got {type(out).__name__}")
+        if len(out) != arity:
+            raise ValueError(f"op {key!r}: its rule returned {len(out)} contribution"
+                             f"{'s' if len(out) != 1 else ''} for {arity} input"
+                             f"{'s' if arity != 1 else ''}: return one per input, in order")
+        return out
+
+    checked.__wrapped__ = rule
+    checked.__name__ = getattr(rule, "__name__", "rule")
+    return checked

@@ -31,6 +31,7 @@ import threading
 from contextlib import contextmanager
 from numbers import Real
 
+from . import checks
 from . import ops as _ops
 from .ops import ADD, DIV, FLOAT, MUL, POW, POWC, VALUE
 
@@ -838,7 +839,8 @@ def define_op(key, forward, grad, *, arity=1, name=None, formula="", rule="",
     if meth is not None and meth in vars(Value) and not _is_user_method(meth):
         raise ValueError(f"Value already has a method {meth!r}: choose another name")
     op = _ops.register(_ops.Op(
-        key, name or key, arity, forward, grad, has_arg=has_arg,
+        key, name or key, arity, forward, checks.one_per_input(grad, key, arity),
+        has_arg=has_arg,
         formula=formula or f"{key}({', '.join('xy'[:arity])})", rule=rule,
         np_forward=np_forward, method=meth), replace=True)
 
