@@ -63,7 +63,7 @@ def _flatten_pairs(preds, targets, what, wants=None):
     pairs = []
     for i, (p, t) in enumerate(zip(preds, targets)):
         if _is_num(p):
-            pairs.append((p, _target(t, what, f"target {i}", wants)))
+            pairs.append((p, _target(t, what, wants, "target {}", i)))
             continue
         if isinstance(p, (str, bytes)) or not hasattr(p, "__len__"):
             raise TypeError(f"{what}: prediction {i} must be a Value, a number or a list "
@@ -71,7 +71,7 @@ def _flatten_pairs(preds, targets, what, wants=None):
         if _is_num(t) or len(p) != len(t):
             raise ValueError(f"{what}: prediction {i} has {len(p)} outputs but its target "
                              f"is {t!r}")
-        pairs.extend((pj, _target(tj, what, f"target {i}[{j}]", wants))
+        pairs.extend((pj, _target(tj, what, wants, "target {}[{}]", i, j))
                      for j, (pj, tj) in enumerate(zip(p, t)))
     return pairs
 
@@ -83,20 +83,25 @@ ZERO_ONE = ("the label 0 or 1 (or a probability in [0, 1]), not -1/+1",
             lambda y: 0.0 <= y <= 1.0)
 
 
-def _target(t, what, where, wants=None):
+def _target(t, what, wants, where, *at):
     """One target as a float, refused unless it is a finite number that ``wants``
-    (``FINITE``, ``PLUS_MINUS_ONE``, ``ZERO_ONE``) allows; the error names the loss
-    ``what``, the target ``where`` (``"target 3"``, ``"y[3]"``) and its value."""
-    if isinstance(t, bool) or not isinstance(t, Real):
-        raise TypeError(f"{what}: {where} must be a number, got {type(t).__name__}: "
-                        f"{checks.show(t)}")
+    (``FINITE``, ``PLUS_MINUS_ONE``, ``ZERO_ONE``; None: FINITE) allows; the error names
+    the loss ``what``, the target (``where.format(*at)``: ``"target 3"``, ``"y[3]"``)
+    and its value."""
+    if type(t) is float:
+        y = t
+    elif isinstance(t, bool) or not isinstance(t, Real):
+        raise TypeError(f"{what}: {where.format(*at)} must be a number, got "
+                        f"{type(t).__name__}: {checks.show(t)}")
+    else:
+        try:
+            y = float(t)
+        except OverflowError:  # an int past the largest float
+            y = math.inf
     text, ok = wants or FINITE
-    try:
-        y = float(t)
-    except OverflowError:  # an int past the largest float
-        y = math.inf
     if not math.isfinite(y) or (ok is not None and not ok(y)):
-        raise ValueError(f"{what}: {where} is {checks.show(t)}; {what} wants {text}")
+        raise ValueError(f"{what}: {where.format(*at)} is {checks.show(t)}; {what} wants "
+                         f"{text}")
     return y
 
 
@@ -413,17 +418,17 @@ class LossSpec:
         number of classes, where known. A custom loss checks nothing."""
         if self.wants is None and self.labels != "index":
             return
+        where = name + "[{}]"
         for i, label in enumerate(labels):
-            where = f"{name}[{i}]"
             if self.labels == "index":
-                _class_index(label, k, f"{self.name}: {where}")
+                _class_index(label, k, f"{self.name}: {where.format(i)}")
             elif isinstance(label, Real):
-                _target(label, self.name, where, self.wants)
+                _target(label, self.name, self.wants, where, i)
             elif isinstance(label, (str, bytes)) or not hasattr(label, "__len__"):
-                _target(label, self.name, where, self.wants)  # refused: not a number
+                _target(label, self.name, self.wants, where, i)  # refused: not a number
             else:  # several outputs: a row of targets
                 for j, t in enumerate(label):
-                    _target(t, self.name, f"{where}[{j}]", self.wants)
+                    _target(t, self.name, self.wants, where + "[{}]", i, j)
 
     def __call__(self, preds, targets, reduction="mean"):
         return self.fn(preds, targets, reduction)
@@ -434,9 +439,9 @@ class LossSpec:
             label = _class_index(label, k, f"{self.name}: target")
             return [1.0 if j == label else 0.0 for j in range(k)]
         if isinstance(label, (list, tuple)):
-            return [_target(t, self.name, f"target[{j}]", self.wants)
+            return [_target(t, self.name, self.wants, "target[{}]", j)
                     for j, t in enumerate(label)]
-        return _target(label, self.name, "the target", self.wants)
+        return _target(label, self.name, self.wants, "the target")
 
     def __repr__(self):
         return f"LossSpec({self.name!r}, labels={self.labels!r})"

@@ -128,9 +128,10 @@ def _fpow(x, n):
 
 
 def _powc_slope(m, x, n):
-    """n * x**(n-1), the slope of x**n, as PyTorch writes it; on a float with an int n
-    past 2**53 the exact value rounded once (``float(n)`` would round n first)."""
-    if type(x) is float and isinstance(n, int) and not -_EXACT_INT <= n <= _EXACT_INT:
+    """n * x**(n-1), the slope of x**n, for an n past 2**53 (the rule writes it out
+    below that, as PyTorch does): on a float with an int n, the exact value rounded once
+    (``float(n)`` would round n first)."""
+    if type(x) is float and isinstance(n, int):
         return intpow.power(x, n - 1, n)
     return n * m.powc(x, n - 1)
 
@@ -372,9 +373,12 @@ POW = Op("pow", "**", 2, _fpow,
 
 # ---- unary with a constant ----
 POWC = Op("powc", "**", 1, _fpowc,
-          # NOTE: x**0 has slope 0 everywhere, 0**0 included (a selection, as torch)
+          # NOTE: x**0 has slope 0 everywhere, 0**0 included (a selection, as torch);
+          # past 2**53 (written out: a constant, no lookup on this hot path) n is exact
           lambda m, g, x, out, n: (
-              m.where(n == 0, 0.0, g * _powc_slope(m, x, n)),),       # n x^(n-1)
+              m.where(n == 0, 0.0, g * (n * m.powc(x, n - 1)            # n x^(n-1)
+                                        if -9007199254740992 <= n <= 9007199254740992
+                                        else _powc_slope(m, x, n))),),
           has_arg=True, formula="x ** n", method="__pow__",
           rule="d(x**n)/dx = n * x**(n-1)")
 
