@@ -31,6 +31,7 @@ export const PURE_TESTS = [
   "tests/test_engine_layout.py",
   "tests/test_expr.py",
   "tests/test_io.py",
+  "tests/test_pow_huge.py",
   "tests/test_readme.py",
   "tests/test_seed_listings.py",
   "tests/test_smoke.py",
@@ -73,6 +74,7 @@ const NEEDS = {
     "tests/test_io.py::test_save_onto_a_folder_or_unwritable_place_names_the_users_path",
     "tests/test_io.py::test_save_respects_the_umask_and_keeps_an_existing_files_mode",
     "tests/test_io.py::test_save_refuses_non_regular_targets",
+    "tests/test_io.py::test_load_refuses_a_pipe_or_a_device_before_opening_it",
   ],
   // Freeing a chain of about 4,500 Values, or json's decoder on 50,000 nested brackets,
   // overflows the WebAssembly stack before Python's recursion limit: a fatal error that

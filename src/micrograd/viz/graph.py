@@ -76,8 +76,12 @@ class Edge:
 
 def num(x):
     """A float for JSON: finite floats as they are, else ``'Infinity'``, ``'-Infinity'``
-    or ``'NaN'`` (strings JavaScript's ``Number()`` reads back; JSON has no inf/nan)."""
-    x = float(x)
+    or ``'NaN'`` (strings JavaScript's ``Number()`` reads back; JSON has no inf/nan).
+    An int past the largest float (the n of ``x**10**400``) is infinite here."""
+    try:
+        x = float(x)
+    except OverflowError:
+        x = math.inf if x > 0 else -math.inf
     if math.isfinite(x):
         return x
     if x != x:
