@@ -31,8 +31,9 @@ def setup(**fields):
     """A checked experiment (the page's older names read, as the server reads them)."""
     return Experiment.from_dict(fields)
 
-STATIC_FILES = sorted(p.name for p in (Path(__file__).resolve().parent.parent / "src" /
-                                       "micrograd" / "web" / "static").iterdir())
+_STATIC = Path(__file__).resolve().parent.parent / "src" / "micrograd" / "web" / "static"
+STATIC_FILES = sorted(p.relative_to(_STATIC).as_posix() for p in _STATIC.rglob("*")
+                      if p.is_file())
 
 
 @pytest.fixture(scope="module")
@@ -129,7 +130,7 @@ def test_walk_preset_matches_the_engine(client, key):
     root.backward()
     nodes = by_name(view)
     assert nodes[root.label]["data"] == root.data
-    from micrograd.viz.graph import trace
+    from micrograd.graph import trace
     for n in trace(root)[0]:
         if n.value.label:
             assert nodes[n.value.label]["grad"] == n.value.grad, n.value.label

@@ -15,7 +15,7 @@ with warnings.catch_warnings():  # starlette warns about httpx vs httpx2 at impo
 
 from micrograd import walk as walk_mod
 from micrograd.expr import evaluate, parse
-from micrograd.viz.graph import num, trace
+from micrograd.graph import num, trace
 from micrograd.viz.layout import CELL_PAD, text_width
 from micrograd.web import create_app, schemas
 from micrograd.walk_setup import PRESETS

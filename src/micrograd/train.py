@@ -180,7 +180,7 @@ class History:
         form as ``micrograd.viz.num``), so ``json.dumps(..., allow_nan=False)`` works."""
         d = {k: list(getattr(self, k)) for k in self.KEYS}
         if json_safe:
-            from .viz.graph import num
+            from .graph import num
 
             d = {k: [num(x) for x in v] for k, v in d.items()}
         d.update(epochs=self.epochs, steps=self.steps, stopped=self.stopped,

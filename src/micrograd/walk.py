@@ -39,9 +39,7 @@ from dataclasses import dataclass, field
 
 from . import walk_modes
 from .chain_rule import contributions_at, sweep, sweep_steps
-from .viz.graph import fmt, trace
-from .viz.layout import fmt4
-from .viz.render_common import describe_op
+from .graph import describe_op, fmt, fmt4, trace
 from .wire import encode
 
 MODES = tuple(walk_modes.BY_MODE)  # "correct", "assign", "recursive", "no_zero_grad"

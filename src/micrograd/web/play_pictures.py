@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 from ..engine import Value
 from ..experiment import FEATURES
-from ..viz.graph import num  # the one wire form for inf and nan
+from ..graph import num  # the one wire form for inf and nan
 from . import limits
 from .limits import MAX_POINT_GRAPH_NODES, THUMB
 from .play_session import PlayError, round_half_even

@@ -29,7 +29,7 @@ from .. import experiment as _experiment
 from ..engine import Value, no_grad
 from ..experiment import FEATURES, n_outputs, task
 from ..losses import LOSSES
-from ..viz.graph import num  # the one wire form for inf and nan
+from ..graph import num  # the one wire form for inf and nan
 from . import limits
 
 

@@ -150,7 +150,7 @@ class Box(BaseModel):
     h: float
 
 
-# a node of the layout: viz.graph.Node's fields (its Value back reference stays home),
+# a node of the layout: graph.Node's fields (its Value back reference stays home),
 # the properties it sends (name, leaf) and its place in the drawing
 GraphNode = model_of(_viz.Node, exclude=("value",), name=str, leaf=bool, box=Box,
                      cells=List[str], cell_widths=List[float], op_box=Optional[Box],

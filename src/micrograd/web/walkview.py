@@ -29,8 +29,8 @@ from .. import expr as _expr
 from .. import viz as _viz
 from .. import walk as _walk
 from ..expr import FUNCTIONS
-from ..viz.graph import fmt
-from ..viz.layout import fmt4
+from ..graph import fmt
+from ..graph import fmt4
 from ..walk import WalkError
 from ..walk_setup import PRESETS
 from ..wire import encode
