@@ -18,7 +18,8 @@ import torch
 from opinfo import higher_order_cases
 
 from micrograd import ops
-from micrograd.autodiff import gradcheck, gradients, grad, jvp
+from micrograd.autodiff import gradients, grad, jvp
+from micrograd.gradcheck import gradcheck
 from micrograd.engine import Value
 
 # name: (op key, micrograd function, torch function, range per input, edge points)

@@ -9,9 +9,11 @@ import pytest
 import torch
 
 from micrograd import autodiff, ops
-from micrograd.autodiff import (GradcheckError, backward, grad, gradcheck, gradcheck_report,
-                                gradients, hessian, hvp, jacfwd, jacrev, jvp, value_and_grad)
+from micrograd import gradcheck as gradcheck_module
+from micrograd.autodiff import (backward, grad, gradients, hessian, hvp, jacfwd, jacrev, jvp,
+                                value_and_grad)
 from micrograd.engine import Value, no_grad
+from micrograd.gradcheck import GradcheckError, gradcheck, gradcheck_report
 from micrograd.nn import MLP
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -310,6 +312,8 @@ def _chain(a, n):
 def test_module_docstrings_run():
     result = doctest.testmod(autodiff)
     assert result.attempted > 10 and result.failed == 0
+    result = doctest.testmod(gradcheck_module)
+    assert result.attempted >= 2 and result.failed == 0
 
 
 def test_docs_page_examples_print_what_the_page_says():

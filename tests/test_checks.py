@@ -47,3 +47,13 @@ def test_traced_adam_refuses_eps_zero_like_adam():
     loss = trace_loss(lambda x, y: (x[0] * w - y) ** 2, [[1.0], [2.0]], [1.0, 2.0])
     with pytest.raises(ValueError, match=r"eps must be in \(0.0, inf\)"):
         TracedAdam(loss, lr=0.1, eps=0.0)
+
+
+def test_a_huge_int_is_named_short_never_written_out():
+    # Python refuses to write an int of more than 4,300 digits: the message must not try
+    with pytest.raises(ValueError, match=r"epochs must be at least 0, got -1e5000"):
+        checks.integer(-(10**5000), "epochs", low=0)
+    with pytest.raises(ValueError, match=r"lr must be a finite number, got inf"):
+        checks.number(10**5000, "lr")
+    assert checks.show(10**400) == "1e400" and checks.show(123) == "123"
+    assert checks.show("x" * 99, 5) == "'xxxx"

@@ -11,7 +11,8 @@ import torch
 import torch.nn.functional as F
 
 from micrograd import ops, viz
-from micrograd.autodiff import grad, gradcheck, gradcheck_report, jvp
+from micrograd.autodiff import grad, jvp
+from micrograd.gradcheck import gradcheck, gradcheck_report
 from micrograd.engine import Value, define_op
 from micrograd.expr import parse
 from micrograd.trace import NUMPY, TraceError, trace
@@ -166,3 +167,39 @@ def test_the_docs_worked_example_prints_what_the_page_says():
     x = torch.tensor(0.5, dtype=torch.float64, requires_grad=True)
     F.gelu(x, approximate="tanh").backward()
     assert round(x.grad.item(), 5) == 0.86737  # the page's number is torch's
+
+
+# a rule must return one contribution per input: too many was dropped, too few failed to
+# unpack without naming the op
+two_out = define_op("two_out", lambda x: 2.0 * x, lambda m, g, x, out: (g * 2.0, g),
+                    np_forward=lambda x: 2.0 * x)
+one_of_two = define_op("one_of_two", lambda x, y: x * y, lambda m, g, x, y, out: (g * y,),
+                       arity=2, np_forward=lambda x, y: x * y)
+bare = define_op("bare", lambda x: 2.0 * x, lambda m, g, x, out: g * 2.0,
+                 np_forward=lambda x: 2.0 * x)
+
+WRONG = [
+    (lambda x: two_out(x), ValueError, "op 'two_out': its rule returned 2 contributions for "
+                                       "1 input: return one per input, in order"),
+    (lambda x: one_of_two(x, x * 3.0), ValueError,
+     "op 'one_of_two': its rule returned 1 contribution for 2 inputs"),
+    (lambda x: bare(x), TypeError, r"op 'bare': its rule must return one contribution per "
+                                   r"input in a tuple, such as \(g \* ...,\), got (float|ndarray)"),
+]
+
+
+@pytest.mark.parametrize("fn, err, message", WRONG, ids=["too many", "too few", "bare"])
+@pytest.mark.parametrize("how", ["backward", "create_graph", "jvp", "traced"])
+def test_a_rule_with_the_wrong_number_of_contributions_is_named(fn, err, message, how):
+    x = Value(1.5)
+    with pytest.raises(err, match=message):
+        if how == "backward":
+            (fn(x) * 1.0).backward()
+        elif how == "create_graph":
+            fn(x).backward(create_graph=True)
+        elif how == "jvp":
+            jvp(lambda v: fn(v), (1.5,), (1.0,))
+        elif how == "traced":
+            w = Value(0.5)
+            trace(lambda s: fn(s[0] * w), [[1.0], [2.0]], params=[w]).backward(
+                [[1.0], [2.0]])

@@ -1,9 +1,12 @@
-"""The engine's compact node and its fast paths: five fields a node, what a node carries
-beyond its op, backward's marked walk (and the walk it falls back to), memory per node."""
+"""The engine's compact node and its fast paths (``micrograd.engine_fast``), by what they
+promise: memory per node, what a node carries beyond its op, backward's numbers equal to
+the lecture's loop over the op table, a neuron's sum equal to the operators' graph, and
+no change to the garbage collector."""
 
 import gc
 import math
 import random
+import subprocess
 import sys
 import threading
 import tracemalloc
@@ -11,7 +14,9 @@ import tracemalloc
 import pytest
 
 from micrograd import engine, ops
+from micrograd.chain_rule import sweep, topological_order
 from micrograd.engine import Value, no_grad
+from micrograd.nn import Neuron
 
 
 def random_graph(seed, n=400):
@@ -43,24 +48,22 @@ def random_graph(seed, n=400):
 
 
 def grads_by_the_table(root):
-    """The lecture's loop: order the graph, then every node's own step, rule by rule."""
-    order = engine._topo_order(root)
-    for v in order:
-        v.grad = 0.0
-    root.grad = 1.0
-    for v in reversed(order):
-        v._backward()
-    return [v.grad for v in order]
+    """The chain rule by the book: the topological order, then every node's rule called
+    through the op table's one dispatcher (``chain_rule.sweep``), into a table: no
+    ``+`` or ``*`` written out, no grad field touched."""
+    order = topological_order(root)
+    grads = sweep(reversed(order), {root: 1.0})
+    return [grads.get(v, 0.0) for v in order]
 
 
 # ---- the node --------------------------------------------------------------------------
 
 
-def test_a_node_is_five_fields():
-    assert Value.__slots__ == ("data", "grad", "_a", "_b", "_how")
+def test_a_node_is_one_small_object():
     a, b = Value(2.0), Value(3.0)
-    assert (a * b)._how is ops.MUL and (a + b)._how is ops.ADD and a._how is None
-    assert sys.getsizeof(a * b) <= sys.getsizeof(object()) + 16 + 5 * 8  # GC head, slots
+    assert (a * b)._fn is ops.MUL and (a + b)._fn is ops.ADD and a._fn is None
+    assert sys.getsizeof(a * b) <= sys.getsizeof(object()) + 16 + 5 * 8  # GC head, 5 fields
+    assert not hasattr(a * b, "__dict__")
 
 
 def test_memory_per_node_is_at_most_100_bytes():
@@ -74,28 +77,27 @@ def test_memory_per_node_is_at_most_100_bytes():
         used = tracemalloc.get_traced_memory()[0] - before
     finally:
         tracemalloc.stop()
-    nodes = len(engine._topo_order(x)) - 3
+    nodes = len(topological_order(x)) - 3
     assert nodes == 40_000
     assert used / nodes <= 100, f"{used / nodes:.1f} bytes per node"
 
 
-def test_power_nodes_share_their_constant_but_not_their_label():
+def test_power_nodes_keep_their_constant_and_their_own_label():
     a, b = Value(2.0), Value(3.0)
     p, q, r = a**2, b**2, a**2.0
-    assert p._how is q._how and type(p._how) is engine._Extra  # one record for every x**2
     assert (p._fn, p._arg, q._arg, r._arg) == (ops.POWC, 2, 2, 2.0)
     assert type(p._arg) is int and type(r._arg) is float  # the exponent as given
     p.label = "p"
     assert (p.label, q.label, p._fn, p._arg, p._op) == ("p", "", ops.POWC, 2, "**2")
-    assert q._how is (b**2)._how  # q's record untouched
     p.label = ""
-    assert p._how is q._how
-    # zeros keep their sign, and a nan (unequal to itself) would only fill the cache
+    assert (p.label, p._fn, p._arg, p._op) == ("", ops.POWC, 2, "**2")
+    # zeros keep their sign, a nan stays a nan
     plus, minus = a**0.0, a**-0.0
     assert math.copysign(1.0, plus._arg) == 1.0 and math.copysign(1.0, minus._arg) == -1.0
-    size = len(engine._shared_extras)
-    assert all(math.isnan((a**math.nan)._arg) for _ in range(3))
-    assert len(engine._shared_extras) == size
+    assert math.isnan((a**math.nan)._arg)
+    c = (p * 3.0) ** 2
+    c.backward()
+    assert (c.data, a.grad) == (144.0, 2 * 12.0 * 3.0 * 2 * 2.0)  # a labelled power too
 
 
 def test_labels_and_hand_set_op_labels_live_beside_the_op():
@@ -137,45 +139,53 @@ def test_a_node_has_no_weakref_slot():
         weakref.ref(Value(1.0))
 
 
-# ---- backward's walk -------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("seed", range(4))
-def test_backwards_walk_is_the_topological_order_of_the_interior_nodes(seed):
-    leaves, root = random_graph(seed)
-    want = [v for v in engine._topo_order(root) if v._fn is not None]
-    for v in want:
-        v.grad = 7.0  # stale grads from an earlier pass
-    order = engine._interior_order(root)
-    assert order == want
-    assert all(type(v.grad) is float and v.grad == 0.0 for v in order)
-    assert all(v.grad != 0.0 or v._fn is None for v in leaves)  # leaves untouched
+# ---- backward's two phases -------------------------------------------------------------
 
 
 @pytest.mark.parametrize("seed", range(4))
 def test_backward_gives_the_tables_numbers_on_every_node(seed):
+    # the same sums in the same order as the lecture's loop over the topological order,
+    # rule by rule from the table: equal to the last bit, on every node
     leaves, root = random_graph(seed)
     root.backward()
-    fast = [v.grad for v in engine._topo_order(root)]
+    fast = [v.grad for v in topological_order(root)]
     assert grads_by_the_table(root) == fast
-
-
-def test_the_walk_without_fresh_zeros_gives_the_same_order_and_grads(monkeypatch):
-    leaves, root = random_graph(11)
-    root.backward()
-    fast = [v.grad for v in engine._topo_order(root)]
-    marked = engine._interior_order(root)
-    monkeypatch.setattr(engine, "_ZERO_IS_FRESH", False)
-    assert engine._interior_order(root) == marked
+    # the lecture's own loop, one node's step at a time, gives them too
+    order = topological_order(root)
     root.zero_grad()
+    root.grad = 1.0
+    for v in reversed(order):
+        v._backward()
+    assert [v.grad for v in order] == fast
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_stale_interior_grads_do_not_leak_into_a_pass(seed):
+    leaves, root = random_graph(seed)
     root.backward()
-    assert [v.grad for v in engine._topo_order(root)] == fast
+    fresh = [v.grad for v in topological_order(root)]
+    for v in topological_order(root):
+        if v._fn is not None:
+            v.grad = 7.0  # an earlier pass's numbers, or anything a user wrote there
+        else:
+            v.grad = 0.0
+    root.backward()
+    assert [v.grad for v in topological_order(root)] == fresh
 
 
-def test_fresh_zeros_are_new_objects():
-    z1, z2 = engine._fresh_zero(), engine._fresh_zero()
-    assert z1 == 0.0 and math.copysign(1.0, z1) == 1.0 and z1 is not z2
-    assert engine._ZERO_IS_FRESH
+@pytest.mark.parametrize("seed", range(3))
+def test_backward_by_the_sweep_gives_the_same_numbers(seed):
+    # detect_anomaly (and an interpreter whose float zeros are not new objects) take the
+    # one reverse sweep over a table: the same sums in the same order as backward()
+    leaves, root = random_graph(seed)
+    root.backward()
+    root.backward()  # leaves accumulate
+    fast = [v.grad for v in topological_order(root)]
+    root.zero_grad()
+    with engine.detect_anomaly():
+        root.backward()
+        root.backward()
+    assert [v.grad for v in topological_order(root)] == fast
 
 
 def test_a_second_backward_resets_interior_grads_marked_by_the_first():
@@ -226,11 +236,11 @@ def test_threads_running_backward_on_one_graph_finish_and_leave_it_usable():
     # whatever the interleaving did to the grads, one more pass alone gives the numbers
     root.zero_grad()
     root.backward()
-    alone = [v.grad for v in engine._topo_order(root)]
+    alone = [v.grad for v in topological_order(root)]
     assert grads_by_the_table(root) == alone
 
 
-def test_no_grad_nodes_are_leaves_the_walk_skips():
+def test_no_grad_nodes_are_leaves_backward_passes_by():
     a = Value(2.0)
     with no_grad():
         c = a * 3.0
@@ -243,6 +253,7 @@ def test_no_grad_nodes_are_leaves_the_walk_skips():
 
 
 def loop_sum(b, ws, xs):
+    """The lecture's neuron: sum((wi*xi for wi, xi in zip(w, x)), b)."""
     act = b
     for w, x in zip(ws, xs):
         act = act + w * x
@@ -251,60 +262,104 @@ def loop_sum(b, ws, xs):
 
 def shape(root, names):
     """The graph as (op, arg, data, inputs by position) per node; leaves by name."""
-    order = engine._topo_order(root) if isinstance(root, Value) else []
+    order = topological_order(root) if isinstance(root, Value) else []
     pos = {v: i for i, v in enumerate(order)}
     return [(v._op, v._arg, v.data, names.get(v) if v._fn is None else None,
              tuple(pos[p] for p in v._prev)) for v in order]
 
 
-@pytest.mark.parametrize("case", ["values", "numbers", "numpy", "float bias", "uneven"])
-def test_affine_builds_the_operators_graph(case):
+def neuron_and_inputs(case):
     import numpy as np
 
     rng = random.Random(3)
-    ws = [Value(rng.uniform(-1, 1)) for _ in range(5)]
-    b = Value(0.25)
+    n = Neuron(5, activation="linear", seed=3)
+    n.b = Value(0.25)
     xs = [Value(rng.uniform(-1, 1)) for _ in range(5)]
     if case == "numbers":
         xs[1], xs[3] = 2.0, -3
     elif case == "numpy":
         xs[2] = np.float64(0.5)
     elif case == "float bias":
-        b = 0.75
-    elif case == "uneven":
-        xs = xs[:3]  # zip stops at the shorter, as the loop does
-    names = {v: f"w{i}" for i, v in enumerate(ws)}
+        n.b = 0.75
+    return n, xs
+
+
+@pytest.mark.parametrize("case", ["values", "numbers", "numpy", "float bias"])
+def test_a_neuron_builds_the_operators_graph(case):
+    n, xs = neuron_and_inputs(case)
+    names = {v: f"w{i}" for i, v in enumerate(n.w)}
     names.update({v: f"x{i}" for i, v in enumerate(xs) if isinstance(v, Value)})
-    if isinstance(b, Value):
-        names[b] = "b"
-    fast, slow = engine._affine(b, ws, xs), loop_sum(b, ws, xs)
+    if isinstance(n.b, Value):
+        names[n.b] = "b"
+    fast, slow = n(xs), loop_sum(n.b, n.w, xs)
     assert shape(fast, names) == shape(slow, names)
     fast.backward()
-    g_fast = [v.grad for v in ws + xs if isinstance(v, Value)]
-    for v in ws + xs:
+    g_fast = [v.grad for v in n.w + xs if isinstance(v, Value)]
+    for v in n.w + xs:
         if isinstance(v, Value):
             v.grad = 0.0
     slow.backward()
-    assert g_fast == [v.grad for v in ws + xs if isinstance(v, Value)]
+    assert g_fast == [v.grad for v in n.w + xs if isinstance(v, Value)]
 
 
-def test_affine_under_the_modes_is_the_operators():
+def test_a_neuron_under_the_modes_is_the_operators():
     from micrograd.engine import AnomalyError, detect_anomaly
 
-    ws, xs, b = [Value(2.0), Value(3.0)], [Value(4.0), Value(5.0)], Value(1.0)
+    n = Neuron(2, activation="linear")
+    n.w, n.b = [Value(2.0), Value(3.0)], Value(1.0)
     with no_grad():
-        out = engine._affine(b, ws, xs)
-    assert out.data == 24.0 and out._prev == ()  # a plain leaf, as a + w*x gives
-    big = [Value(1e200), Value(1e200)]
+        out = n([Value(4.0), Value(5.0)])
+    assert out.data == 24.0 and out._prev == ()  # a plain leaf, as b + w*x gives
+    n.w = [Value(1e200), Value(1e200)]
     with detect_anomaly():
         with pytest.raises(AnomalyError, match="forward: op"):
-            engine._affine(b, big, big)
+            n([Value(1e200), Value(1e200)])
 
 
-def test_the_warm_up_leaves_nothing_behind():
-    # CPython 3.10 runs it at import; it must touch no state a user can see
-    shared = dict(engine._shared_extras)
-    grad_on = engine.is_grad_enabled()
-    engine._warm_up(runs=5)
-    assert engine._shared_extras == shared and engine.is_grad_enabled() == grad_on
-    assert engine._OPCACHE_MIN_RUNS == 1024  # CPython 3.10's OPCACHE_MIN_RUNS
+# ---- the garbage collector and import ------------------------------------------------
+
+
+def collector_state():
+    return gc.isenabled(), gc.get_threshold(), gc.get_freeze_count()
+
+
+def test_importing_the_engine_changes_no_collector_setting_and_leaves_no_node():
+    # the engine warms backward() up at import on CPython 3.10: on its own graph, gone
+    # on return; and it never touches the collector, on import or anywhere else
+    code = ("import gc; before = (gc.isenabled(), gc.get_threshold(), gc.get_freeze_count())\n"
+            "import micrograd.engine as e\n"
+            "after = (gc.isenabled(), gc.get_threshold(), gc.get_freeze_count())\n"
+            "gc.collect()\n"
+            "alive = sum(type(o) is e.Value for o in gc.get_objects())\n"
+            "print(before == after, alive, e.is_grad_enabled())")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True, timeout=120)
+    assert done.stdout.split() == ["True", "0", "True"]
+
+
+def test_ops_and_backward_leave_the_collector_alone():
+    before = collector_state()
+    leaves, root = random_graph(7, n=200)
+    root.backward()
+    with engine.detect_anomaly():
+        root.backward(create_graph=True)
+    Neuron(3)([1.0, 2.0, 3.0]).backward()
+    assert collector_state() == before
+
+
+# ---- the examples in the docstrings ------------------------------------------------------
+
+
+def test_the_engine_modules_examples_run(monkeypatch):
+    import doctest
+
+    from micrograd import chain_rule, grad_mode
+
+    # define_op's example adds an op "cube": to a copy of the table, and a method that
+    # goes again afterwards
+    monkeypatch.setattr(ops, "OPS", dict(ops.OPS))
+    monkeypatch.setattr(Value, "cube", getattr(Value, "cube", None), raising=False)
+    monkeypatch.delattr(Value, "cube")
+    for module in (engine, chain_rule, grad_mode):
+        result = doctest.testmod(module)
+        assert result.attempted >= 1 and result.failed == 0, module.__name__

@@ -19,7 +19,8 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from opinfo import SPEC
 
-from micrograd import engine, ops
+from micrograd import ops
+from micrograd.chain_rule import contributions_at, topological_order
 from micrograd.engine import Value
 
 EXAMPLES = int(os.environ.get("MICROGRAD_FUZZ_EXAMPLES", "300"))
@@ -100,13 +101,13 @@ def rounding_bounds(root, eps=1e-15):
     contribution counts as known only to the smallest normal number (flushed to zero on
     one side, kept on the other)."""
     bound = {}
-    for v in reversed(engine._topo_order(root)):
+    for v in reversed(topological_order(root)):
         if v._fn is None:
             continue
         b = bound.get(v, 0.0)
-        cs = engine._contributions(v, ops.FLOAT, v.grad)
+        cs = contributions_at(v, v.grad)
         # the rule is linear in the upstream grad: run it with the grad moved by its bound
-        moved = engine._contributions(v, ops.FLOAT, v.grad + b) if b else cs
+        moved = contributions_at(v, v.grad + b) if b else cs
         for p, c, m in zip(v._prev, cs, moved):
             # a subnormal contribution may be flushed to zero (torch's CPU kernels do):
             # an absolute error up to the smallest normal number
@@ -134,7 +135,7 @@ def compare(leaves, steps):
 def has_subnormal(leaves, steps):
     """Does any number of the forward pass fall below the smallest normal float?"""
     _, y = run(leaves, steps, Value)
-    return any(0.0 < abs(v.data) < TINY for v in engine._topo_order(y))
+    return any(0.0 < abs(v.data) < TINY for v in topological_order(y))
 
 
 @settings(max_examples=EXAMPLES, deadline=None,

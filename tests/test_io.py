@@ -162,7 +162,7 @@ def test_missing_file_and_directory(tmp_path):
     before = weights(model)
     with pytest.raises(FileNotFoundError, match="no model file at"):
         load_into(model, tmp_path / "nope.json")
-    with pytest.raises(ModelFileError, match="cannot read"):
+    with pytest.raises(ModelFileError, match="it is a folder, not a model file"):
         load(tmp_path)
     assert weights(model) == before
 
@@ -346,3 +346,59 @@ def test_load_caps_the_parameter_count_before_building(tmp_path):
     assert len(load(tmp_path / "small.json", max_parameters=n).parameters()) == n
     with pytest.raises(ModelFileError, match=f"over the cap of {n - 1}"):
         load_into(small, tmp_path / "small.json", max_parameters=n - 1)
+
+
+def load_in_a_thread(fn, *args):
+    """Run ``fn(*args)`` in a thread; what it raised, or None; a call still blocked
+    after 10 s is a failure (the thread is then let go: a daemon, so it cannot hang the
+    run)."""
+    import threading
+
+    out = {}
+
+    def run():
+        try:
+            fn(*args)
+        except BaseException as err:  # noqa: BLE001 - handed back to the test
+            out["err"] = err
+
+    t = threading.Thread(target=run, daemon=True)
+    t.start()
+    t.join(10)
+    return t.is_alive(), out.get("err")
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device", "link to a fifo"])
+@pytest.mark.parametrize("how", ["load", "load_into"])
+def test_load_refuses_a_pipe_or_a_device_before_opening_it(tmp_path, kind, how):
+    model = MLP(2, [2, 1], seed=0)
+    before = weights(model)
+    if kind == "device":
+        path, what = "/dev/zero", "a character device"  # reading it would never end
+    else:
+        path, what = tmp_path / "pipe", "a named pipe"  # opening it waits for a writer
+        os.mkfifo(path)
+        if kind == "link to a fifo":
+            (tmp_path / "link").symlink_to(path)
+            path = tmp_path / "link"
+    blocked, err = load_in_a_thread(load if how == "load" else load_into,
+                                    *([path] if how == "load" else [model, path]))
+    if blocked:  # a writer lets the blocked open go, then the test fails
+        with open(path, "wb"):
+            pass
+    assert not blocked, f"io.{how} blocked on {kind}"
+    assert isinstance(err, ModelFileError), err
+    assert f"it is {what}, not a model file" in str(err) and os.fspath(path) in str(err)
+    assert weights(model) == before
+
+
+def test_load_refuses_a_folder_by_name(tmp_path):
+    model = MLP(2, [2, 1], seed=0)
+    before = weights(model)
+    (tmp_path / "d").mkdir()
+    for call in (lambda: load(tmp_path / "d"), lambda: load_into(model, tmp_path / "d")):
+        with pytest.raises(ModelFileError, match=r"d: it is a folder, not a model file \("
+                                                 r"a model file is a regular file; nothing "
+                                                 r"was read\)"):
+            call()
+    assert weights(model) == before

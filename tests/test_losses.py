@@ -132,7 +132,8 @@ def test_bce_gradient_is_sigmoid_minus_target():
 
 
 def test_bce_refuses_pm1_labels():
-    with pytest.raises(ValueError, match=r"targets must lie in \[0, 1\].*-1"):
+    with pytest.raises(ValueError, match=r"target 0 is -1; bce_with_logits wants the label "
+                                         r"0 or 1 \(or a probability in \[0, 1\]\)"):
         bce_with_logits([Value(0.0)], [-1])
 
 
@@ -311,3 +312,127 @@ def test_traced_cross_entropy_form_is_exact_at_extreme_logits_in_any_order(z):
     ref.backward()
     assert loss.data == ref.item() == 0.0
     assert [v.grad for v in zs] == zt.grad.tolist()
+
+
+# ---- labels checked against the loss ---------------------------------------------------
+
+
+@pytest.mark.parametrize("loss, preds, targets, message", [
+    (hinge, [0.5, -0.5, 2.0], [1, 0, -1],
+     r"hinge: target 1 is 0; hinge wants the label -1 or \+1 \(for labels 0/1 use bce\)"),
+    (hinge, [0.5, 1.0], [1, 2.0], r"hinge: target 1 is 2.0; hinge wants the label -1 or \+1"),
+    (hinge, [[0.5, 1.0], [1.0, 2.0]], [[1, -1], [1, 0.5]], r"hinge: target 1\[1\] is 0.5"),
+    (hinge, [0.5], [math.nan], r"hinge: target 0 is nan; hinge wants the label -1 or \+1"),
+    (mse, [0.5, 1.0, 2.0], [1.0, 3.0, math.nan], r"mse: target 2 is nan; mse wants a finite"),
+    (mse, [0.5], [-math.inf], r"mse: target 0 is -inf; mse wants a finite number"),
+    (mse, [0.5], [10**5000], r"mse: target 0 is 1e5000; mse wants a finite number"),
+    (bce_with_logits, [0.5, 1.0], [1, math.nan], r"bce_with_logits: target 1 is nan"),
+    (bce_with_logits, [0.5, 1.0], [1, 2], r"target 1 is 2; bce_with_logits wants the label 0 or"),
+])
+def test_a_label_the_loss_cannot_use_is_named_and_refused(loss, preds, targets, message):
+    with pytest.raises(ValueError, match=message):
+        loss(values(preds) if not isinstance(preds[0], list) else
+             [values(r) for r in preds], targets)
+
+
+def test_cross_entropy_names_a_label_that_is_no_class_index():
+    z = values([0.0, 1.0, 2.0])
+    with pytest.raises(ValueError, match=r"target 0 must be a class index in 0..2, got 1.5"):
+        cross_entropy(z, 1.5)  # one sample and a float class: refused by what it is
+    with pytest.raises(ValueError, match=r"target 1 must be a class index in 0..2, got nan"):
+        cross_entropy([z, z], [0, math.nan])
+    assert cross_entropy(z, 2).data == cross_entropy([z], [2]).data
+
+
+def test_regression_targets_stay_welcome_in_mse():
+    assert mse([Value(5.0), Value(7.5)], [5.0, 7.0]).data == 0.125
+
+
+@pytest.mark.parametrize("name, labels, message", [
+    ("hinge", [1, -1, 0, 1], r"hinge: y\[2\] is 0; hinge wants the label -1 or \+1"),
+    ("mse", [0.5, math.nan], r"mse: y\[1\] is nan; mse wants a finite number"),
+    ("mse", [[1.0, 2.0], [1.0, math.nan]], r"mse: y\[1\]\[1\] is nan"),
+    ("bce", [0, 1, -1], r"bce: y\[2\] is -1; bce wants the label 0 or 1"),
+    ("ce", [0, 2, 1.5], r"ce: y\[2\] must be a class index \(an int >= 0\), got 1.5"),
+    ("ce", [0, True], r"ce: y\[1\] must be a class index \(an int >= 0\), got True"),
+    ("hinge", [1, "1"], r"hinge: y\[1\] must be a number, got str"),
+])
+def test_check_labels_names_the_first_label_the_loss_cannot_use(name, labels, message):
+    with pytest.raises((ValueError, TypeError), match=message):
+        LOSSES[name].check_labels(labels)
+
+
+def test_check_labels_passes_what_each_loss_takes():
+    LOSSES["hinge"].check_labels([1, -1, 1.0, -1.0])
+    LOSSES["bce"].check_labels([0, 1, 0.25])
+    LOSSES["mse"].check_labels([5.0, -7.0, [1.0, 2.0]])
+    LOSSES["ce"].check_labels([0, 3, 1], k=4)
+    with pytest.raises(ValueError, match=r"ce: y\[1\] must be a class index in 0..3, got 4"):
+        LOSSES["ce"].check_labels([0, 4], k=4)
+    get_loss(lambda p, t: mse(p, t)).check_labels([5.0, math.nan])  # a custom loss: its own
+
+
+def test_the_traced_target_refuses_what_the_loss_refuses():
+    with pytest.raises(ValueError, match=r"hinge: the target is 0; hinge wants the label"):
+        LOSSES["hinge"].target(0)
+    with pytest.raises(ValueError, match=r"mse: the target is nan"):
+        LOSSES["mse"].target(math.nan)
+    with pytest.raises(ValueError, match=r"bce: target\[1\] is -1"):
+        LOSSES["bce"].target([0, -1])
+
+
+@pytest.mark.parametrize("penalty", [l1_penalty, l2_penalty])
+@pytest.mark.parametrize("alpha", [-1, -1e-9, math.nan, math.inf])
+def test_a_penalty_refuses_a_rate_that_fit_refuses(penalty, alpha):
+    with pytest.raises(ValueError, match=rf"{penalty.__name__}'s alpha must be"):
+        penalty([Value(1.0)], alpha)
+
+
+def test_a_penalty_names_a_rate_of_the_wrong_type():
+    with pytest.raises(TypeError, match=r"l2_penalty's alpha must be a number, got str"):
+        l2_penalty([Value(1.0)], "0.1")
+    assert l2_penalty([Value(2.0)], 0).data == 0.0
+
+
+# ---- several outputs per sample: the mean over every output -------------------------------
+
+
+TORCH_MEAN = {
+    "mse": lambda z, t: F.mse_loss(z, t),
+    "hinge": lambda z, t: torch.relu(1 - t * z).mean(),
+    "bce": lambda z, t: F.binary_cross_entropy_with_logits(z, t),
+}
+
+
+@pytest.mark.parametrize("name", ["mse", "hinge", "bce"])
+def test_several_outputs_per_sample_are_averaged_over_every_output(rng, name):
+    # 4 samples of 3 outputs: the batch loss, the mean of the per-sample forms (what the
+    # tracer runs) and torch's mean over the (4, 3) tensor are one number
+    spec = LOSSES[name]
+    preds = [[rng.uniform(-2, 2) for _ in range(3)] for _ in range(4)]
+    labels = {"mse": lambda: rng.uniform(-1, 1), "hinge": lambda: rng.choice([-1.0, 1.0]),
+              "bce": lambda: rng.choice([0.0, 1.0])}[name]
+    targets = [[labels() for _ in range(3)] for _ in range(4)]
+    zt = torch_leaf(preds)
+    ref = TORCH_MEAN[name](zt, torch.tensor(targets, dtype=torch.float64))
+    ref.backward()
+    want = zt.grad.reshape(-1).tolist()
+
+    batch = [values(row) for row in preds]
+    loss = spec(batch, targets)
+    loss.backward()
+    assert close(loss.data, ref.item())
+    assert all(close(v.grad, g) for v, g in zip(sum(batch, []), want))
+
+    per = [values(row) for row in preds]
+    terms = [spec.sample(row, [Value(t) for t in spec.target(ts)])
+             for row, ts in zip(per, targets)]
+    mean = sum(terms[1:], terms[0]) * (1.0 / len(terms))
+    mean.backward()
+    assert close(mean.data, ref.item())
+    assert all(close(v.grad, g) for v, g in zip(sum(per, []), want))
+    # one sample's form is the mean over its own outputs, not their sum
+    one = spec.sample(values(preds[0]), [Value(t) for t in targets[0]])
+    assert close(one.data, TORCH_MEAN[name](torch.tensor(preds[0], dtype=torch.float64),
+                                            torch.tensor(targets[0],
+                                                         dtype=torch.float64)).item())

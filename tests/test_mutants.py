@@ -8,7 +8,7 @@ the graph cannot see)."""
 import pytest
 import torch
 
-from micrograd.autodiff import GradcheckError, gradcheck, gradcheck_report
+from micrograd.gradcheck import GradcheckError, gradcheck, gradcheck_report
 from micrograd.expr import parse
 from micrograd.walk import walk
 

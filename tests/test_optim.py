@@ -314,3 +314,69 @@ def test_adam_with_tiny_eps_and_zero_grad_does_not_divide_by_zero():
     ps[0].grad, ps[1].grad = 0.0, 1.0
     opt.step()
     assert ps[0].data == 1.0 and ps[1].data == pytest.approx(1.9)
+
+
+# ---- a setting changed after construction is checked as the constructor checks it -----
+
+# (optimizer, setting, bad value, the keyword the constructor refuses it as)
+LATE = [
+    (Adam, "eps", 0, {"eps": 0}), (Adam, "eps", -1e-8, {"eps": -1e-8}),
+    (AdamW, "eps", 0.0, {"eps": 0.0}), (Adam, "betas", (1, 1), {"betas": (1, 1)}),
+    (Adam, "betas", (0.9, 1.0), {"betas": (0.9, 1.0)}),
+    (AdamW, "betas", (-0.1, 0.9), {"betas": (-0.1, 0.9)}),
+    (Adam, "betas", 0.9, {"betas": 0.9}), (Adam, "betas", (NAN, 0.9), {"betas": (NAN, 0.9)}),
+    (Adam, "weight_decay", -1, {"weight_decay": -1}),
+    (AdamW, "weight_decay", INF, {"weight_decay": INF}),
+    (SGD, "momentum", -5, {"momentum": -5}), (SGD, "dampening", -1, {"dampening": -1}),
+    (SGD, "weight_decay", -1, {"weight_decay": -1}), (SGD, "momentum", NAN, {"momentum": NAN}),
+    (SGD, "momentum", "0.9", {"momentum": "0.9"}), (SGD, "lr", -1, {"lr": -1}),
+]
+
+
+@pytest.mark.parametrize("cls, name, bad, kwargs", LATE,
+                         ids=[f"{c.__name__}.{n}={b!r}" for c, n, b, _ in LATE])
+def test_a_setting_set_later_is_refused_with_the_constructors_message(cls, name, bad, kwargs):
+    ps = [Value(1.0), Value(-2.0)]
+    with pytest.raises((ValueError, TypeError)) as at_construction:
+        cls(ps, **({"lr": 0.1} | kwargs))
+    opt = cls(ps, lr=0.1)
+    before = getattr(opt, name)
+    with pytest.raises(type(at_construction.value)) as later:
+        setattr(opt, name, bad)
+    assert str(later.value) == str(at_construction.value)
+    assert getattr(opt, name) == before  # the old setting stays
+    for p in ps:
+        p.grad = 0.0  # a zero grad: the case eps = 0 would divide 0 by 0
+    opt.step()
+    opt.step()
+    assert all(math.isfinite(p.data) for p in ps)
+
+
+def test_nesterov_is_checked_whichever_setting_changes():
+    opt = SGD([Value(1.0)], lr=0.1, momentum=0.9, nesterov=True)
+    with pytest.raises(ValueError, match="nesterov needs momentum > 0 and dampening = 0"):
+        opt.momentum = 0.0
+    with pytest.raises(ValueError, match="nesterov needs momentum > 0 and dampening = 0"):
+        opt.dampening = 0.5
+    assert (opt.momentum, opt.dampening, opt.nesterov) == (0.9, 0.0, True)
+    plain = SGD([Value(1.0)], lr=0.1)
+    with pytest.raises(ValueError, match="nesterov needs momentum > 0"):
+        plain.nesterov = True
+    assert plain.nesterov is False
+    plain.momentum = 0.5
+    plain.nesterov = True
+    assert plain.nesterov is True
+
+
+def test_good_settings_set_later_take_effect_as_in_the_constructor():
+    a, b = [Value(1.0), Value(-2.0)], [Value(1.0), Value(-2.0)]
+    late = Adam(a, lr=0.1)
+    late.betas, late.eps, late.weight_decay = [0.5, 0.75], 1e-3, 0.25
+    early = Adam(b, lr=0.1, betas=(0.5, 0.75), eps=1e-3, weight_decay=0.25)
+    assert late.betas == (0.5, 0.75)
+    for _ in range(3):
+        for p in a + b:
+            p.grad = p.data
+        late.step()
+        early.step()
+    assert [p.data for p in a] == [p.data for p in b]

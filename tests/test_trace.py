@@ -6,6 +6,7 @@ gradient must agree to 1e-9 relative (only the order of summation differs).
 """
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -458,6 +459,65 @@ def test_dense_inputs_read_elsewhere_get_every_gradient():
     got_out, got_g, _ = traced(fn, params, X)
     assert_close(got_out, want_out)
     assert_close(got_g, want_g)
+
+
+# square layers (as many outputs as inputs): a weight matrix used transposed has the
+# right shape there, so only the numbers can tell; every entry of W is distinct
+
+
+@pytest.mark.parametrize("sizes, activation", [
+    ((3, [3, 3, 1]), "tanh"), ((3, [3, 3, 1]), "relu"), ((4, [4, 4, 4]), "tanh"),
+    ((2, [2, 2]), "sigmoid"),
+])
+def test_square_layers_traced_equals_eager(sizes, activation):
+    nin, outs = sizes
+    model = MLP(nin, outs, activation=activation, seed=11)
+    for k, p in enumerate(model.parameters()):  # no two weights alike, W != W.T
+        p.data += 0.01 * k
+    X = np.random.default_rng(3).normal(size=(9, nin))
+    # a weighted sum of the outputs, so that no output gradient equals another
+    coefs = [1.0, -2.0, 0.5, 3.0][:outs[-1]]
+
+    def fn(x):
+        o = model(x)
+        o = o if isinstance(o, list) else [o]
+        return sum((c * v for c, v in zip(coefs[1:], o[1:])), coefs[0] * o[0])
+
+    params = model.parameters()
+    want_out, want_g, _ = eager(fn, params, X)
+    got_out, got_g, prog = traced(fn, params, X)
+    # the square layers ran as matrix products (every hidden neuron a dense row)
+    dense = re.search(r"dense x(\d+)", prog.summary())
+    assert dense and int(dense.group(1)) >= sum(outs[:-1]), prog.summary()
+    assert_close(got_out, want_out, what="outputs")
+    assert_close(got_g, want_g, what="grads")
+    # the gradient of each weight matrix, compared entry by entry in its own layout
+    i = 0
+    for layer in model.layers:
+        for n, neuron in enumerate(layer.neurons):
+            w = len(neuron.w)
+            assert_close(got_g[i:i + w], want_g[i:i + w], what=f"row {n} of {layer}")
+            i += w + 1
+
+
+def test_square_model_outputs_traced_equal_eager_with_output_gradients():
+    model = MLP(4, [4, 4, 4], activation="tanh", seed=2)
+    for k, p in enumerate(model.parameters()):
+        p.data += 0.01 * k
+    X = np.random.default_rng(8).normal(size=(6, 4))
+    prog = trace(model, X, cache=False)
+    assert_close(prog(X), [[v.data for v in model(list(x))] for x in X])
+    G = np.random.default_rng(9).normal(size=(6, 4))  # a different weight per output
+    model.zero_grad()
+    prog.backward(X, grad_outputs=G)
+    got = [p.grad for p in model.parameters()]
+    model.zero_grad()
+    total = None
+    for x, g in zip(X, G):
+        s = sum((float(gj) * o for gj, o in zip(g, model(list(x)))), Value(0.0))
+        total = s if total is None else total + s
+    total.backward()
+    assert_close(got, [p.grad for p in model.parameters()])
 
 
 def test_squares_of_parameters_run_as_one_dense_row():

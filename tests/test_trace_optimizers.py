@@ -179,3 +179,18 @@ def test_bad_arguments_are_refused_by_name():
         TracedSGD(loss, lr=math.inf)
     refused += [e1, e2, e3, e4, e5, e6, e7]
     assert all(type(p) is Value for p in model.parameters())  # nothing was bound
+
+
+def test_hyperparameters_and_state_read_as_attributes():
+    model, loss = _setup()
+    with TracedAdam(loss, lr=0.01, betas=(0.8, 0.99), eps=1e-6) as opt:
+        opt.step(X[:8], Y[:8])
+        assert opt.betas == (0.8, 0.99) and opt.eps == 1e-6 and opt.lr == 0.01
+        ref = Adam(_setup()[0].parameters(), lr=0.01, betas=(0.8, 0.99), eps=1e-6)
+        assert opt.m.shape == opt.v.shape == (len(ref.params),)
+        with pytest.raises(AttributeError, match="no attribute 'buf'"):
+            getattr(opt, "buf")  # noqa: B009 - an Adam has no momentum buffer
+    with TracedSGD(loss, lr=0.1, momentum=0.9) as opt:
+        opt.step(X[:8], Y[:8])
+        assert opt.momentum == 0.9 and not opt.nesterov
+        assert np.array_equal(opt.buf, [p.grad for p in model.parameters()])  # first step

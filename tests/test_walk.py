@@ -5,14 +5,20 @@ written here with ``_backward`` closures (as in seed 002), so each mode's wrong 
 are the ones the real mistake gives.
 """
 
+import ast
+import difflib
+import inspect
 import itertools
 import json
 import math
+import textwrap
 
 import pytest
 
+from micrograd import chain_rule, walk_modes
 from micrograd.engine import Value
 from micrograd.expr import parse
+from micrograd.viz import trace
 from micrograd.walk import (MODES, NUDGE_TOL, WalkError, format_walk, forward_steps, nudge,
                             replay, walk)
 
@@ -242,6 +248,49 @@ def test_no_zero_grad_seed002_numbers():
     for _ in range(2):
         ((t["a"] * t["b"] + t["c"]) * t["f"]).backward()
     assert t["a"].grad.item() == 12.0 != w.grad("a")
+
+
+# ---- the mistakes are the correct pass with one line changed ---------------------------
+
+
+def statements(fn):
+    """A function's code as lines, without its name, docstring and comments."""
+    tree = ast.parse(textwrap.dedent(inspect.getsource(fn))).body[0]
+    body = tree.body
+    if isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        body = body[1:]  # the docstring
+    return "\n".join(ast.unparse(st) for st in body).splitlines()
+
+
+def changed(fn, other):
+    return [d for d in difflib.ndiff(statements(fn), statements(other)) if d[0] in "+-"]
+
+
+def test_each_mistake_is_the_correct_pass_with_one_line_changed():
+    assert changed(walk_modes.backward, walk_modes.assign) == [
+        "- yield from sweep_steps(order, grads)", "+ yield from sweep_steps_assign(order, grads)"]
+    assert changed(walk_modes.backward, walk_modes.recursive) == [
+        "- order = reversed(nodes)", "+ order = every_path(nodes[-1])"]
+    assert changed(walk_modes.backward, walk_modes.no_zero_grad) == ["- grads.clear()"]
+    # and assign's sweep is the engine's one sweep with = for +=
+    assert changed(chain_rule.sweep_steps, walk_modes.sweep_steps_assign) == [
+        "-                     after = c if before is None else before + c",
+        "+                     after = c"]
+
+
+def test_the_correct_mode_steps_through_the_engines_sweep():
+    # every op, reused nodes: the walk's grads are the sweep's, to the last bit
+    root = parse("x = 0.7; y = -1.3; a = x*y; b = sigmoid(a) / (y*y + 1); "
+                 "c = (b + x)**2 * relu(a + 2) - sqrt(abs(b)) + exp(-x) * log(x + 3); "
+                 "d = c * b + tanh(c) * sin(a) + cos(y)")
+    w = walk(root)
+    grads = chain_rule.sweep(reversed(chain_rule.topological_order(
+        root, inputs_of=lambda v: v._prev)), {root: 1.0})
+    ids = {n.value: n.id for n in trace(root)[0]}
+    assert w.grads == {ids[v]: g for v, g in grads.items()} == w.expected
+    for s in w.backward:
+        for c in s.contributions:
+            assert c.grad_after == c.grad_before + c.contribution
 
 
 # ---- step events ----------------------------------------------------------------------

@@ -20,12 +20,20 @@ with warnings.catch_warnings():  # starlette warns about httpx vs httpx2 at impo
 
 from micrograd.expr import parse
 from micrograd.web import create_app, limits
-from micrograd.web.playground import MAX_LAYERS, Playground, PlayConfig
-from micrograd.web.sessions import SessionStore
-from micrograd.web.walkview import PRESETS
+from micrograd.web import play_pictures as pictures
+from micrograd.experiment import MAX_LAYERS, Experiment
+from micrograd.web.play_session import PlaySession
+from micrograd.web.server.sessions import SessionStore
+from micrograd.walk_setup import PRESETS, WalkSetup
 
-STATIC_FILES = sorted(p.name for p in (Path(__file__).resolve().parent.parent / "src" /
-                                       "micrograd" / "web" / "static").iterdir())
+
+def setup(**fields):
+    """A checked experiment (the page's older names read, as the server reads them)."""
+    return Experiment.from_dict(fields)
+
+_STATIC = Path(__file__).resolve().parent.parent / "src" / "micrograd" / "web" / "static"
+STATIC_FILES = sorted(p.relative_to(_STATIC).as_posix() for p in _STATIC.rglob("*")
+                      if p.is_file())
 
 
 @pytest.fixture(scope="module")
@@ -72,9 +80,12 @@ def test_page_loads_nothing_from_the_network(client):
 def test_meta_lists_presets_options_and_caps(client):
     m = client.get("/api/meta").json()
     assert [p["key"] for p in m["walk_presets"]] == list(PRESETS)
-    assert m["datasets"] == ["circle", "moons", "xor", "spiral", "blobs", "plane",
+    # the older flat keys, canonical names (the set-ups' own descriptions beside them)
+    assert m["datasets"] == ["moons", "circles", "disk", "xor", "spiral", "blobs", "plane",
                              "gaussians"]
     assert m["regression"] == ["plane", "gaussians"]
+    assert m["experiment"] == Experiment.spec() and m["walk"] == WalkSetup.spec()
+    assert m["play_defaults"] == Experiment().to_dict()
     assert m["play_limits"]["max_layers"] == MAX_LAYERS == 6
     assert m["features"] == ["x1", "x2", "x1^2", "x2^2", "x1*x2", "sin x1", "sin x2"]
     assert {"sgd", "adam"} <= set(m["optimizers"])
@@ -115,11 +126,11 @@ SEED_GRADS = {  # seeds 002/003: the numbers the page must show
 @pytest.mark.parametrize("key", list(PRESETS))
 def test_walk_preset_matches_the_engine(client, key):
     view = client.post("/api/walk", json={"preset": key}).json()
-    root = parse(PRESETS[key].source)
+    root = parse(PRESETS[key].expr)
     root.backward()
     nodes = by_name(view)
     assert nodes[root.label]["data"] == root.data
-    from micrograd.viz.graph import trace
+    from micrograd.graph import trace
     for n in trace(root)[0]:
         if n.value.label:
             assert nodes[n.value.label]["grad"] == n.value.grad, n.value.label
@@ -165,7 +176,7 @@ def test_walk_updates_are_upstream_times_local(client):
 
 def test_walk_leaf_edit_recomputes_everything(client):
     view = client.post("/api/walk", json={"preset": "lecture", "values": {"a": 3.5}}).json()
-    root = parse(PRESETS["lecture"].source.replace("a = 2", "a = 3.5"))
+    root = parse(PRESETS["lecture"].expr.replace("a = 2", "a = 3.5"))
     root.backward()
     nodes = by_name(view)
     assert nodes["L"]["data"] == root.data
@@ -410,13 +421,13 @@ def test_session_store_idle_expiry_and_cap():
 
 
 def test_unexpected_errors_become_json_500(monkeypatch):
-    import micrograd.web.app as app_mod
+    import micrograd.web.walkview as walkview
 
     def boom(*a, **k):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(app_mod, "build", boom)
-    c = TestClient(app_mod.create_app(), raise_server_exceptions=False)
+    monkeypatch.setattr(walkview, "build", boom)
+    c = TestClient(create_app(), raise_server_exceptions=False)
     r = c.post("/api/walk", json={"preset": "square"})
     assert r.status_code == 500 and "internal error (RuntimeError)" in r.json()["error"]
 
@@ -469,23 +480,23 @@ def test_traced_training_equals_eager_training():
     """The playground trains through micrograd.trace; the eager engine gives the same."""
     cfg = dict(samples=80, hidden=[5, 3], batch_size=16, l2=1e-3, optimizer="adam",
                lr=0.02, loss="hinge", activation="relu", dataset="moons", noise=0.1)
-    fast = Playground(PlayConfig(**cfg))
-    slow = Playground(PlayConfig(**cfg))
-    assert fast.fast is not None
-    slow.fast = slow.probe = None
+    fast = PlaySession(Experiment.from_dict(cfg))
+    slow = PlaySession(Experiment.from_dict(cfg), traced=False)
+    assert fast.traced and not slow.traced
     fast.train(7)
     slow.train(7)
     for p, q in zip(fast.params, slow.params):
         assert p.data == pytest.approx(q.data, rel=1e-9, abs=1e-12)
     for k in ("train_loss", "test_loss"):
         assert fast.metrics[k] == pytest.approx(slow.metrics[k], rel=1e-9)
-    assert fast.boundary()["values"] == pytest.approx(slow.boundary()["values"], abs=1e-3)
+    assert pictures.boundary(fast, fast.scores_at(fast.grid))["values"] == pytest.approx(
+        pictures.boundary(slow, slow.scores_at(slow.grid))["values"], abs=1e-3)
 
 
 def test_boundary_is_the_model_on_the_grid():
-    pg = Playground(PlayConfig(samples=40, hidden=[3]))
+    pg = PlaySession(setup(samples=40, hidden=[3]))
     pg.train(3)
-    vals = pg.boundary()["values"]
+    vals = pictures.boundary(pg, pg.scores_at(pg.grid))["values"]
     for i in (0, 17, 999, len(pg.grid) - 1):
         assert vals[i] == pytest.approx(pg.model(pg.grid[i]).data, abs=1e-4)
 

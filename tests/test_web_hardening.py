@@ -26,7 +26,8 @@ with warnings.catch_warnings():  # starlette warns about httpx vs httpx2 at impo
     from fastapi.testclient import TestClient
 
 from micrograd.web import create_app, limits
-from micrograd.web.guard import MAX_ERROR_CHARS, split_host
+from micrograd.web.limits import MAX_ERROR_CHARS
+from micrograd.web.server.guard import split_host
 
 ROOT = Path(__file__).resolve().parents[1]
 TIMEOUT = 1.0  # the --request-timeout / --keep-alive of the test server (seconds)
@@ -446,14 +447,15 @@ def _numbers_are_on_the_wire_form(obj, path=""):
 def test_a_diverged_session_says_so_in_one_wire_form(loss):
     """A linear network at lr 10 blows up to inf, then nan. Before: the boundary came as
     0.0 (hinge) or null (bce) while the metrics said "NaN"."""
-    from micrograd.web.playground import PlayConfig, Playground
+    from micrograd.experiment import Experiment
+    from micrograd.web.play_session import PlaySession
 
     cfg = {"samples": 100, "loss": loss, "activation": "linear", "lr": 10.0,
            "hidden": [8, 8]}
     c = TestClient(create_app())
     s = c.post("/api/play", json=cfg).json()
     assert s["diverged"] is False and s["diverged_at"] is None
-    ref = Playground(PlayConfig(**cfg))  # the same session, stepped here, as a reference
+    ref = PlaySession(Experiment.from_dict(cfg))  # the same session, stepped here, as a reference
     first_bad = None
     for k in range(1, 61):
         st = c.post(f"/api/play/{s['sid']}/step", json={"steps": 1}).json()
@@ -482,7 +484,7 @@ def test_a_diverged_session_says_so_in_one_wire_form(loss):
 
 
 # ---------------------------------------------------------------------------------------
-# fair turns on the engine
+# fair turns on the work thread
 # ---------------------------------------------------------------------------------------
 
 
@@ -492,7 +494,7 @@ def test_turns_go_to_the_walk_first_then_round_robin():
     of A, then whoever won the lock)."""
     import asyncio
 
-    from micrograd.web.schedule import WALK, EngineScheduler
+    from micrograd.web.server.schedule import WALK, TurnScheduler
 
     order = []
     gate = threading.Event()
@@ -507,17 +509,17 @@ def test_turns_go_to_the_walk_first_then_round_robin():
         return name
 
     async def main():
-        engine = EngineScheduler()
-        a = asyncio.ensure_future(engine.run("A", job("A", 6, gate)))
-        while engine.waiting() != (0, 1):
+        turns = TurnScheduler()
+        a = asyncio.ensure_future(turns.run("A", job("A", 6, gate)))
+        while turns.waiting() != (0, 1):
             await asyncio.sleep(0.01)
-        b = asyncio.ensure_future(engine.run("B", job("B", 2)))
-        w = asyncio.ensure_future(engine.call(WALK, lambda: order.append("walk") or "w"))
-        while engine.waiting() != (1, 2):
+        b = asyncio.ensure_future(turns.run("B", job("B", 2)))
+        w = asyncio.ensure_future(turns.call(WALK, lambda: order.append("walk") or "w"))
+        while turns.waiting() != (1, 2):
             await asyncio.sleep(0.01)
         gate.set()
         results = await asyncio.gather(a, b, w)
-        engine.close()
+        turns.close()
         return results
 
     assert asyncio.run(main()) == ["A", "B", "w"]
@@ -527,17 +529,17 @@ def test_turns_go_to_the_walk_first_then_round_robin():
 def test_a_job_error_reaches_its_request_and_the_engine_goes_on():
     import asyncio
 
-    from micrograd.web.schedule import EngineScheduler
+    from micrograd.web.server.schedule import TurnScheduler
 
     def bad():
         raise ValueError("refused")
 
     async def main():
-        engine = EngineScheduler()
+        turns = TurnScheduler()
         with pytest.raises(ValueError, match="refused"):
-            await engine.call("s", bad)
-        out = await engine.call("s", lambda: 42)
-        engine.close()
+            await turns.call("s", bad)
+        out = await turns.call("s", lambda: 42)
+        turns.close()
         return out
 
     assert asyncio.run(main()) == 42
@@ -595,7 +597,7 @@ def test_the_walk_and_a_short_request_do_not_wait_behind_training(live):
 
 
 def test_a_full_store_refuses_a_new_session_instead_of_evicting_a_busy_one():
-    from micrograd.web.sessions import SessionStore, StoreFull
+    from micrograd.web.server.sessions import SessionStore, StoreFull
 
     now = [0.0]
     store = SessionStore(max_sessions=2, idle_seconds=900, evict_after=60,
@@ -743,18 +745,18 @@ def test_a_flood_of_creations_builds_no_more_sessions_than_places(monkeypatch):
     """Ten tabs ask for a session at once on a server with two places: two are built,
     eight are refused, and none of the eight is built first and then thrown away (each
     creation checks for room again when its turn comes)."""
-    import micrograd.web.app as app_mod
-    from micrograd.web.playground import Playground
+    import micrograd.web.handlers.play as play_handlers
+    from micrograd.web.play_session import PlaySession
 
     built = []
 
-    class Counted(Playground):
-        def __init__(self, cfg):
+    class Counted(PlaySession):
+        def __init__(self, cfg, **kw):
             built.append(cfg)
-            super().__init__(cfg)
+            super().__init__(cfg, **kw)
 
-    monkeypatch.setattr(app_mod, "Playground", Counted)
-    c = TestClient(app_mod.create_app(max_sessions=2))
+    monkeypatch.setattr(play_handlers, "PlaySession", Counted)
+    c = TestClient(create_app(max_sessions=2))
     statuses = []
     gate = threading.Barrier(10)
 

@@ -17,8 +17,10 @@ with warnings.catch_warnings():  # starlette warns about httpx vs httpx2 at impo
 
 from micrograd.data import make_gaussians, make_plane
 from micrograd.web import create_app, limits
-from micrograd.web.playground import (FEATURES, MAX_GRAPH_NODES, PlayConfig, Playground,
-                                      PlaygroundError)
+from micrograd.web import play_pictures as pictures
+from micrograd.experiment import FEATURES, Experiment, ExperimentError
+from micrograd.web.limits import MAX_POINT_GRAPH_NODES
+from micrograd.web.play_session import PlayError, PlaySession
 
 #: the input features, written with torch (the reference for micrograd's Value forms)
 TORCH_FEATURES = {"x1": lambda a, b: a, "x2": lambda a, b: b, "x1^2": lambda a, b: a * a,
@@ -28,9 +30,18 @@ TORCH_ACT = {"tanh": torch.tanh, "relu": torch.relu, "sigmoid": torch.sigmoid,
              "softplus": torch.nn.functional.softplus, "linear": lambda z: z}
 
 
+def setup(**fields):
+    """A checked experiment (the page's older names read, as the server reads them)."""
+    return Experiment.from_dict(fields)
+
+
 @pytest.fixture(scope="module")
 def client():
     return TestClient(create_app())
+
+
+def boundary(pg):
+    return pictures.boundary(pg, pg.scores_at(pg.grid))
 
 
 def torch_net(pg):
@@ -45,7 +56,7 @@ def torch_net(pg):
 
     def forward(X):
         X = torch.as_tensor(X, dtype=torch.float64)
-        h = torch.stack([TORCH_FEATURES[f](X[:, 0], X[:, 1]) for f in pg.cfg.features], 1)
+        h = torch.stack([TORCH_FEATURES[f](X[:, 0], X[:, 1]) for f in pg.experiment.features], 1)
         for W, b, act in layers:
             h = TORCH_ACT[act](h @ W.T + b)
         return h
@@ -54,7 +65,7 @@ def torch_net(pg):
 
 def torch_loss(pg, out, y, layers):
     y = torch.as_tensor(y, dtype=torch.float64)
-    name = pg.cfg.loss
+    name = pg.experiment.loss
     if name == "mse":
         loss = ((out[:, 0] - y) ** 2).mean()
     elif name == "hinge":
@@ -64,8 +75,8 @@ def torch_loss(pg, out, y, layers):
     else:
         loss = torch.nn.functional.cross_entropy(out, y.long())
     params = [t for W, b, _ in layers for t in (W, b)]
-    loss = loss + pg.cfg.l1 * sum(p.abs().sum() for p in params)
-    return loss + pg.cfg.l2 * sum((p * p).sum() for p in params)
+    loss = loss + pg.experiment.l1 * sum(p.abs().sum() for p in params)
+    return loss + pg.experiment.l2 * sum((p * p).sum() for p in params)
 
 
 def grads_by_name(pg, layers):
@@ -94,7 +105,7 @@ CASES = [
 def test_one_training_step_equals_torch(cfg):
     """Features, layers, the loss (incl. 3+ classes), L1 and L2: one SGD step's grads
     and new weights match torch float64."""
-    pg = Playground(PlayConfig(samples=60, lr=0.3, **cfg))
+    pg = PlaySession(setup(samples=60, lr=0.3, **cfg))
     layers, forward = torch_net(pg)
     loss = torch_loss(pg, forward(pg.X_train), pg.y_train, layers)
     loss.backward()
@@ -111,32 +122,33 @@ def test_one_training_step_equals_torch(cfg):
 
 @pytest.mark.parametrize("cfg", CASES, ids=[c["dataset"] for c in CASES])
 def test_traced_equals_eager(cfg):
-    fast = Playground(PlayConfig(samples=60, batch_size=8, optimizer="adam", lr=0.02, **cfg))
-    slow = Playground(PlayConfig(samples=60, batch_size=8, optimizer="adam", lr=0.02, **cfg))
-    assert fast.fast is not None
-    slow.fast = slow.probe = None
+    fast = PlaySession(setup(samples=60, batch_size=8, optimizer="adam", lr=0.02, **cfg))
+    slow = PlaySession(setup(samples=60, batch_size=8, optimizer="adam", lr=0.02, **cfg),
+                       traced=False)
+    assert fast.traced and not slow.traced
     fast.train(4)
     slow.train(4)
     for p, q in zip(fast.params, slow.params):
         assert p.data == pytest.approx(q.data, rel=1e-9, abs=1e-12)
     assert fast.metrics["train_loss"] == pytest.approx(slow.metrics["train_loss"], rel=1e-9)
-    assert fast.boundary()["values"] == pytest.approx(slow.boundary()["values"], abs=2e-4)
+    assert boundary(fast)["values"] == pytest.approx(boundary(slow)["values"], abs=2e-4)
 
 
 def test_boundary_thumbnails_and_classes_are_the_network_on_the_grid():
-    pg = Playground(PlayConfig(dataset="spiral", classes=3, loss="ce", hidden=[4],
+    pg = PlaySession(setup(dataset="spiral", classes=3, loss="ce", hidden=[4],
                                features=["x1", "x2", "sin x1"], samples=60))
     pg.train(3)
     layers, forward = torch_net(pg)
     logits = forward(pg.grid).detach()
-    b = pg.boundary()
+    b = boundary(pg)
     probs = torch.softmax(logits, 1)
     assert b["classes"] == logits.argmax(1).tolist()
     assert b["values"] == pytest.approx(probs.max(1).values.tolist(), abs=1e-4)
-    th = pg.thumbnails(pg._run_all(pg.grid))
+    th = pictures.thumbnails(pg, pg.on_grid(pictures.thumbnail_cells())[1])
     assert [len(layer) for layer in th] == [3, 4, 3]
     n, step = limits.GRID, limits.GRID // 20
     cells = [i * n + j for i in range(0, n, step) for j in range(0, n, step)]
+    assert pictures.thumbnail_cells() == cells
     # the third feature's picture is sin x1 on the coarse grid
     assert th[0][2] == pytest.approx([math.sin(pg.grid[c][0]) for c in cells], abs=5e-3)
     assert th[2][1] == pytest.approx([logits[c, 1].item() for c in cells], abs=5e-3)
@@ -145,12 +157,12 @@ def test_boundary_thumbnails_and_classes_are_the_network_on_the_grid():
 def test_point_graph_numbers_equal_torch():
     """One data point's graph: every parameter leaf's grad is d(loss)/d(param) at that
     point (torch), the root is the loss; the training grads are left alone."""
-    pg = Playground(PlayConfig(dataset="moons", hidden=[3, 2], features=["x1", "x2", "x1^2"],
+    pg = PlaySession(setup(dataset="moons", hidden=[3, 2], features=["x1", "x2", "x1^2"],
                                samples=40))
     pg.train(2)
     grads_before = [p.grad for p in pg.params]
     x, label = pg.X_train[0], pg.y_train[0]
-    g = pg.set_inspect(x[0], x[1], label)
+    g = pictures.follow(pg, x[0], x[1], label)
     assert [p.grad for p in pg.params] == grads_before
     layers, forward = torch_net(pg)
     out = forward([x])
@@ -166,25 +178,25 @@ def test_point_graph_numbers_equal_torch():
     assert g["values"][named["x1^2"]][0] == pytest.approx(x[0] ** 2)
     # a later state carries the numbers of the trained network, same node order
     pg.train(1)
-    g2 = pg.state()["graph"]
+    g2 = pictures.play_state(pg)["graph"]
     assert g2["key"] == g["key"] and g2["n"] == g["n"] and g2["values"] != g["values"]
     # a point of the plane without a label: the graph of the output
-    g3 = pg.set_inspect(0.25, -0.5)
+    g3 = pictures.follow(pg, 0.25, -0.5)
     _, forward = torch_net(pg)  # the network after that step
     assert g3["output"] == pytest.approx(forward([[0.25, -0.5]])[0, 0].item(), rel=1e-12)
-    with pytest.raises(PlaygroundError, match="class is -1 or \\+1"):
-        pg.set_inspect(0.0, 0.0, 0.5)
+    with pytest.raises(PlayError, match="class is -1 or \\+1"):
+        pictures.follow(pg, 0.0, 0.0, 0.5)
 
 
 def test_point_graph_has_a_cap():
-    pg = Playground(PlayConfig(hidden=[32, 32, 8], samples=40))
-    with pytest.raises(PlaygroundError, match=f"drawn up to {MAX_GRAPH_NODES}"):
-        pg.set_inspect(0.0, 0.0)
+    pg = PlaySession(setup(hidden=[32, 32, 8], samples=40))
+    with pytest.raises(PlayError, match=f"drawn up to {MAX_POINT_GRAPH_NODES}"):
+        pictures.follow(pg, 0.0, 0.0)
     assert pg.inspect is None
 
 
 def test_parameter_table_holds_adam_moments_and_the_last_update():
-    pg = Playground(PlayConfig(optimizer="adam", lr=0.05, hidden=[3], samples=40))
+    pg = PlaySession(setup(optimizer="adam", lr=0.05, hidden=[3], samples=40))
     layers, forward = torch_net(pg)
     params = [t for W, b, _ in layers for t in (W, b)]
     opt = torch.optim.Adam(params, lr=0.05)
@@ -194,7 +206,7 @@ def test_parameter_table_holds_adam_moments_and_the_last_update():
         opt.zero_grad()
         torch_loss(pg, forward(pg.X_train), pg.y_train, layers).backward()
         opt.step()
-    table = pg.parameters_table()
+    table = pictures.parameter_table(pg)
     assert table["state"] == ["m", "v"]
     rows = {r[0]: r for r in table["rows"]}
     for li, (W, _, _) in enumerate(layers):
@@ -207,16 +219,16 @@ def test_parameter_table_holds_adam_moments_and_the_last_update():
                                             abs=1e-15)
     for (_, value, _, _, update), b in zip(table["rows"], before):
         assert update == pytest.approx(value - b, rel=1e-9, abs=1e-15)
-    momentum = Playground(PlayConfig(optimizer="momentum", hidden=[2], samples=40))
+    momentum = PlaySession(setup(optimizer="momentum", hidden=[2], samples=40))
     momentum.train(2)
-    t = momentum.parameters_table()
+    t = pictures.parameter_table(momentum)
     assert t["state"] == ["momentum"]
     assert all(r[3][0] == pytest.approx(momentum.opt.buf[i]) for i, r in enumerate(t["rows"]))
 
 
 def test_zero_lines_lie_where_each_first_layer_sum_is_zero():
-    pg = Playground(PlayConfig(hidden=[5], samples=40))
-    lines = pg.zero_lines()
+    pg = PlaySession(setup(hidden=[5], samples=40))
+    lines = pictures.zero_lines(pg)
     assert len(lines) == 5
     x0, x1, y0, y1 = pg.extent
     for n, segs in zip(pg.model.layers[0].neurons, lines):
@@ -232,9 +244,9 @@ def test_zero_lines_lie_where_each_first_layer_sum_is_zero():
 def test_zero_curves_of_other_features():
     """With x1^2 and sin x2 the zero set is a curve: traced through the grid, each
     segment's ends lie where the sum (written out here with math) is about 0."""
-    pg = Playground(PlayConfig(hidden=[4], samples=40, features=["x1^2", "sin x2", "x1"],
+    pg = PlaySession(setup(hidden=[4], samples=40, features=["x1^2", "sin x2", "x1"],
                                init_seed=3))
-    lines = pg.zero_lines()
+    lines = pictures.zero_lines(pg)
     assert len(lines) == 4 and sum(len(s) for s in lines) > 10
     cell = (pg.extent[1] - pg.extent[0]) / 40
     for n, segs in zip(pg.model.layers[0].neurons, lines):
@@ -245,10 +257,9 @@ def test_zero_curves_of_other_features():
                 s = w[0] * px * px + w[1] * math.sin(py) + w[2] * px + n.b.data
                 assert abs(s) <= slope * cell * cell + 1e-4, (s, seg)
     # the eager path (no tracing) finds the same curves
-    eager = Playground(PlayConfig(hidden=[4], samples=40, features=["x1^2", "sin x2", "x1"],
-                                  init_seed=3))
-    eager.sums = None
-    again = eager.zero_lines()
+    eager = PlaySession(setup(hidden=[4], samples=40, features=["x1^2", "sin x2", "x1"],
+                                   init_seed=3), traced=False)
+    again = pictures.zero_lines(eager)
     assert [len(s) for s in again] == [len(s) for s in lines]
     for a, b in zip(again, lines):
         assert [c for seg in a for c in seg] == pytest.approx([c for seg in b for c in seg],
@@ -256,7 +267,7 @@ def test_zero_curves_of_other_features():
 
 
 def test_blobs_at_noise_zero_are_clusters_not_two_points():
-    pg = Playground(PlayConfig(dataset="blobs", noise=0.0, samples=100))
+    pg = PlaySession(setup(dataset="blobs", noise=0.0, samples=100))
     pts = {(round(x, 9), round(y, 9)) for x, y in pg.X_train + pg.X_test}
     assert len(pts) == 100
 
@@ -269,29 +280,31 @@ def test_regression_sets():
     assert make_gaussians(20, seed=4) == make_gaussians(20, seed=4)
     X, y = make_plane(50, noise=5.0, seed=1)
     assert all(-1 <= t <= 1 for t in y)  # noisy targets are clipped
-    pg = Playground(PlayConfig(dataset="plane", samples=60))
+    pg = PlaySession(setup(dataset="plane", samples=60))
     assert pg.kind == "regression" and pg.metrics["train_acc"] is None
 
 
 def test_points_added_and_removed_by_hand():
-    base = Playground(PlayConfig(samples=40))
-    ids = sorted(p[3] for p in base.points()["train"] + base.points()["test"])
+    base = PlaySession(setup(samples=40))
+    pts = pictures.data_points(base)
+    ids = sorted(p[3] for p in pts["train"] + pts["test"])
     assert ids == list(range(40))
-    pg = Playground(PlayConfig(samples=40, added=[[0.5, 0.5, -1], [-0.2, 0.1, 1]],
+    pg = PlaySession(setup(samples=40, added=[[0.5, 0.5, -1], [-0.2, 0.1, 1]],
                                removed=[0, 7]))
-    pts = pg.points()["train"] + pg.points()["test"]
+    pts = pictures.data_points(pg)["train"] + pictures.data_points(pg)["test"]
     assert len(pts) == 40
     assert sorted(p[3] for p in pts if p[3] >= 0) == [i for i in range(40) if i not in (0, 7)]
     added = sorted(p[:3] for p in pts if p[3] == -1)
     assert added == [[-0.2, 0.1, 1], [0.5, 0.5, -1]]
     # two classes with the softmax: the page's labels are class indices, as the points'
-    ce = Playground(PlayConfig(samples=40, loss="ce", added=[[0.5, 0.5, 1], [0.4, 0.4, 0]]))
-    got = {tuple(p[:2]): p[2] for p in ce.points()["train"] + ce.points()["test"]}
+    ce = PlaySession(setup(samples=40, loss="ce", added=[[0.5, 0.5, 1], [0.4, 0.4, 0]]))
+    pts = pictures.data_points(ce)
+    got = {tuple(p[:2]): p[2] for p in pts["train"] + pts["test"]}
     assert got[(0.5, 0.5)] == 1 and got[(0.4, 0.4)] == 0
-    with pytest.raises(PlaygroundError, match="class is 0 to 1"):
-        Playground(PlayConfig(samples=40, loss="ce", added=[[0.5, 0.5, -1]]))
+    with pytest.raises(ExperimentError, match="class is 0 to 1"):
+        PlaySession(setup(samples=40, loss="ce", added=[[0.5, 0.5, -1]]))
     # bce wants 0/1 labels: a +1 from the page becomes the target 1, -1 becomes 0
-    bce = Playground(PlayConfig(samples=40, loss="bce", added=[[0.5, 0.5, -1]]))
+    bce = PlaySession(setup(samples=40, loss="bce", added=[[0.5, 0.5, -1]]))
     i = [k for k, x in enumerate(bce.X_train + bce.X_test) if x == [0.5, 0.5]][0]
     assert (bce.y_train + bce.y_test)[i] == 0
 
@@ -339,9 +352,9 @@ def test_every_feature_is_a_value_op():
 
 
 def test_point_graph_of_k_classes_without_a_label_is_the_loss_of_its_own_answer():
-    pg = Playground(PlayConfig(dataset="blobs", classes=3, loss="ce", hidden=[3],
+    pg = PlaySession(setup(dataset="blobs", classes=3, loss="ce", hidden=[3],
                                samples=30))
-    g = pg.set_inspect(0.4, -0.7)
+    g = pictures.follow(pg, 0.4, -0.7)
     _, forward = torch_net(pg)
     z = forward([[0.4, -0.7]])
     c = int(z.argmax())

@@ -15,10 +15,11 @@ with warnings.catch_warnings():  # starlette warns about httpx vs httpx2 at impo
 
 from micrograd import walk as walk_mod
 from micrograd.expr import evaluate, parse
-from micrograd.viz.graph import num, trace
+from micrograd.graph import num, trace
 from micrograd.viz.layout import CELL_PAD, text_width
 from micrograd.web import create_app, schemas
-from micrograd.web.walkview import PRESETS, build, free_names
+from micrograd.walk_setup import PRESETS
+from micrograd.web.walkview import build, free_names
 from micrograd.wire import encode
 
 
@@ -92,7 +93,7 @@ def test_the_schemas_are_the_dataclasses_fields():
 
 def test_the_walk_route_sends_what_walk_produces(client):
     view = client.post("/api/walk", json={"preset": "lecture"}).json()
-    mine = encode(walk_mod.walk(parse(PRESETS["lecture"].source)))
+    mine = encode(walk_mod.walk(parse(PRESETS["lecture"].expr)))
     assert view["walk"] == mine
     nodes = {n["id"]: n for n in view["graph"]["nodes"]}
     for n in nodes.values():  # every record says the walk's final numbers, as texts
@@ -175,7 +176,7 @@ def test_preset_questions_are_checked_against_the_engine(client, key, of, wrt):
     view = client.post("/api/walk", json={"preset": key}).json()
     q = view["question"]
     assert q["text"].endswith(f"what is d{of}/d{wrt}?")
-    truth = engine(PRESETS[key].source)[wrt].grad
+    truth = engine(PRESETS[key].expr)[wrt].grad
     right = client.post("/api/walk/check", json={"preset": key, "answer": truth}).json()
     assert right["correct"] and right["grad"] == truth and right["hint"] == ""
     typed = float(f"{truth:.4f}")  # a learner types four decimals
@@ -187,9 +188,9 @@ def test_preset_questions_are_checked_against_the_engine(client, key, of, wrt):
 
 
 def test_the_lectures_question_words():
-    view = build(PRESETS["sum_times"].source, preset=PRESETS["sum_times"])
+    view = build(PRESETS["sum_times"].expr, preset=PRESETS["sum_times"])
     assert view["question"]["text"] == "With a = 2, b = -3, c = 10, what is df/da?"
-    view = build(PRESETS["diamond"].source, preset=PRESETS["diamond"])
+    view = build(PRESETS["diamond"].expr, preset=PRESETS["diamond"])
     assert view["question"]["text"].startswith("On the diamond, in the right order,")
 
 
@@ -202,7 +203,7 @@ def test_hints_name_the_slip(client):
     assert "walk it backward" in check(100.0)["hint"]
     reused = lambda answer: client.post("/api/walk/check", json={  # noqa: E731
         "preset": "reused", "answer": answer}).json()["hint"]
-    wrong = recursive_backward(parse(PRESETS["reused"].source))["a"]
+    wrong = recursive_backward(parse(PRESETS["reused"].expr))["a"]
     assert "recursive backward without a topological sort" in reused(wrong)
     assert "without zero_grad" in client.post("/api/walk/check", json={
         "preset": "lecture", "answer": 24.0}).json()["hint"]
@@ -266,8 +267,8 @@ def recursive_backward(root):
 def test_the_reused_inner_node_shows_the_mistake(client):
     view = client.post("/api/walk", json={"preset": "reused", "recursive": True}).json()
     ids = {n["name"]: n["id"] for n in view["graph"]["nodes"]}
-    mine = recursive_backward(parse(PRESETS["reused"].source))
-    truth = engine(PRESETS["reused"].source)
+    mine = recursive_backward(parse(PRESETS["reused"].expr))
+    truth = engine(PRESETS["reused"].expr)
     for name in "abc":
         assert view["walk"]["grads"][ids[name]] == mine[name]
         assert view["walk"]["expected"][ids[name]] == truth[name].grad
@@ -278,8 +279,8 @@ def test_the_reused_inner_node_shows_the_mistake(client):
 @pytest.mark.parametrize("key", [k for k in PRESETS if k != "reused"])
 def test_the_other_presets_survive_and_say_why(client, key):
     view = client.post("/api/walk", json={"preset": key, "recursive": True}).json()
-    mine = recursive_backward(parse(PRESETS[key].source))
-    truth = engine(PRESETS[key].source)
+    mine = recursive_backward(parse(PRESETS[key].expr))
+    truth = engine(PRESETS[key].expr)
     assert view["walk"]["ok"]
     for name, v in truth.items():
         assert mine[name] == pytest.approx(v.grad, rel=1e-12)

@@ -16,7 +16,7 @@ import pytest
 from playwright.sync_api import sync_playwright
 
 from micrograd.expr import evaluate, leaves, parse
-from micrograd.viz.graph import local_derivatives
+from micrograd.graph import local_derivatives
 from micrograd.walk_setup import PRESETS
 
 pytestmark = pytest.mark.browser

@@ -1,6 +1,6 @@
-"""Derivatives beyond ``.backward()``: functional grad, higher order, forward mode, gradcheck.
+"""Derivatives beyond ``.backward()``: functional grad, higher order, forward mode.
 
-Every mode here walks the graph of ``Value`` nodes that the engine records, and asks the
+Every mode here sweeps the graph of ``Value`` nodes that the engine records, and asks the
 op table (``micrograd.ops``) for each node's local derivatives. The table's rules work on
 floats and on Values, so one rule per op serves all of them:
 
@@ -40,17 +40,16 @@ Conventions:
 
 from __future__ import annotations
 
-import math
 from numbers import Real
 
-from . import ops as _ops
-from .engine import Value, _contributions, _depends_on, _sweep, _topo_order, enable_grad
+from .chain_rule import contributions_at, sweep, topological_order
+from .engine import Value, enable_grad
 from .engine import _as_float as _number  # a real number as a float (10**400 -> inf)
 from .ops import FLOAT, VALUE
 
 __all__ = [
     "grad", "value_and_grad", "gradients", "backward", "jvp", "jacfwd", "jacrev",
-    "hessian", "hvp", "gradcheck", "gradcheck_report", "GradcheckError", "GradcheckReport",
+    "hessian", "hvp",
 ]
 
 # How many transforms are evaluating their function right now. Inside one, every nested
@@ -59,13 +58,13 @@ _depth = 0
 
 
 # ---------------------------------------------------------------------------------------
-# Graph walks: order, reverse sweep, forward sweep
+# Order, reverse sweep, forward sweep
 # ---------------------------------------------------------------------------------------
 
 
 def _topo(roots):
     """Every node reachable from ``roots``, each after all of its inputs."""
-    return _topo_order(*roots)
+    return topological_order(*roots)
 
 
 def _reverse(topo, seeds, create_graph, needed=None):
@@ -73,9 +72,9 @@ def _reverse(topo, seeds, create_graph, needed=None):
 
     ``seeds`` maps output nodes to their upstream gradients. With ``needed`` given, only
     nodes in it receive gradients (a gradient with respect to some inputs only never
-    builds nodes for constants). The engine's one sweep, run on floats or on Values.
+    builds nodes for constants). The one sweep (``chain_rule``), on floats or on Values.
     """
-    return _sweep(topo, dict(seeds), VALUE if create_graph else FLOAT, needed)
+    return sweep(reversed(topo), dict(seeds), VALUE if create_graph else FLOAT, needed)
 
 
 def _forward(topo, seeds, create_graph):
@@ -95,11 +94,24 @@ def _forward(topo, seeds, create_graph):
             t = get(p)
             if t is None:
                 continue
-            c = _contributions(v, m, t)[i]
+            c = contributions_at(v, t, m)[i]
             acc = c if acc is None else acc + c
         if acc is not None:
             tans[v] = acc
     return tans
+
+
+def _depends_on(topo, inputs):
+    """The nodes of ``topo`` that are one of ``inputs`` or are computed from one (forward
+    from ``inputs`` through ``topo``)."""
+    needed = set(inputs)
+    for v in topo:
+        if v not in needed:
+            for p in v._prev:
+                if p in needed:
+                    needed.add(v)
+                    break
+    return needed
 
 
 def _as_value(x):
@@ -514,205 +526,3 @@ def hvp(f, primals, tangents):
         raise TypeError(f"hvp: primals must be a tuple or list, got {type(primals).__name__}")
     g = grad(f, argnums=tuple(range(len(primals))))
     return jvp(g, primals, tangents)[1]
-
-
-# ---------------------------------------------------------------------------------------
-# gradcheck
-# ---------------------------------------------------------------------------------------
-
-
-class GradcheckError(AssertionError):
-    """Raised by ``gradcheck`` when analytic and numerical derivatives disagree.
-
-    ``.report`` holds the ``GradcheckReport`` (which inputs, which ops)."""
-
-    def __init__(self, report):
-        super().__init__(str(report))
-        self.report = report
-
-
-class GradcheckReport:
-    """What ``gradcheck_report`` found.
-
-    ``ok``: True when every derivative agrees. ``mismatches``: dicts with ``output``,
-    ``input`` (index), ``name`` (the argument's name), ``mode`` ('reverse' or 'forward'),
-    ``analytic``, ``numerical``. ``ops``: the graph nodes whose own local derivative
-    disagrees with central differences of the op's forward function, dicts with ``key``
-    (the op's key in ``ops.OPS``), ``op`` (its label), ``inputs`` (the node's input
-    values), ``arg``, ``input`` (which operand), ``analytic``, ``numerical``. ``kinks``:
-    nodes sitting on a kink (left and right differences differ), same fields.
-    """
-
-    def __init__(self, ok, mismatches, ops, kinks):
-        self.ok = ok
-        self.mismatches = mismatches
-        self.ops = ops
-        self.kinks = kinks
-
-    def __bool__(self):
-        return self.ok
-
-    def __str__(self):
-        if self.ok:
-            return "gradcheck: all derivatives agree"
-        lines = ["gradcheck: analytic and numerical derivatives disagree"]
-        for m in self.mismatches:
-            lines.append(f"  d out[{m['output']}] / d {m['name']} (input {m['input']}, "
-                         f"{m['mode']} mode): analytic {m['analytic']!r}, "
-                         f"numerical {m['numerical']!r}")
-        for o in self.ops:
-            lines.append(f"  op {o['key']!r} ({o['op']}) at inputs {o['inputs']!r}: local "
-                         f"derivative for operand {o['input']} is {o['analytic']!r}, "
-                         f"numerical {o['numerical']!r}")
-        for o in self.kinks:
-            lines.append(f"  op {o['key']!r} ({o['op']}) at inputs {o['inputs']!r} sits on "
-                         f"a kink (one-sided derivatives {o['numerical']!r}): finite "
-                         f"differences cannot check it there")
-        if not self.ops and not self.kinks:
-            lines.append("  every op's local rule agrees with its own finite differences: f "
-                         "likely depends on its inputs outside the graph (.data, float())")
-        return "\n".join(lines)
-
-    __repr__ = __str__
-
-
-def _close(a, b, atol, rtol):
-    if math.isfinite(a) and math.isfinite(b):
-        return abs(a - b) <= atol + rtol * abs(b)
-    return a == b or (a != a and b != b)
-
-
-def _check_ops(topo, eps, atol, rtol):
-    """Each node's local derivatives against central differences of its forward."""
-    bad, kinks = [], []
-    for v in topo:
-        fn = v._fn
-        if fn is None:
-            continue
-        xs = [p.data for p in v._prev]
-        if not all(math.isfinite(x) for x in xs):
-            continue
-        analytic = _ops.local_grads(fn, xs, v.data, v._arg)
-
-        def fwd(ys, fn=fn, arg=v._arg):
-            return _ops.forward(fn, ys, arg)
-
-        y0 = fwd(xs)
-        for i, x in enumerate(xs):
-            h = eps * max(1.0, abs(x))
-            hi = xs[:i] + [x + h] + xs[i + 1:]
-            lo = xs[:i] + [x - h] + xs[i + 1:]
-            yp, ym = fwd(hi), fwd(lo)
-            if not all(math.isfinite(y) for y in (yp, ym, y0)):
-                continue
-            num = (yp - ym) / (2 * h)
-            a = float(analytic[i])
-            entry = {"key": fn.key, "op": fn.label(v._arg),
-                     "inputs": tuple(xs), "arg": v._arg, "input": i, "analytic": a,
-                     "numerical": num}
-            right, left = (yp - y0) / h, (y0 - ym) / h
-            if not _close(right, left, 10 * atol, 10 * rtol):
-                entry["numerical"] = (left, right)
-                kinks.append(entry)
-            elif not _close(a, num, atol, rtol):
-                bad.append(entry)
-    return bad, kinks
-
-
-def gradcheck_report(f, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, modes=("reverse", "forward")):
-    """Check ``f``'s derivatives at ``inputs`` against central differences; a report.
-
-    See ``gradcheck`` for the arguments. Returns a ``GradcheckReport`` (true when all
-    agree) instead of raising.
-    """
-    if not isinstance(inputs, (list, tuple)):
-        raise TypeError(f"gradcheck: inputs must be a tuple or list of numbers, "
-                        f"got {type(inputs).__name__}")
-    xs0 = []
-    for i, a in enumerate(inputs):
-        if isinstance(a, Value):
-            a = a.data
-        if not _is_number(a):
-            raise TypeError(f"gradcheck: inputs[{i}] must be a number or a Value, "
-                            f"got {type(a).__name__}: {a!r:.60}")
-        xs0.append(_number(a))
-    if not (eps > 0):
-        raise ValueError(f"gradcheck: eps must be > 0, got {eps!r}")
-    for m in modes:
-        if m not in ("reverse", "forward"):
-            raise ValueError(f"gradcheck: unknown mode {m!r} (use 'reverse', 'forward')")
-    try:
-        import inspect
-        names = list(inspect.signature(f).parameters)
-    except (TypeError, ValueError):
-        names = []
-    names = [names[i] if i < len(names) else f"arg{i}" for i in range(len(xs0))]
-
-    def evaluate(vals):
-        xs = [Value(x, label=n) for x, n in zip(vals, names)]
-        outs, _ = _outputs(_call(f, xs, {}), "gradcheck")
-        return xs, outs
-
-    xs, outs = evaluate(xs0)
-    y0 = [_as_float(o) for o in outs]
-    if not all(math.isfinite(y) for y in y0):
-        raise ValueError(f"gradcheck: f is not finite at {xs0!r} (outputs {y0!r}); "
-                         f"check at a point where it is")
-    n, m = len(xs), len(outs)
-    # numerical Jacobian, by central differences
-    num = [[0.0] * n for _ in range(m)]
-    for i in range(n):
-        h = eps * max(1.0, abs(xs0[i]))
-        hi = xs0[:i] + [xs0[i] + h] + xs0[i + 1:]
-        lo = xs0[:i] + [xs0[i] - h] + xs0[i + 1:]
-        yp = [_as_float(o) for o in evaluate(hi)[1]]
-        ym = [_as_float(o) for o in evaluate(lo)[1]]
-        for k in range(m):
-            num[k][i] = (yp[k] - ym[k]) / (2 * h)
-    analytic = {}
-    if "reverse" in modes:
-        analytic["reverse"] = [_grads([o], [1.0], xs, False) for o in outs]
-    if "forward" in modes:
-        topo = _topo([o for o in outs if isinstance(o, Value)])
-        cols = [_jvp_sweep(outs, xs, [1.0 if j == i else 0.0 for j in range(n)], False, topo)
-                for i in range(n)]
-        analytic["forward"] = [[_as_float(cols[i][k]) for i in range(n)] for k in range(m)]
-    mismatches = []
-    for mode, jac in analytic.items():
-        for k in range(m):
-            for i in range(n):
-                if not _close(jac[k][i], num[k][i], atol, rtol):
-                    mismatches.append({"output": k, "input": i, "name": names[i],
-                                       "mode": mode, "analytic": jac[k][i],
-                                       "numerical": num[k][i]})
-    if not mismatches:
-        return GradcheckReport(True, [], [], [])
-    topo = _topo([o for o in outs if isinstance(o, Value)])
-    bad, kinks = _check_ops(topo, eps, atol, rtol)
-    return GradcheckReport(False, mismatches, bad, kinks)
-
-
-def gradcheck(f, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, modes=("reverse", "forward")):
-    """Check ``f``'s derivatives at ``inputs`` against central differences.
-
-    ``f`` takes one Value per entry of ``inputs`` (numbers) and returns a Value or a
-    sequence of Values. Every entry of the Jacobian, computed by reverse mode and by
-    forward mode (``modes``), must agree with the central difference
-    ``(f(x + h) - f(x - h)) / 2h``, ``h = eps * max(1, |x|)``, within
-    ``|analytic - numerical| <= atol + rtol * |numerical|``. The defaults (``eps=1e-6``,
-    ``atol=1e-5``, ``rtol=1e-3``, PyTorch's) leave room for the difference's own error
-    (about ``eps**2 * f'''`` plus ``1e-16 * |f| / eps`` of rounding). Do not check at a
-    kink (relu or abs at 0): finite differences see the average of the two sides there.
-
-    Returns True, or raises ``GradcheckError`` whose message (and ``.report``) names each
-    disagreeing input and every op of the graph whose local derivative rule disagrees
-    with central differences of its own forward function. ``f`` may itself use ``grad``
-    (``gradcheck(grad(f), ...)`` checks second derivatives).
-
-        >>> gradcheck(lambda x, y: (x * y).tanh() + y.log(), [0.3, 2.0])
-        True
-    """
-    report = gradcheck_report(f, inputs, eps=eps, atol=atol, rtol=rtol, modes=modes)
-    if not report.ok:
-        raise GradcheckError(report)
-    return True

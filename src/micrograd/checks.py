@@ -18,16 +18,27 @@ from __future__ import annotations
 import math
 from numbers import Real
 
-__all__ = ["integer", "number"]
+from .intpow import abbreviate
+
+__all__ = ["integer", "number", "show", "Number", "one_per_input"]
+
+
+def show(x, width=40):
+    """``x`` as a message quotes it: its repr cut to ``width`` characters, and an int
+    past 30 digits abbreviated (``1e400``): an int of 5,000 digits has no repr
+    (Python refuses to write more than 4,300), and a message must never fail."""
+    if isinstance(x, int) and not isinstance(x, bool) and abs(x) >= 10**30:
+        return abbreviate(x)
+    return f"{x!r:.{width}}"
 
 
 def integer(x, name, low=None):
     """``x`` if it is an int (not a bool) of at least ``low``; else a TypeError or
     ValueError that names ``name``."""
     if isinstance(x, bool) or not isinstance(x, int):
-        raise TypeError(f"{name} must be an int, got {type(x).__name__}: {x!r:.40}")
+        raise TypeError(f"{name} must be an int, got {type(x).__name__}: {show(x)}")
     if low is not None and x < low:
-        raise ValueError(f"{name} must be at least {low}, got {x}")
+        raise ValueError(f"{name} must be at least {low}, got {show(x)}")
     return x
 
 
@@ -36,7 +47,7 @@ def number(x, name, low=None, low_open=False, high=None, high_open=False):
     inclusive, or open with ``low_open``/``high_open``); else a TypeError or ValueError
     that names ``name``. A huge int (``10**400``) is infinite, hence refused."""
     if isinstance(x, bool) or not isinstance(x, Real):
-        raise TypeError(f"{name} must be a number, got {type(x).__name__}: {x!r:.40}")
+        raise TypeError(f"{name} must be a number, got {type(x).__name__}: {show(x)}")
     try:
         x = float(x)
     except OverflowError:
@@ -50,3 +61,67 @@ def number(x, name, low=None, low_open=False, high=None, high_open=False):
         hi = "inf)" if high is None else (f"{high})" if high_open else f"{high}]")
         raise ValueError(f"{name} must be in {lo}, {hi}, got {x}")
     return x
+
+
+class Number:
+    """An attribute checked by ``number`` whenever it is set: in the constructor and at
+    any time after, with the same message (an optimizer's ``opt.eps = 0`` is refused as
+    ``Adam(eps=0)`` is, not met as a ZeroDivisionError in ``step()``).
+
+        >>> class Opt:
+        ...     lr = Number(low=0.0)
+        >>> opt = Opt()
+        >>> opt.lr = 0.5
+        >>> opt.lr = -1
+        Traceback (most recent call last):
+        ...
+        ValueError: lr must be in [0.0, inf), got -1.0
+        >>> opt.lr
+        0.5
+
+    ``rule(obj, name, x)``, if given, sees the checked number before it is stored and
+    may refuse it against the object's other settings (an error leaves the old value).
+    """
+
+    def __init__(self, low=None, low_open=False, high=None, high_open=False, rule=None):
+        self.bounds = {"low": low, "low_open": low_open, "high": high,
+                       "high_open": high_open}
+        self.rule = rule
+        self.name = self.slot = None
+
+    def __set_name__(self, owner, name):
+        self.name, self.slot = name, "_" + name
+
+    def __get__(self, obj, owner=None):
+        return self if obj is None else getattr(obj, self.slot)
+
+    def __set__(self, obj, value):
+        x = number(value, self.name, **self.bounds)
+        if self.rule is not None:
+            self.rule(obj, self.name, x)
+        setattr(obj, self.slot, x)
+
+
+def one_per_input(rule, key, arity):
+    """An op's derivative rule, checked on every call to return one contribution per
+    input: a tuple (or list) of ``arity`` of them. Anything else is an error that names
+    the op, never an extra contribution silently dropped or an unpacking error that
+    names nothing. (A ``rule`` that is not callable is handed back as it is, for the
+    caller's own check to refuse.)"""
+    if not callable(rule):
+        return rule
+
+    def checked(*args):
+        out = rule(*args)
+        if not isinstance(out, (tuple, list)):
+            raise TypeError(f"op {key!r}: its rule must return one contribution per input "
+                            f"in a tuple, such as (g * ...,), got {type(out).__name__}")
+        if len(out) != arity:
+            raise ValueError(f"op {key!r}: its rule returned {len(out)} contribution"
+                             f"{'s' if len(out) != 1 else ''} for {arity} input"
+                             f"{'s' if arity != 1 else ''}: return one per input, in order")
+        return out
+
+    checked.__wrapped__ = rule
+    checked.__name__ = getattr(rule, "__name__", "rule")
+    return checked

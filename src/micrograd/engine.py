@@ -7,78 +7,51 @@
     >>> a.grad, b.grad, c.grad, f.grad
     (6.0, -4.0, -2.0, 4.0)
 
-Every operation builds a new ``Value`` that records its inputs (``_prev``, in order; a
-reused input appears twice) and the primitive that made it (``_fn``, an entry of the op
-table in ``micrograd.ops``; ``_op`` is its short label such as ``'+'`` or ``'tanh'``).
-``backward()`` walks the graph in reverse topological order and accumulates
-``grad += local derivative * upstream grad`` into every node.
+Read it top down, as the lecture builds it: ``Value`` and its ops, each one line over the
+op table (``micrograd.ops``: every op's forward and its ONE derivative rule), then
+``backward()`` in two phases: the topological order, then the chain rule. The graph
+algorithms are in ``micrograd.chain_rule``, the modes in ``micrograd.grad_mode``, and
+what is there only for speed in ``micrograd.engine_fast``, each with the figure it buys.
 
-A node holds no closure and no reference back to its consumers, so a graph has no
-reference cycles: it is freed by reference counting alone, as soon as the last name
-for its root goes away.
-
-Gradient accumulation follows PyTorch: a leaf's ``grad`` accumulates over backward calls
-(call ``zero_grad()`` / set ``grad = 0`` between training steps); the ``grad`` of an
-interior node holds the gradient of the most recent backward pass.
+A node records its inputs (``_prev``, in order: a reused input appears twice) and its op
+(``_fn``; ``_op`` is its label, ``'+'``, ``'tanh'``). It holds no closure and no link to
+its users, so a graph has no reference cycles: reference counting frees it as soon as
+the last name for its root goes. A leaf's ``grad`` accumulates over backward calls, as
+in PyTorch (zero it between steps); an interior node's holds the last pass's gradient.
 """
 
 from __future__ import annotations
 
-import contextvars
 import math
-import sys
-import threading
-from contextlib import contextmanager
 from numbers import Real
 
+from . import checks
+from . import engine_fast as _fast
+from . import grad_mode as _gm
 from . import ops as _ops
-from .ops import ADD, DIV, FLOAT, MUL, POW, POWC, VALUE
+from .chain_rule import contributions_at, sweep, sweep_steps, topological_order
+from .engine_fast import interior_order, push_grads
+from .grad_mode import AnomalyError, detect_anomaly, enable_grad, is_grad_enabled, no_grad
+from .ops import (ABS, ADD, COS, DIV, EXP, LOG, MUL, POW, POWC, RELU, SIGMOID, SIN, SOFTPLUS,
+                  SQRT, TANH, VALUE)
 
 __all__ = ["Value", "no_grad", "enable_grad", "is_grad_enabled", "detect_anomaly",
            "AnomalyError", "define_op", "apply_op"]
 
-_isfinite = math.isfinite
-
-# Engine modes, one small integer per thread and per async task (a context variable, as
-# PyTorch keeps its grad mode per thread): bit 1 = gradients disabled (no_grad), bit 2 =
-# anomaly detection on. A block entered in one thread never changes another thread.
-_NO_GRAD = 1
-_ANOMALY = 2
-_modes = contextvars.ContextVar("micrograd_modes", default=0)
-_mode = _modes.get  # the hot path's one call: _mode() is 0 unless a mode is on
+_mode = _gm.current  # the hot path's one call: 0 unless a mode is on
 
 #: draws a Value as SVG for Jupyter; set by the package to the graph views' renderer
 _svg_renderer = None
 
 
-class AnomalyError(FloatingPointError):
-    """Raised under ``detect_anomaly()`` where a nan or inf first appears."""
-
-
-def _as_float(x, what="Value"):
-    """Turn a plain real number into a float; refuse anything else with a TypeError."""
-    if isinstance(x, bool):
-        return float(x)
-    if isinstance(x, Real):
-        try:
-            return float(x)
-        except OverflowError:
-            return math.inf if x > 0 else -math.inf
-    raise TypeError(
-        f"{what} needs a real number (int or float), got {type(x).__name__}: {x!r:.60}")
-
-
 class Value:
     """A scalar that records the operations applied to it, for reverse-mode autodiff."""
 
-    # A node is five fields: its number, its grad, its inputs ``_a`` and ``_b`` (every op
-    # in the table takes one or two; ``None`` where absent) and ``_how``, how it was
-    # made: ``None`` for a plain leaf, the op (an entry of the op table) for a plain op
-    # node, or an ``_Extra`` record when the node carries more (the constant of x**n, a
-    # label, an op label set by hand). No tuple of children, no closure, no weakref
-    # slot: one small object per node, less memory and less work for the garbage
-    # collector, which visits every field of every live node. ``_prev``, ``_fn``,
-    # ``_arg``, ``_op`` and ``label`` read these fields.
+    # Five fields: the number, its grad, the inputs ``_a`` and ``_b`` (every op takes one
+    # or two; ``None`` where absent) and ``_how``: ``None`` for a leaf, the op (an entry of
+    # the table) for an op node, or an ``_Extra`` record for a node that carries more (the
+    # constant of x**n, a label, an op label set by hand). One small object a node: no
+    # tuple of children, no closure, no weakref slot. The properties below read them.
     __slots__ = ("data", "grad", "_a", "_b", "_how")
 
     def __init__(self, data, _children=(), _op="", label=""):
@@ -93,6 +66,95 @@ class Value:
             self._how = _Extra(None, None, "", _op)
         if type(label) is not str or label:
             self.label = label  # checked there
+
+    # -- the ops: one line each over the op table --------------------------------------
+
+    def __add__(self, other): return _binary(ADD, self, other)
+    def __mul__(self, other): return _binary(MUL, self, other)
+    # NOTE: the lecture composes x / y = x * y**-1; a primitive division gives PyTorch's
+    # numbers where that composition rounds differently (1e-300 / 1e-300)
+    def __truediv__(self, other): return _binary(DIV, self, other)
+    def __pow__(self, other): return _power(self, other)  # x**y (POW), x**n (POWC)
+    def exp(self): return _unary(EXP, self)
+    def log(self): return _unary(LOG, self)
+    def tanh(self): return _unary(TANH, self)
+    def sigmoid(self): return _unary(SIGMOID, self)
+    def relu(self): return _unary(RELU, self)
+    def abs(self): return _unary(ABS, self)
+    def sqrt(self): return _unary(SQRT, self)
+    def softplus(self): return _unary(SOFTPLUS, self)
+    def sin(self): return _unary(SIN, self)
+    def cos(self): return _unary(COS, self)
+    __abs__ = abs
+
+    # -- composites: built from the ops above ------------------------------------------
+
+    def __neg__(self):  # -x = x * -1
+        return self * -1.0
+
+    def __radd__(self, other):  # n + x = x + n (a plain number becomes a constant leaf)
+        return NotImplemented if type(other) is Value else _binary(ADD, self, other)
+
+    def __sub__(self, other):  # x - y = x + (-y)
+        return self + (-other) if isinstance(other, (Value, Real)) else NotImplemented
+
+    def __rsub__(self, other):  # n - x = n + (-x)
+        return (-self) + other if isinstance(other, Real) else NotImplemented
+
+    def __rmul__(self, other):  # n * x = x * n
+        return NotImplemented if type(other) is Value else _binary(MUL, self, other)
+
+    def __rtruediv__(self, other):  # n / x = x**-1 * n, as PyTorch computes it
+        return self**-1 * other if isinstance(other, Real) else NotImplemented
+
+    def __rpow__(self, other):  # n ** x, with n a constant leaf
+        other = _coerce(other)
+        return other if other is NotImplemented else other**self
+
+    def __pos__(self):
+        return self
+
+    # -- the backward pass -----------------------------------------------------------
+
+    def backward(self, grad=1.0, create_graph=False):
+        """Backpropagate from this node: fill ``.grad`` of every node it depends on.
+
+        Seeds ``grad`` (1.0 by default: dL/dL = 1) at this node and accumulates
+        ``grad += local derivative * upstream grad`` through the graph. Leaf grads
+        accumulate across calls, as in PyTorch: zero them between steps.
+
+        With ``create_graph=True`` every ``.grad`` becomes a ``Value`` built by running
+        the op table's rules on the graph's own Values, so it can be differentiated again
+        (see ``micrograd.autodiff``). As in PyTorch, a leaf's ``.grad`` then refers to a
+        graph that refers back to the leaf.
+        """
+        if create_graph or _mode() & _gm.ANOMALY or not _fast.ZERO_IS_FRESH:
+            return _backward_by_table(self, grad, create_graph)
+        if type(grad) is not float:
+            grad = _as_float(grad, "backward's grad")
+
+        # Phase 1: the topological order: every node after all of its inputs (interior
+        # nodes only: a leaf passes nothing on), each one's grad set to zero.
+        order = interior_order(self)
+
+        # Phase 2: the chain rule, from the root back to the leaves: every node's
+        # ``_backward()`` (below), one loop for speed with + and * written out.
+        self.grad += grad
+        push_grads(reversed(order))
+
+    def _backward(self):
+        """The chain rule at this node: run its op's rule on its grad and add each
+        contribution to that input's grad (the lecture's ``node._backward()``)."""
+        if self._a is not None:
+            for p, c in zip(self._prev, contributions_at(self, self.grad)):
+                p.grad += c
+
+    def zero_grad(self):
+        """Set the grad of this node and of every node it depends on to zero."""
+        for v in topological_order(self):
+            v.grad = 0.0
+
+    # -- the node's record: its inputs, its op, its label -------------------------------
 
     @property
     def _prev(self):
@@ -166,192 +228,6 @@ class Value:
         else:
             self._how = _Extra(how, None, "", text)
 
-    # -- primitives (thin wrappers over the op table) --------------------------------
-
-    def _unary(self, fn):
-        return _make(fn.forward(self.data), fn, self)
-
-    # NOTE: + and * (nine nodes in ten) build their node inline, _make's work without
-    # its call; the forward is the op's own (ADD.forward, MUL.forward), written out.
-    def __add__(self, other):
-        if type(other) is not Value:
-            other = _coerce(other)
-            if other is NotImplemented:
-                return other
-        out = _new(Value)
-        out.data = self.data + other.data
-        out.grad = 0.0
-        if _mode():
-            return _moded(out, ADD, self, other)
-        out._a = self
-        out._b = other
-        out._how = ADD
-        return out
-
-    def __mul__(self, other):
-        if type(other) is not Value:
-            other = _coerce(other)
-            if other is NotImplemented:
-                return other
-        out = _new(Value)
-        out.data = self.data * other.data
-        out.grad = 0.0
-        if _mode():
-            return _moded(out, MUL, self, other)
-        out._a = self
-        out._b = other
-        out._how = MUL
-        return out
-
-    def __pow__(self, other):
-        if isinstance(other, Value):
-            return _make(POW.forward(self.data, other.data), POW, self, other)
-        if isinstance(other, Real):
-            n = other if type(other) in (int, float) else float(other)
-            return _make(POWC.forward(self.data, n), POWC, self, None, n)
-        return NotImplemented
-
-    def exp(self):
-        return self._unary(_ops.EXP)
-
-    def log(self):
-        return self._unary(_ops.LOG)
-
-    def tanh(self):
-        return self._unary(_ops.TANH)
-
-    def sigmoid(self):
-        return self._unary(_ops.SIGMOID)
-
-    def relu(self):
-        return self._unary(_ops.RELU)
-
-    def abs(self):
-        return self._unary(_ops.ABS)
-
-    __abs__ = abs
-
-    def sqrt(self):
-        return self._unary(_ops.SQRT)
-
-    def softplus(self):
-        return self._unary(_ops.SOFTPLUS)
-
-    def sin(self):
-        return self._unary(_ops.SIN)
-
-    def cos(self):
-        return self._unary(_ops.COS)
-
-    # -- composites: built from the primitives above ---------------------------------
-
-    def __neg__(self):  # -x = x * -1
-        return self * -1.0
-
-    def __radd__(self, other):  # n + x = x + n
-        if type(other) is Value:
-            return NotImplemented
-        return self.__add__(other)  # a plain number becomes a constant leaf there
-
-    def __sub__(self, other):  # x - y = x + (-y)
-        if not isinstance(other, (Value, Real)):
-            return NotImplemented
-        return self + (-other)
-
-    def __rsub__(self, other):  # n - x = n + (-x)
-        if not isinstance(other, Real):
-            return NotImplemented
-        return (-self) + other
-
-    def __rmul__(self, other):  # n * x = x * n
-        if type(other) is Value:
-            return NotImplemented
-        return self.__mul__(other)
-
-    def __truediv__(self, other):
-        # NOTE: the lecture composes x / y = x * y**-1; a primitive division gives
-        # PyTorch's numbers where that composition rounds differently (1e-300 / 1e-300)
-        if type(other) is not Value:
-            other = _coerce(other)
-            if other is NotImplemented:
-                return other
-        return _make(_ops._fdiv(self.data, other.data), DIV, self, other)
-
-    def __rtruediv__(self, other):  # n / x = x**-1 * n, as PyTorch computes it
-        if not isinstance(other, Real):
-            return NotImplemented
-        return self**-1 * other
-
-    def __rpow__(self, other):  # n ** x, with n a constant leaf
-        other = _coerce(other)
-        if other is NotImplemented:
-            return other
-        return other**self
-
-    def __pos__(self):
-        return self
-
-    # -- the backward pass -----------------------------------------------------------
-
-    def backward(self, grad=1.0, create_graph=False):
-        """Backpropagate from this node: fill ``.grad`` of every node it depends on.
-
-        Seeds ``grad`` (1.0 by default: dL/dL = 1) at this node and accumulates
-        ``grad += local derivative * upstream grad`` through the graph. Leaf grads
-        accumulate across calls, as in PyTorch: zero them between steps.
-
-        With ``create_graph=True`` every ``.grad`` becomes a ``Value`` built by running
-        the op table's rules on the graph's own Values, so it can be differentiated again
-        (see ``micrograd.autodiff``). As in PyTorch, a leaf's ``.grad`` then refers to a
-        graph that refers back to the leaf.
-        """
-        if create_graph:
-            if not isinstance(grad, Value):
-                grad = _as_float(grad, "backward's grad")
-            return _backward_graph(self, _topo_order(self), grad)
-        if type(grad) is not float:
-            grad = _as_float(grad, "backward's grad")
-        if _mode() & _ANOMALY:
-            return _backward_checked(self, _topo_order(self), grad)
-
-        # Phase 1: order the graph's interior nodes, each after all of its inputs
-        # (iterative depth-first search: any depth works). Their grads start from zero
-        # on every pass, so only this pass's contributions flow through them.
-        order = _interior_order(self)
-
-        # Phase 2: the chain rule, from the root back to the leaves.
-        self.grad += grad
-        for v in reversed(order):
-            fn = v._how
-            # NOTE: + and * (nine nodes in ten) are the op table's rules written inline,
-            # to save a call per node; tests check them against the table.
-            if fn is MUL:  # d(xy) = y dx + x dy
-                a = v._a
-                b = v._b
-                g = v.grad
-                a.grad += g * b.data
-                b.grad += g * a.data
-            elif fn is ADD:  # d(x+y) = dx + dy
-                g = v.grad
-                v._a.grad += g
-                v._b.grad += g
-            else:
-                _push_grad(v)
-
-    def _backward(self):
-        """Push this node's grad to its inputs (``grad[p] += local * grad``), one node.
-
-        ``backward()`` does this for every node in order; this method exists so that the
-        lecture's hand-written loop (``for v in reversed(order): v._backward()``) works too.
-        """
-        if self._fn is not None:
-            _push_grad(self)
-
-    def zero_grad(self):
-        """Set the grad of this node and of every node it depends on to zero."""
-        for v in _topo_order(self):
-            v.grad = 0.0
-
     # -- display -----------------------------------------------------------------------
 
     def __repr__(self):
@@ -374,14 +250,10 @@ class Value:
     __hash__ = object.__hash__
 
 
-_new = object.__new__
-
-
 class _Extra:
     """How a node was made, when that is more than an op: the op (None for a leaf), its
-    constant argument, the node's label, an op label set by hand (None if not).
-    Never changed once made (a node that changes gets a new one), so nodes may share
-    one: every ``x**2`` has the same."""
+    constant argument, the node's label, an op label set by hand (None if not). Never
+    changed once made: a node that changes gets a new one."""
 
     __slots__ = ("fn", "arg", "label", "oplabel")
 
@@ -392,348 +264,115 @@ class _Extra:
         self.oplabel = oplabel
 
 
-_shared_extras = {}
-
-
 def _extra(fn, arg=None, label="", oplabel=None):
-    """What goes in a node's ``_how`` for op ``fn`` with ``arg``, ``label``, ``oplabel``:
-    the op itself when there is nothing more, else an ``_Extra`` (shared between nodes
-    that only carry the same constant)."""
-    if label or oplabel is not None:
-        return _Extra(fn, arg, label, oplabel)
-    if arg is None:
+    """What goes in a node's ``_how``: the op itself when there is nothing more to say."""
+    if arg is None and not label and oplabel is None:
         return fn
-    key = (fn, type(arg), arg)
-    try:
-        return _shared_extras[key]
-    except KeyError:
-        how = _Extra(fn, arg, "", None)
-        # a zero keeps its sign and a nan is not equal to itself: not shared; the
-        # cache is bounded, any constant beyond it gets its own record
-        if arg == arg and arg != 0 and len(_shared_extras) < 1024:
-            _shared_extras[key] = how
-        return how
-    except TypeError:  # an argument that cannot be a key
-        return _Extra(fn, arg, "", None)
+    return _Extra(fn, arg, label, oplabel)
+
+
+# ---------------------------------------------------------------------------------------
+# Building nodes: every op's result is made by _make
+# ---------------------------------------------------------------------------------------
+
+_new = object.__new__
 
 
 def _make(data, fn, a, b=None, arg=None):
     """The node that op ``fn`` makes from inputs ``a`` (and ``b``): the one place op
-    results are built (``+`` and ``*`` write it inline)."""
+    results are built. Under ``no_grad()`` it is a plain leaf; under ``detect_anomaly()``
+    a nan or inf made from finite inputs raises."""
     out = _new(Value)
     out.data = data
     out.grad = 0.0
-    if _mode():
-        return _moded(out, fn, a, b, arg)
+    mode = _mode()
+    if mode:
+        if mode & _gm.ANOMALY and not math.isfinite(data):
+            _gm.check_forward(fn, a, b, arg, data)
+        if mode & _gm.NO_GRAD:
+            out._a = out._b = out._how = None
+            return out
     out._a = a
     out._b = b
-    out._how = fn if arg is None else _extra(fn, arg)
+    out._how = fn if arg is None else _Extra(fn, arg, "", None)
     return out
 
 
-def _moded(out, fn, a, b=None, arg=None):
-    """Finish node ``out`` under a mode: anomaly detection checks its number; under
-    ``no_grad()`` it becomes a plain leaf (no inputs, no op)."""
-    mode = _mode()
-    if mode & _ANOMALY and not _isfinite(out.data):
-        _anomaly_forward(fn, a, b, arg, out.data)
-    if mode & _NO_GRAD:
-        out._a = out._b = out._how = None
-    else:
-        out._a = a
-        out._b = b
-        out._how = fn if arg is None else _extra(fn, arg)
-    return out
+def _unary(fn, x):
+    return _make(fn.forward(x.data), fn, x)
 
 
-def _affine(b, ws, xs):
-    """``b + ws[0]*xs[0] + ws[1]*xs[1] + ...``: the nodes the operators build, in their
-    order (a ``*`` node then a ``+`` node per term), with their numbers. A neuron of
-    ``micrograd.nn`` calls this instead of looping over ``act = act + w*x``: one call
-    instead of two operator dispatches per term. Terms that are not two Values, and any
-    mode (``no_grad``, ``detect_anomaly``), take the operators themselves."""
-    V, new, tp = Value, _new, type  # locals: this loop builds most nodes of a network
-    act = b
-    fast = tp(act) is V and not _mode()
-    for w, x in zip(ws, xs):
-        if fast and tp(w) is V and tp(x) is V:
-            p = w.data * x.data  # MUL.forward
-            m = new(V)
-            m.data = p
-            m.grad = 0.0
-            m._a = w
-            m._b = x
-            m._how = MUL
-            out = new(V)
-            out.data = act.data + p  # ADD.forward
-            out.grad = 0.0
-            out._a = act
-            out._b = m
-            out._how = ADD
-            act = out
-        else:
-            act = act + w * x
-            # the operators may have run other code: look at the mode again
-            fast = tp(act) is V and not _mode()
-    return act
+def _binary(fn, x, y):
+    """``fn(x, y)``, ``y`` a Value or a plain number (which becomes a constant leaf)."""
+    if type(y) is not Value:
+        y = _coerce(y)
+        if y is NotImplemented:
+            return y
+    return _make(fn.forward(x.data, y.data), fn, x, y)
+
+
+def _power(x, n):
+    if isinstance(n, Value):
+        return _make(POW.forward(x.data, n.data), POW, x, n)
+    if isinstance(n, Real):
+        n = n if type(n) in (int, float) else float(n)
+        return _make(POWC.forward(x.data, n), POWC, x, None, n)
+    return NotImplemented
 
 
 def _coerce(x):
-    """A plain number as a constant leaf Value; anything else NotImplemented."""
-    if type(x) is float:
-        v = _new(Value)
-        v.data = x
-    elif isinstance(x, Value):
+    """A plain number as a constant leaf Value; a Value itself; anything else
+    NotImplemented."""
+    if isinstance(x, Value):
         return x
-    elif type(x) is int or isinstance(x, Real):
-        v = _new(Value)
-        v.data = _as_float(x)
-    else:
-        return NotImplemented
-    v.grad = 0.0
-    v._a = v._b = v._how = None
-    return v
+    if isinstance(x, Real):
+        return Value(x)
+    return NotImplemented
 
 
-# ---------------------------------------------------------------------------------------
-# The chain rule: one rule per op (micrograd.ops), run by every sweep below
-# ---------------------------------------------------------------------------------------
+def _as_float(x, what="Value"):
+    """Turn a plain real number into a float; refuse anything else with a TypeError."""
+    if isinstance(x, bool):
+        return float(x)
+    if isinstance(x, Real):
+        try:
+            return float(x)
+        except OverflowError:
+            return math.inf if x > 0 else -math.inf
+    raise TypeError(
+        f"{what} needs a real number (int or float), got {type(x).__name__}: {x!r:.60}")
 
 
-def _contributions(v, m, g):
-    """What node ``v`` adds to each of its inputs' grads, for upstream ``g``: the op's
-    rule run in math namespace ``m`` (floats: ``ops.FLOAT``; Values: ``ops.VALUE``)."""
-    fn = v._fn
-    a = v._a
-    b = v._b
-    if m is FLOAT:
-        if b is not None:
-            return fn.grad(m, g, a.data, b.data, v.data)
-        if fn.has_arg:
-            return fn.grad(m, g, a.data, v.data, v._arg)
-        return fn.grad(m, g, a.data, v.data)
-    if b is not None:
-        return fn.grad(m, g, a, b, v)
-    if fn.has_arg:
-        return fn.grad(m, g, a, v, v._arg)
-    return fn.grad(m, g, a, v)
+#: ``b + ws[0]*xs[0] + ...`` in one call: what a neuron of ``micrograd.nn`` computes
+_affine = _fast.make_affine(Value, _mode)
 
 
-def _push_grad(v):
-    """The chain rule at one node, on floats: each input's grad += its contribution."""
-    g = v.grad
-    a = v._a
-    b = v._b
-    fn = v._how
-    if type(fn) is _Extra:
-        fn, arg = fn.fn, fn.arg
-    else:
-        arg = None
-    if b is not None:
-        da, db = fn.grad(FLOAT, g, a.data, b.data, v.data)
-        a.grad += da
-        b.grad += db
-    elif fn.has_arg:
-        a.grad += fn.grad(FLOAT, g, a.data, v.data, arg)[0]
-    else:
-        a.grad += fn.grad(FLOAT, g, a.data, v.data)[0]
-
-
-def _sweep(topo, grads, m=FLOAT, needed=None, check=None):
-    """The reverse sweep: the chain rule over ``topo`` (inputs before users), backward.
-
-    ``grads`` maps nodes to their gradients so far (the seeds, and any starting values);
-    every contribution is added into it (``old + c``, in the order of ``topo`` reversed)
-    and it is returned. ``m`` is the math namespace the rules run in (floats, or Values
-    for gradients that are graphs). With ``needed``, only nodes in it receive
-    contributions. ``check(v, i, c, g)`` sees every contribution (anomaly detection).
-
-    ``backward()`` (float fast path aside), ``detect_anomaly``, ``create_graph`` and
-    every reverse-mode function of ``micrograd.autodiff`` are this loop.
-    """
-    get = grads.get
-    for v in reversed(topo):
-        if v._fn is None:
-            continue
-        g = get(v)
-        if g is None:
-            continue
-        prev = v._prev
-        if needed is not None and not any(p in needed for p in prev):
-            continue
-        for i, (p, c) in enumerate(zip(prev, _contributions(v, m, g))):
-            if needed is not None and p not in needed:
-                continue
-            if check is not None:
-                check(v, i, c, g)
-            old = get(p)
-            grads[p] = c if old is None else old + c
-    return grads
-
-
-def _backward_checked(root, topo, grad):
-    """``backward()`` under ``detect_anomaly()``: the same sums in the same order as the
-    fast path, every contribution checked for a nan or inf that a finite upstream made."""
-    grads = {v: v.grad for v in topo if v._fn is None}
-    grads[root] = grads.get(root, 0.0) + grad
-    _sweep(topo, grads, FLOAT, check=_anomaly_backward)
-    for v in topo:
+def _backward_by_table(root, grad, create_graph):
+    """``backward()`` by the sweep on a table of grads: with ``create_graph`` (the rules
+    run on Values), under ``detect_anomaly()`` (every contribution checked for a nan or
+    inf that a finite upstream made), or where floats are not fresh objects
+    (``engine_fast``). The same sums in the same order as ``backward()``: interior grads
+    are this pass's, leaf grads accumulate."""
+    order = topological_order(root)
+    if create_graph:
+        grads = {root: grad if isinstance(grad, Value) else _as_float(grad, "backward's grad")}
+        with enable_grad():
+            sweep(reversed(order), grads, VALUE)
+            for v in order:
+                g, old = _coerce(grads.get(v, 0.0)), v.grad
+                # a zero float grad is replaced, not added to: no ``0 + g`` node
+                fresh = v._a is not None or (type(old) is float and old == 0.0)
+                v.grad = g if fresh else _coerce(old + g)
+        return
+    grads = {v: v.grad for v in order if v._a is None}
+    grads[root] = grads.get(root, 0.0) + _as_float(grad, "backward's grad")
+    check = _mode() & _gm.ANOMALY
+    for v, g, pushes in sweep_steps(reversed(order), grads):
+        if check:
+            for i, c, _, _ in pushes:
+                _gm.check_backward(v, i, c, g)
+    for v in order:
         v.grad = grads.get(v, 0.0)
-
-
-def _backward_graph(root, topo, grad):
-    """``backward(create_graph=True)``: the rules run on Values; interior grads are this
-    pass's gradients, leaf grads accumulate (a zero float grad is replaced, not added to,
-    so no ``0 + g`` node is built)."""
-    with enable_grad():
-        grads = _sweep(topo, {root: grad}, VALUE)
-        for v in topo:
-            g = grads.get(v, 0.0)
-            if v._fn is not None:
-                v.grad = _as_node(g)
-            else:
-                old = v.grad
-                if type(old) is float and old == 0.0:
-                    v.grad = _as_node(g)
-                else:
-                    v.grad = _as_node(old + g)
-
-
-def _as_node(x):
-    return x if isinstance(x, Value) else _coerce(x)
-
-
-def _depends_on(topo, inputs):
-    """The nodes of ``topo`` that are one of ``inputs`` or are computed from one (the one
-    reachability walk: forward from ``inputs`` through ``topo``)."""
-    needed = set(inputs)
-    for v in topo:
-        if v not in needed:
-            for p in v._prev:
-                if p in needed:
-                    needed.add(v)
-                    break
-    return needed
-
-
-def _topo_order(*roots, inputs_of=None):
-    """All nodes reachable from ``roots``, each after all of its inputs (a root last
-    among the nodes it reaches): the one topological sort of the project.
-
-    Iterative depth-first search, so any depth works: look at the node on top of the
-    stack; push each input not placed yet and come back to the node later; once every
-    input is placed, place the node. Each node is looked at at most twice. ``inputs_of``
-    gives a node's inputs for graphs that are not Values (the tracer's, the walk's);
-    Values use their two input slots directly (the fast path).
-    """
-    order = []
-    placed = set()
-    if inputs_of is None:
-        for root in roots:
-            if root not in placed:
-                _place_values(root, placed, placed.add, order.append)
-        return order
-    for root in roots:
-        if root in placed:
-            continue
-        stack = [(root, iter(inputs_of(root)))]
-        while stack:
-            node, it = stack[-1]
-            for p in it:
-                if p not in placed:
-                    stack.append((p, iter(inputs_of(p))))
-                    break
-            else:
-                stack.pop()
-                if node not in placed:
-                    placed.add(node)
-                    order.append(node)
-    return order
-
-
-def _place_values(root, placed, place, append):
-    """The depth-first walk of ``_topo_order`` from one Value."""
-    stack = [root]
-    while stack:
-        v = stack[-1]
-        a = v._a
-        if a is not None and a not in placed:
-            if a._a is None:  # a leaf has no inputs: place it now
-                place(a)
-                append(a)
-            else:
-                stack.append(a)
-        b = v._b
-        if b is not None and b not in placed:
-            if b._a is None:
-                place(b)
-                append(b)
-            else:
-                stack.append(b)
-        if stack[-1] is v:  # every input placed: place v
-            stack.pop()
-            if v not in placed:  # v may have been pushed twice (two users)
-                place(v)
-                append(v)
-
-
-def _fresh_zero(one=1.0):
-    """A float object equal to 0.0 that no node holds yet: the arithmetic makes a new
-    object at every call (in CPython, where a float's identity is its object)."""
-    return one - one
-
-
-#: whether ``_fresh_zero`` gives a new object each time (CPython: yes; an interpreter
-#: where equal floats are always identical would not, and takes the set-based walk)
-_ZERO_IS_FRESH = _fresh_zero() is not _fresh_zero()
-
-
-def _interior_order(root):
-    """The interior (non-leaf) nodes that ``root`` depends on, ``root`` among them if it
-    is one, each after all of its interior inputs, in ``_topo_order``'s order; every
-    one's grad is set to 0.0. ``backward()``'s own walk.
-
-    The reset is also the walk's mark: a node's grad is set to a float object ``zero``
-    made for this walk as the node is placed, so ``grad is zero`` says "placed" without
-    a set of visited nodes. (Leaves are never marked: their grads accumulate.) One walk
-    at a time: two threads' walks over shared nodes would each take the other's marks
-    for stale grads."""
-    if root._a is None:
-        return []
-    if not _ZERO_IS_FRESH:
-        order = [v for v in _topo_order(root) if v._a is not None]
-        for v in order:
-            v.grad = 0.0
-        return order
-    with _walk_lock:
-        return _marked_walk(root, _fresh_zero())
-
-
-_walk_lock = threading.RLock()
-
-
-def _marked_walk(root, zero):
-    order = []
-    append = order.append
-    stack = [root]
-    push = stack.append
-    pop = stack.pop
-    while stack:
-        v = stack[-1]
-        a = v._a
-        b = v._b
-        if a._a is not None and a.grad is not zero:  # an interior input not placed yet
-            push(a)
-            if b is not None and b._a is not None and b.grad is not zero:
-                push(b)
-        elif b is not None and b._a is not None and b.grad is not zero:
-            push(b)
-        else:  # every input placed: place v (it may have been pushed twice)
-            pop()
-            if v.grad is not zero:
-                v.grad = zero
-                append(v)
-    return order
 
 
 # ---------------------------------------------------------------------------------------
@@ -835,10 +474,11 @@ def define_op(key, forward, grad, *, arity=1, name=None, formula="", rule="",
     if not isinstance(key, str) or not key.isidentifier() or key.startswith("_"):
         raise ValueError(f"an op's key must be a public identifier, got {key!r}")
     meth = key if method is True else (method or None)
-    if meth is not None and meth in vars(Value) and not _is_user_method(meth):
+    if meth is not None and meth in vars(Value) and not hasattr(vars(Value)[meth], "op"):
         raise ValueError(f"Value already has a method {meth!r}: choose another name")
     op = _ops.register(_ops.Op(
-        key, name or key, arity, forward, grad, has_arg=has_arg,
+        key, name or key, arity, forward, checks.one_per_input(grad, key, arity),
+        has_arg=has_arg,
         formula=formula or f"{key}({', '.join('xy'[:arity])})", rule=rule,
         np_forward=np_forward, method=meth), replace=True)
 
@@ -852,109 +492,9 @@ def define_op(key, forward, grad, *, arity=1, name=None, formula="", rule="",
         def method_(self, *rest, arg=None):
             return apply_op(op, self, *rest, arg=arg)
         method_.__name__ = meth
-        method_._user_op = True
+        method_.op = op  # a method of a user-defined op: another define_op may replace it
         setattr(Value, meth, method_)
     return apply
 
 
-def _is_user_method(name):
-    return getattr(vars(Value).get(name), "_user_op", False)
-
-
-# ---------------------------------------------------------------------------------------
-# Anomaly detection
-# ---------------------------------------------------------------------------------------
-
-
-def _describe(fn, prev, arg):
-    args = ", ".join(f"{p.label or 'x'}={p.data!r}" for p in prev)
-    name = fn.label(arg) if fn is not None else "leaf"
-    return f"{name}({args})"
-
-
-def _anomaly_forward(fn, a, b, arg, data):
-    prev = (a,) if b is None else (a, b)
-    if all(_isfinite(p.data) for p in prev):
-        raise AnomalyError(
-            f"forward: op {_describe(fn, prev, arg)} gave {data!r} from finite inputs")
-
-
-def _anomaly_backward(v, i, c, g):
-    """A contribution that is nan or inf although the upstream grad is finite."""
-    if not _isfinite(c) and _isfinite(g):
-        prev = v._prev
-        d = _ops.local_grads(v._fn, [p.data for p in prev], v.data, v._arg)[i]
-        raise AnomalyError(
-            f"backward: op {_describe(v._fn, prev, v._arg)} (output {v.data!r}) "
-            f"gave local derivative {d!r} for input {i} ({prev[i].label or 'x'}), "
-            f"contribution {c!r} from finite upstream grad {g!r}")
-
-
-# ---------------------------------------------------------------------------------------
-# Modes (per thread and per async task)
-# ---------------------------------------------------------------------------------------
-
-
-def is_grad_enabled():
-    """True unless inside ``no_grad()`` (in this thread or async task)."""
-    return not _mode() & _NO_GRAD
-
-
-@contextmanager
-def _set_bit(bit, on):
-    before = _mode()
-    token = _modes.set((before | bit) if on else (before & ~bit))
-    try:
-        yield
-    finally:
-        _modes.reset(token)
-
-
-def no_grad():
-    """Context manager: operations inside build no graph (results are plain leaves).
-
-    Use it for evaluation and for optimizer updates. It holds for the current thread
-    (and async task) only, as in PyTorch: another thread keeps building graphs.
-    """
-    return _set_bit(_NO_GRAD, True)
-
-
-def enable_grad():
-    """Context manager: re-enable graph building inside a ``no_grad()`` block."""
-    return _set_bit(_NO_GRAD, False)
-
-
-def detect_anomaly():
-    """Context manager: raise ``AnomalyError`` where a nan or inf first appears.
-
-    In the forward pass the error names the op and its inputs when finite inputs give a
-    non-finite output; in the backward pass, when a finite upstream gradient gives a
-    non-finite contribution. Slower; for debugging. Per thread, like ``no_grad``.
-    """
-    return _set_bit(_ANOMALY, True)
-
-
-# ---------------------------------------------------------------------------------------
-# CPython 3.10: warm the backward pass up
-# ---------------------------------------------------------------------------------------
-
-#: how many calls CPython 3.10 waits before a function caches its attribute lookups
-_OPCACHE_MIN_RUNS = 1024
-
-
-def _warm_up(runs=_OPCACHE_MIN_RUNS + 16):
-    """Run ``backward()`` ``runs`` times on a three-node graph of its own.
-
-    CPython 3.10 caches the attribute lookups of a function (``v._a``, ``v.grad``: most
-    of the work of a backward pass) only once that function has been called 1,024
-    times. ``backward()`` runs once per training step, so its loops would never get
-    there (they run about 1.5x slower). From 3.11 on, a function specialises itself
-    while it runs and this is not needed. Costs a few milliseconds at import."""
-    a = Value(1.0)
-    root = a * a + a
-    for _ in range(runs):
-        root.backward()
-
-
-if sys.version_info < (3, 11):
-    _warm_up()
+_fast.warm_up(Value)  # CPython 3.10 only (engine_fast)

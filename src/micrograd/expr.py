@@ -355,10 +355,10 @@ def leaves(root):
     leaves a user can give values to. Constants without a name (the 1 of ``a + 1``) are
     not included, nor a name that labels two leaves (``a = 2; c = a + 1; a = 4; ...``):
     which of them a value should edit would be ambiguous."""
-    from .engine import _topo_order
+    from .chain_rule import topological_order
 
     out, twice = {}, set()
-    for v in _topo_order(root):
+    for v in topological_order(root):
         if v._fn is None and v.label:
             if v.label in out and out[v.label] is not v:
                 twice.add(v.label)
@@ -367,9 +367,9 @@ def leaves(root):
 
 
 def _labels_two_leaves(root, name):
-    from .engine import _topo_order
+    from .chain_rule import topological_order
 
-    return len({id(v) for v in _topo_order(root) if v._fn is None and v.label == name}) > 1
+    return len({id(v) for v in topological_order(root) if v._fn is None and v.label == name}) > 1
 
 
 def _check_leaf_names(values, root, env):

@@ -26,7 +26,9 @@ The file (format version 1) is plain JSON that a person can read::
 Floats are written with ``repr``, so they load back bit for bit. ``load`` builds a new
 model from the file; ``load_into`` copies the weights into an existing model of the same
 architecture. Both check the whole file before touching any model: a missing file
-raises ``FileNotFoundError``; a file that is not JSON, truncated, of another format or
+raises ``FileNotFoundError``; a path that is not a regular file (a folder, a named
+pipe, a device: refused before it is opened, so a pipe never blocks), a file that is not
+JSON, truncated, of another format or
 version, of another architecture, with a wrong number of weights or a weight that is not
 a finite number, JSON nested absurdly deep, or a file over the caps (``MAX_FILE_BYTES``
 of JSON, ``MAX_PARAMETERS`` weights and biases) raises ``ModelFileError`` (a
@@ -41,6 +43,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import stat
 from itertools import pairwise
 
 from .files import write_text
@@ -136,15 +139,52 @@ def _reject_constant(name):
     raise ValueError(f"{name} is not a JSON number (weights must be finite numbers)")
 
 
-def _read(path, max_bytes=MAX_FILE_BYTES):
-    path = os.fspath(path)
-    if not os.path.exists(path):
-        raise FileNotFoundError(f"no model file at {path!r}")
+#: what a path is when it is not a regular file, for the message that refuses it
+_NOT_REGULAR = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a named pipe"),
+                (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                (stat.S_ISSOCK, "a socket"))
+
+
+def _check_regular(path, mode):
+    if not stat.S_ISREG(mode):
+        kind = next((k for test, k in _NOT_REGULAR if test(mode)), "not a regular file")
+        raise ModelFileError(f"{path}: it is {kind}, not a model file (a model file is a "
+                             f"regular file; nothing was read)")
+
+
+def _open_regular(path):
+    """``path`` opened for reading, refused unless it is a regular file: looked at
+    before it is opened (a named pipe would block until some writer came, a device or a
+    folder is no model), and what was opened looked at again (the path may have
+    changed in between; opened without blocking, so a pipe cannot hold it up)."""
     try:
-        with open(path, "rb") as f:
-            raw = f.read(max_bytes + 1)  # never more than the cap, whatever the file
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        raise FileNotFoundError(f"no model file at {path!r}") from None
     except OSError as err:
         raise ModelFileError(f"{path}: cannot read the file ({err.strerror or err})") from err
+    _check_regular(path, mode)
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+    try:
+        fd = os.open(path, flags | getattr(os, "O_BINARY", 0))
+    except OSError as err:
+        raise ModelFileError(f"{path}: cannot read the file ({err.strerror or err})") from err
+    try:
+        _check_regular(path, os.fstat(fd).st_mode)
+    except BaseException:
+        os.close(fd)
+        raise
+    return os.fdopen(fd, "rb")
+
+
+def _read(path, max_bytes=MAX_FILE_BYTES):
+    path = os.fspath(path)
+    with _open_regular(path) as f:
+        try:
+            raw = f.read(max_bytes + 1)  # never more than the cap, whatever the file
+        except OSError as err:
+            raise ModelFileError(f"{path}: cannot read the file "
+                                 f"({err.strerror or err})") from err
     if len(raw) > max_bytes:
         raise ModelFileError(f"{path}: the file is larger than the cap of {max_bytes:,} "
                              f"bytes for a model file (pass max_bytes= to load a bigger "

@@ -19,15 +19,21 @@ changes neither the value nor the gradient, which is ``softmax(z) - onehot(y)``)
 Each formula is written once, as a term (``_mse_term``, ``_bce_term``, ``_ce_term``...);
 the batch functions and the per-sample forms that ``micrograd.trace`` runs share it.
 
-Labels: ``mse`` and ``hinge`` take targets in {-1, +1} (a tanh or linear output),
-``bce_with_logits`` takes {0, 1}, ``cross_entropy`` takes class indices 0..K-1.
-``LOSSES[name].labels`` records which, for code that picks a loss by name.
+Labels: ``hinge`` takes -1 or +1, ``bce_with_logits`` 0 or 1 (or a probability in
+[0, 1]), ``cross_entropy`` class indices 0..K-1, ``mse`` any finite number (-1/+1 for
+classes, with a tanh output). Each loss refuses any other target, nan included, naming
+the target by its position and value and saying what it wants: a hinge loss on 0/1
+labels would otherwise train on without a word (a 0 label has no gradient).
+``LOSSES[name].labels`` records the convention, for code that picks a loss by name, and
+``LOSSES[name].check_labels(y)`` checks a whole set of labels before training.
 """
 
 from __future__ import annotations
 
+import math
 from numbers import Real
 
+from . import checks
 from .engine import Value
 
 __all__ = ["mse", "hinge", "bce_with_logits", "cross_entropy", "logsumexp", "l1_penalty",
@@ -43,8 +49,9 @@ def _is_num(x):
     return isinstance(x, (Value, Real)) and not isinstance(x, bool)
 
 
-def _flatten_pairs(preds, targets, what):
-    """Pair up predictions and targets; each may be a scalar or a list (multi-output)."""
+def _flatten_pairs(preds, targets, what, wants=None):
+    """Pair up predictions and targets; each may be a scalar or a list (multi-output).
+    Every target is checked against ``wants`` (see ``_target``)."""
     if _is_num(preds):
         preds, targets = [preds], [targets]
     preds = list(preds)
@@ -56,7 +63,7 @@ def _flatten_pairs(preds, targets, what):
     pairs = []
     for i, (p, t) in enumerate(zip(preds, targets)):
         if _is_num(p):
-            pairs.append((p, _target(t, what, i)))
+            pairs.append((p, _target(t, what, wants, "target {}", i)))
             continue
         if isinstance(p, (str, bytes)) or not hasattr(p, "__len__"):
             raise TypeError(f"{what}: prediction {i} must be a Value, a number or a list "
@@ -64,15 +71,38 @@ def _flatten_pairs(preds, targets, what):
         if _is_num(t) or len(p) != len(t):
             raise ValueError(f"{what}: prediction {i} has {len(p)} outputs but its target "
                              f"is {t!r}")
-        pairs.extend((pj, _target(tj, what, i)) for pj, tj in zip(p, t))
+        pairs.extend((pj, _target(tj, what, wants, "target {}[{}]", i, j))
+                     for j, (pj, tj) in enumerate(zip(p, t)))
     return pairs
 
 
-def _target(t, what, i):
-    if isinstance(t, bool) or not isinstance(t, Real):
-        raise TypeError(f"{what}: target {i} must be a number, got {type(t).__name__}: "
-                        f"{t!r:.40}")
-    return float(t)
+#: what a loss wants of each target: (what it says, the test); finite comes first
+FINITE = ("a finite number", None)
+PLUS_MINUS_ONE = ("the label -1 or +1 (for labels 0/1 use bce)", lambda y: y in (-1.0, 1.0))
+ZERO_ONE = ("the label 0 or 1 (or a probability in [0, 1]), not -1/+1",
+            lambda y: 0.0 <= y <= 1.0)
+
+
+def _target(t, what, wants, where, *at):
+    """One target as a float, refused unless it is a finite number that ``wants``
+    (``FINITE``, ``PLUS_MINUS_ONE``, ``ZERO_ONE``; None: FINITE) allows; the error names
+    the loss ``what``, the target (``where.format(*at)``: ``"target 3"``, ``"y[3]"``)
+    and its value."""
+    if type(t) is float:
+        y = t
+    elif isinstance(t, bool) or not isinstance(t, Real):
+        raise TypeError(f"{what}: {where.format(*at)} must be a number, got "
+                        f"{type(t).__name__}: {checks.show(t)}")
+    else:
+        try:
+            y = float(t)
+        except OverflowError:  # an int past the largest float
+            y = math.inf
+    text, ok = wants or FINITE
+    if not math.isfinite(y) or (ok is not None and not ok(y)):
+        raise ValueError(f"{what}: {where.format(*at)} is {checks.show(t)}; {what} wants "
+                         f"{text}")
+    return y
 
 
 def _reduce(terms, reduction, what):
@@ -89,11 +119,13 @@ def _value(x):
 
 
 def _class_index(y, k, what):
-    """A class index in 0..k-1 (a Python or NumPy integer); anything else refused."""
+    """A class index in 0..k-1 (a Python or NumPy integer; any int >= 0 when ``k`` is
+    None); anything else refused."""
     if not isinstance(y, bool) and not isinstance(y, int) and hasattr(y, "__index__"):
         y = y.__index__()  # numpy.int64 and friends
-    if isinstance(y, bool) or not isinstance(y, int) or not 0 <= y < k:
-        raise ValueError(f"{what} must be a class index in 0..{k - 1}, got {y!r}")
+    if isinstance(y, bool) or not isinstance(y, int) or not 0 <= y < (k or math.inf):
+        want = "(an int >= 0)" if k is None else f"in 0..{k - 1}"
+        raise ValueError(f"{what} must be a class index {want}, got {checks.show(y)}")
     return y
 
 
@@ -142,17 +174,18 @@ def mse(preds, targets, reduction="mean"):
     (several outputs each); ``targets`` has the same shape. Matches
     ``torch.nn.functional.mse_loss``.
     """
-    pairs = _flatten_pairs(preds, targets, "mse")
+    pairs = _flatten_pairs(preds, targets, "mse", FINITE)
     return _reduce([_mse_term(_value(p), t) for p, t in pairs], reduction, "mse")
 
 
 def hinge(scores, labels, reduction="mean"):
     """Max-margin (hinge) loss of micrograd's demo: mean of ``relu(1 - y * score)``.
 
-    ``labels`` in {-1, +1}; ``scores`` are raw (linear) outputs. A sample on the margin
+    ``labels`` in {-1, +1} (any other is refused: a 0 label would give a constant loss
+    and no gradient); ``scores`` are raw (linear) outputs. A sample on the margin
     (``y * score == 1``) gets gradient 0 (relu'(0) = 0).
     """
-    pairs = _flatten_pairs(scores, labels, "hinge")
+    pairs = _flatten_pairs(scores, labels, "hinge", PLUS_MINUS_ONE)
     return _reduce([_hinge_term(_value(s), y) for s, y in pairs], reduction, "hinge")
 
 
@@ -164,11 +197,7 @@ def bce_with_logits(logits, targets, reduction="mean"):
     of a rounded-to-zero probability; gradient ``sigmoid(z) - y``. Matches
     ``torch.nn.functional.binary_cross_entropy_with_logits``.
     """
-    pairs = _flatten_pairs(logits, targets, "bce_with_logits")
-    for i, (_, y) in enumerate(pairs):
-        if not 0.0 <= y <= 1.0:
-            raise ValueError(f"bce_with_logits: targets must lie in [0, 1] (use labels "
-                             f"0/1, not -1/+1), got {y!r} at position {i}")
+    pairs = _flatten_pairs(logits, targets, "bce_with_logits", ZERO_ONE)
     return _reduce([_bce_term(_value(z), y) for z, y in pairs], reduction,
                    "bce_with_logits")
 
@@ -209,7 +238,7 @@ def cross_entropy(logits, targets, reduction="mean"):
     and one int. The gradient with respect to the logits is ``softmax(z) - onehot(y)``.
     Matches ``torch.nn.functional.cross_entropy``.
     """
-    if isinstance(targets, int) and not isinstance(targets, bool):
+    if isinstance(targets, Real):  # one sample: its logits and one class (1.5 refused)
         logits, targets = [logits], [targets]
     logits, targets = list(logits), list(targets)
     if len(logits) != len(targets):
@@ -232,9 +261,16 @@ def cross_entropy(logits, targets, reduction="mean"):
 # ---------------------------------------------------------------------------------------
 
 
+def _rate(alpha, penalty):
+    """A penalty's rate: a finite number >= 0, as ``fit(l2=...)`` wants."""
+    return checks.number(alpha, f"{penalty}'s alpha", low=0.0)
+
+
 def l1_penalty(parameters, alpha=1e-4):
     """``alpha * sum(|p|)``: the L1 (lasso) penalty, which pushes weights to exactly 0.
-    Its kink at 0 gets the derivative 0 there (``abs``'s rule, as PyTorch's)."""
+    Its kink at 0 gets the derivative 0 there (``abs``'s rule, as PyTorch's). ``alpha``
+    is a finite number >= 0 (a negative one would reward large weights)."""
+    alpha = _rate(alpha, "l1_penalty")
     params = list(parameters)
     if not params:
         return Value(0.0)
@@ -242,7 +278,9 @@ def l1_penalty(parameters, alpha=1e-4):
 
 
 def l2_penalty(parameters, alpha=1e-4):
-    """``alpha * sum(p*p)``: micrograd's demo regulariser (``alpha = 1e-4`` there)."""
+    """``alpha * sum(p*p)``: micrograd's demo regulariser (``alpha = 1e-4`` there).
+    ``alpha`` is a finite number >= 0, as ``fit(l2=...)``'s."""
+    alpha = _rate(alpha, "l2_penalty")
     params = list(parameters)
     if not params:
         return Value(0.0)
@@ -357,17 +395,40 @@ class LossSpec:
     mse on -1/+1 labels, ``"linear"`` for losses that take logits or margins).
     ``sample(out, target)`` is one sample's loss with the target given as Values (for
     tracing); ``target(label, k)`` turns a label into that target (a float, or a one-hot
-    list of ``k`` floats for class indices). A custom loss has no ``sample``.
+    list of ``k`` floats for class indices). ``wants`` is what it takes of a target
+    (``FINITE``, ``PLUS_MINUS_ONE``, ``ZERO_ONE``; class indices for ``"index"``), which
+    ``check_labels`` holds a whole set of labels to. A custom loss has no ``sample`` and
+    checks no labels.
     """
 
-    __slots__ = ("name", "fn", "labels", "outputs", "doc", "sample", "output_activation")
+    __slots__ = ("name", "fn", "labels", "outputs", "doc", "sample", "output_activation",
+                 "wants")
 
     def __init__(self, name, fn, labels, outputs, doc, sample=None,
-                 output_activation="linear"):
+                 output_activation="linear", wants=None):
         self.name, self.fn, self.labels, self.outputs, self.doc = (name, fn, labels,
                                                                    outputs, doc)
         self.sample = sample
         self.output_activation = output_activation  # what the model's last layer applies
+        self.wants = wants
+
+    def check_labels(self, labels, k=None, name="y"):
+        """Refuse, before any training, the first label this loss cannot use: by its
+        position in ``labels`` (``y[3]``), its value and what the loss wants. ``k``: the
+        number of classes, where known. A custom loss checks nothing."""
+        if self.wants is None and self.labels != "index":
+            return
+        where = name + "[{}]"
+        for i, label in enumerate(labels):
+            if self.labels == "index":
+                _class_index(label, k, f"{self.name}: {where.format(i)}")
+            elif isinstance(label, Real):
+                _target(label, self.name, self.wants, where, i)
+            elif isinstance(label, (str, bytes)) or not hasattr(label, "__len__"):
+                _target(label, self.name, self.wants, where, i)  # refused: not a number
+            else:  # several outputs: a row of targets
+                for j, t in enumerate(label):
+                    _target(t, self.name, self.wants, where + "[{}]", i, j)
 
     def __call__(self, preds, targets, reduction="mean"):
         return self.fn(preds, targets, reduction)
@@ -378,12 +439,9 @@ class LossSpec:
             label = _class_index(label, k, f"{self.name}: target")
             return [1.0 if j == label else 0.0 for j in range(k)]
         if isinstance(label, (list, tuple)):
-            return [_target(t, self.name, 0) for t in label]
-        y = _target(label, self.name, 0)
-        if self.labels == "01" and not 0.0 <= y <= 1.0:
-            raise ValueError(f"{self.name}: targets must lie in [0, 1] (use labels 0/1, "
-                             f"not -1/+1), got {y!r}")
-        return y
+            return [_target(t, self.name, self.wants, "target[{}]", j)
+                    for j, t in enumerate(label)]
+        return _target(label, self.name, self.wants, "the target")
 
     def __repr__(self):
         return f"LossSpec({self.name!r}, labels={self.labels!r})"
@@ -391,12 +449,12 @@ class LossSpec:
 
 LOSSES = {
     "mse": LossSpec("mse", mse, "pm1", "one", "mean squared error (tanh output, -1/+1)",
-                    _sample_mse, output_activation="tanh"),
+                    _sample_mse, output_activation="tanh", wants=FINITE),
     "hinge": LossSpec("hinge", hinge, "pm1", "one", "max-margin hinge (linear output)",
-                      _sample_hinge),
+                      _sample_hinge, wants=PLUS_MINUS_ONE),
     "bce": LossSpec("bce", bce_with_logits, "01", "one",
                     "binary cross-entropy on a logit (linear output, 0/1 labels)",
-                    _sample_bce),
+                    _sample_bce, wants=ZERO_ONE),
     "ce": LossSpec("ce", cross_entropy, "index", "classes",
                    "softmax cross-entropy on K logits (class indices)", _sample_ce),
 }

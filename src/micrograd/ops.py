@@ -44,6 +44,8 @@ from __future__ import annotations
 
 import math
 
+from . import intpow
+
 inf = math.inf
 nan = math.nan
 
@@ -84,9 +86,12 @@ class Op:
 
 
 def _fmt(x):
-    """An exponent as micrograd prints it: ``**2`` for 2 and 2.0, ``**-1``, ``**0.5``."""
+    """An exponent as micrograd prints it: ``**2`` for 2 and 2.0, ``**-1``, ``**0.5``;
+    one past 16 digits abbreviated (``**(1e400)``), never written out in full."""
+    if isinstance(x, int) and not isinstance(x, bool) and abs(x) >= 10**16:
+        return f"({intpow.abbreviate(x)})"
     if isinstance(x, float) and x.is_integer():
-        return str(int(x))
+        return str(int(x)) if abs(x) < 1e16 else f"({x:g})"
     return str(x)
 
 
@@ -97,11 +102,21 @@ def _fmt(x):
 
 
 def _is_odd_int(n):
+    if isinstance(n, int):
+        return n % 2 == 1  # exact for every int, 10**400 + 1 included
     return float(n).is_integer() and abs(n) < 2**53 and int(n) % 2 == 1
 
 
+#: the ints that are floats exactly; past them ``float(n)`` rounds n (and its parity)
+_EXACT_INT = 2**53
+
+
 def _fpow(x, n):
-    """x ** n on floats as IEEE pow: 0**-1 = inf, (-8)**(1/3) = nan, 10**400 = inf."""
+    """x ** n on floats as IEEE pow: 0**-1 = inf, (-8)**(1/3) = nan, 10**400 = inf.
+
+    An int n past 2**53 is taken exactly (``intpow.power``), not rounded to a float."""
+    if isinstance(n, int) and not -_EXACT_INT <= n <= _EXACT_INT:
+        return intpow.power(x, n)
     try:
         return math.pow(x, n)
     except OverflowError:
@@ -110,6 +125,15 @@ def _fpow(x, n):
         if x == 0.0:
             return math.copysign(inf, x) if _is_odd_int(n) else inf
         return nan
+
+
+def _powc_slope(m, x, n):
+    """n * x**(n-1), the slope of x**n, for an n past 2**53 (the rule writes it out
+    below that, as PyTorch does): on a float with an int n, the exact value rounded once
+    (``float(n)`` would round n first)."""
+    if type(x) is float and isinstance(n, int):
+        return intpow.power(x, n - 1, n)
+    return n * m.powc(x, n - 1)
 
 
 def _fpowc(x, n):
@@ -349,9 +373,12 @@ POW = Op("pow", "**", 2, _fpow,
 
 # ---- unary with a constant ----
 POWC = Op("powc", "**", 1, _fpowc,
-          # NOTE: x**0 has slope 0 everywhere, 0**0 included (a selection, as torch)
+          # NOTE: x**0 has slope 0 everywhere, 0**0 included (a selection, as torch);
+          # past 2**53 (written out: a constant, no lookup on this hot path) n is exact
           lambda m, g, x, out, n: (
-              m.where(n == 0, 0.0, g * (n * m.powc(x, n - 1))),),      # n x^(n-1)
+              m.where(n == 0, 0.0, g * (n * m.powc(x, n - 1)            # n x^(n-1)
+                                        if -9007199254740992 <= n <= 9007199254740992
+                                        else _powc_slope(m, x, n))),),
           has_arg=True, formula="x ** n", method="__pow__",
           rule="d(x**n)/dx = n * x**(n-1)")
 
@@ -456,10 +483,17 @@ _BUILTIN = frozenset(BUILTIN.values())
 
 
 def contributions(op, m, g, xs, out, arg=None):
-    """The rule of ``op``: one contribution per input, for upstream gradient ``g``."""
-    if op.has_arg:
-        return op.grad(m, g, *xs, out, arg)
-    return op.grad(m, g, *xs, out)
+    """The rule of ``op``: one contribution per input, for upstream gradient ``g``.
+
+    The one place an op's rule is called (by arity and ``has_arg``): every mode runs its
+    rules through here, with the inputs ``xs`` and output ``out`` as floats, Values or
+    arrays of the namespace ``m`` (only ``backward()``'s ``+`` and ``*`` are written out,
+    for speed, in ``engine_fast.push_grads``)."""
+    if op.has_arg:  # one input and a constant (``register`` allows no other)
+        return op.grad(m, g, xs[0], out, arg)
+    if op.arity == 1:
+        return op.grad(m, g, xs[0], out)
+    return op.grad(m, g, xs[0], xs[1], out)
 
 
 def local_grads(op, xs, out, arg=None, m=None):

@@ -50,7 +50,14 @@ def _data_float(p):
 
 
 class Optimizer:
-    """Base class: keeps the parameters and the learning rate; ``zero_grad()``."""
+    """Base class: keeps the parameters and the learning rate; ``zero_grad()``.
+
+    Every hyperparameter is checked whenever it is set, in the constructor or later
+    (``opt.lr = 0.05`` between steps is fine; ``opt.eps = 0`` or ``opt.momentum = -5``
+    is refused with the constructor's message and leaves the old value)."""
+
+    #: the learning rate; assign to it at any time (schedules, the web playground)
+    lr = checks.Number(low=0.0)
 
     def __init__(self, params, lr):
         params = list(params)
@@ -64,15 +71,6 @@ class Optimizer:
         self.params = params
         self.lr = lr
         self.steps = 0  # number of step() calls so far
-
-    @property
-    def lr(self):
-        """The learning rate; assign to it at any time (schedules, the web playground)."""
-        return self._lr
-
-    @lr.setter
-    def lr(self, value):
-        self._lr = checks.number(value, "lr", low=0.0)
 
     def zero_grad(self):
         """Set every parameter's grad to 0 (grads accumulate across backward calls)."""
@@ -112,6 +110,18 @@ class Optimizer:
         return {"lr": self.lr}
 
 
+def _nesterov_rule(opt, name, value):
+    """Nesterov momentum needs momentum > 0 and dampening = 0 (as torch's SGD): checked
+    with ``value`` in place of the setting ``name``."""
+    now = {"momentum": opt.__dict__.get("_momentum", 0.0),
+           "dampening": opt.__dict__.get("_dampening", 0.0),
+           "nesterov": opt.__dict__.get("_nesterov", False), name: value}
+    if now["nesterov"] and (now["momentum"] <= 0 or now["dampening"] != 0):
+        raise ValueError(f"nesterov needs momentum > 0 and dampening = 0 (setting {name} "
+                         f"to {value!r} would leave momentum={now['momentum']!r}, "
+                         f"dampening={now['dampening']!r})")
+
+
 class SGD(Optimizer):
     """Stochastic gradient descent with optional momentum, Nesterov and weight decay.
 
@@ -126,16 +136,29 @@ class SGD(Optimizer):
     With the defaults it is micrograd's ``p.data -= lr * p.grad``.
     """
 
+    momentum = checks.Number(low=0.0, rule=_nesterov_rule)
+    dampening = checks.Number(low=0.0, rule=_nesterov_rule)
+    weight_decay = checks.Number(low=0.0)
+
     def __init__(self, params, lr=0.01, momentum=0.0, dampening=0.0, nesterov=False,
                  weight_decay=0.0):
         super().__init__(params, lr)
-        self.momentum = checks.number(momentum, "momentum", low=0.0)
-        self.dampening = checks.number(dampening, "dampening", low=0.0)
-        self.weight_decay = checks.number(weight_decay, "weight_decay", low=0.0)
-        if nesterov and (self.momentum <= 0 or self.dampening != 0):
-            raise ValueError("nesterov needs momentum > 0 and dampening = 0")
-        self.nesterov = bool(nesterov)
+        self._nesterov = False
+        self.momentum = momentum
+        self.dampening = dampening
+        self.weight_decay = weight_decay
+        self.nesterov = nesterov
         self.buf = [None] * len(self.params)
+
+    @property
+    def nesterov(self):
+        """Nesterov momentum: needs momentum > 0 and dampening = 0 (checked when set)."""
+        return self._nesterov
+
+    @nesterov.setter
+    def nesterov(self, value):
+        _nesterov_rule(self, "nesterov", bool(value))
+        self._nesterov = bool(value)
 
     def step(self):
         lr, mom, damp, wd = self.lr, self.momentum, self.dampening, self.weight_decay
@@ -174,22 +197,34 @@ class Adam(Optimizer):
     """
 
     _decoupled = False
+    # eps > 0: with eps = 0 a zero gradient divides 0 by 0
+    eps = checks.Number(low=0.0, low_open=True)
+    weight_decay = checks.Number(low=0.0)
 
     def __init__(self, params, lr=0.001, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0,
                  amsgrad=False):
         super().__init__(params, lr)
-        if not isinstance(betas, (tuple, list)) or len(betas) != 2:
-            raise TypeError(f"betas must be a pair (b1, b2), got {betas!r}")
-        self.betas = (checks.number(betas[0], "beta1", 0.0, False, 1.0, True),
-                      checks.number(betas[1], "beta2", 0.0, False, 1.0, True))
-        # eps > 0: with eps = 0 a zero gradient divides 0 by 0
-        self.eps = checks.number(eps, "eps", 0.0, low_open=True)
-        self.weight_decay = checks.number(weight_decay, "weight_decay", low=0.0)
+        self.betas = betas
+        self.eps = eps
+        self.weight_decay = weight_decay
         self.amsgrad = bool(amsgrad)
         n = len(self.params)
         self.m = [0.0] * n
         self.v = [0.0] * n
         self.vmax = [0.0] * n
+
+    @property
+    def betas(self):
+        """``(beta1, beta2)``, each in [0, 1) (at 1 the bias correction divides by 0),
+        checked when set."""
+        return self._betas
+
+    @betas.setter
+    def betas(self, betas):
+        if not isinstance(betas, (tuple, list)) or len(betas) != 2:
+            raise TypeError(f"betas must be a pair (b1, b2), got {checks.show(betas)}")
+        self._betas = (checks.number(betas[0], "beta1", 0.0, False, 1.0, True),
+                       checks.number(betas[1], "beta2", 0.0, False, 1.0, True))
 
     def step(self):
         t = self.steps + 1

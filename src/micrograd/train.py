@@ -111,6 +111,7 @@ def evaluate(model, X, y, loss="mse", l2=0.0, runner=None, *, engine=None):
     as ``fit``'s (default: the eager one)."""
     runner = get_runner(_runner_keyword(runner, engine, None), loss)
     X, spec = list(X), get_loss(loss)
+    spec.check_labels(y)
     if X:
         _check_outputs(model, X[0], spec)
     return runner.evaluate(model, X, list(y), spec, l2)
@@ -179,7 +180,7 @@ class History:
         form as ``micrograd.viz.num``), so ``json.dumps(..., allow_nan=False)`` works."""
         d = {k: list(getattr(self, k)) for k in self.KEYS}
         if json_safe:
-            from .viz.graph import num
+            from .graph import num
 
             d = {k: [num(x) for x in v] for k, v in d.items()}
         d.update(epochs=self.epochs, steps=self.steps, stopped=self.stopped,
@@ -273,6 +274,9 @@ def fit(model, X, y, *, loss="mse", optimizer=None, epochs=100, batch_size=None,
     if isinstance(l2, bool) or not isinstance(l2, Real) or not 0 <= _as_float(l2) < math.inf:
         raise ValueError(f"l2 must be a finite number >= 0, got {l2!r:.40}")
     loss = get_loss(loss)
+    loss.check_labels(y)  # hinge on 0/1 labels, nan targets: refused before training
+    if test is not None:
+        loss.check_labels(test[1], name="y_test")
     optimizer = _check_optimizer(model, optimizer)
     _check_outputs(model, X[0], loss)
     run = _Run(model, loss, optimizer, get_runner(runner, loss), l2, schedule, test,

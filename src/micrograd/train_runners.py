@@ -73,7 +73,8 @@ def get_runner(runner="auto", loss=None):
                          f"got {runner!r}")
     spec = get_loss(loss) if loss is not None else None
     try:
-        from . import trace  # noqa: F401 - the traced runner's NumPy
+        # the traced runner runs on NumPy (the tracer itself imports without it)
+        import numpy  # noqa: F401
     except ImportError as err:  # numpy is missing
         if runner == "traced":
             raise ModuleNotFoundError("the traced runner needs NumPy: pip install -e "

@@ -16,23 +16,14 @@ JSON-ready, and the web API sends exactly that (the shapes are in docs/graphs.md
 number that a graph record shows also comes as the record's text (``cell``:
 ``'grad 6.0000'``), so a page draws the walk without formatting numbers itself. Node
 and edge ids are those of ``micrograd.viz.trace`` and of the JSON layout, so a page can
-light up the drawing step by step. The walk never touches the
-``grad`` fields of the Values: it simulates the backward pass on its own table of
-gradients, so one graph can be walked in every mode.
+light up the drawing step by step. The walk never touches the ``grad`` fields of the
+Values: it runs the sweep on its own table, so one graph can be walked in every mode.
 
-Modes (``walk(root, mode=...)``), each giving the numbers the mistake gives in real life:
-
-* ``'correct'``: reverse topological order, ``grad[parent] += upstream * local``;
-* ``'assign'``: ``=`` instead of ``+=``: a reused input keeps only its last contribution
-  (``a*a`` at 3 gives grad 3, not 6);
-* ``'recursive'``: the recursive backward without a topological sort once proposed for micrograd
-  (``self._backward(); for child in self._prev: child.backward()``): a node reached by
-  two paths is visited, and pushes its grad, once per path, before its grad is complete
-  (``a = 1; b = a + a; c = b + b`` gives grad[a] = 8, not 4);
-* ``'no_zero_grad'``: ``passes`` (default 2) micrograd-style backward passes without
-  zeroing: the root is set to 1 each time, every other grad, interior ones too, keeps
-  accumulating (the lecture's ``L = (a*b + c)*f`` gives grad[a] = 24 after two passes:
-  not 6, and not even the 12 of PyTorch, where only leaves accumulate).
+Modes (``walk(root, mode=...)``): ``'correct'``, the engine's reverse sweep
+(``chain_rule.sweep_steps``) in reverse topological order, and the classic mistakes
+``'assign'`` (``=`` instead of ``+=``), ``'recursive'`` (no topological sort) and
+``'no_zero_grad'`` (``passes`` passes, default 2, without zeroing), each run by
+``micrograd.walk_modes`` with the numbers the mistake gives in real life.
 
 ``walk(root, order=[...])`` walks in a visit order given by the user and reports the
 contributions that were lost: visiting a node means its gradient is final (an interior
@@ -46,12 +37,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from .viz.graph import fmt, trace
-from .viz.layout import fmt4
-from .viz.render_common import describe_op
+from . import walk_modes
+from .chain_rule import contributions_at, sweep, sweep_steps
+from .graph import describe_op, fmt, fmt4, trace
 from .wire import encode
 
-MODES = ("correct", "assign", "recursive", "no_zero_grad")
+MODES = tuple(walk_modes.BY_MODE)  # "correct", "assign", "recursive", "no_zero_grad"
 MAX_VISITS = 10000  # the recursive mode can visit a node once per path: exponential
 
 
@@ -159,7 +150,6 @@ class Lost(_Wire):
     text: str
 
 
-
 @dataclass
 class Walk(_Wire):
     """The whole walk: forward steps, backward steps, resulting and expected grads.
@@ -229,6 +219,8 @@ class _Graph:
             self.out_edges[e.src].append(e)
         self.root = self.nodes[-1].id
         self.names = _display_names(self.nodes)
+        self.values = [n.value for n in self.nodes]  # every node after its inputs
+        self.id_of = {n.value: n.id for n in self.nodes}
 
     def describe(self, nid):
         nd = self.by_id[nid]
@@ -287,14 +279,9 @@ def _resolve(token, names):
 
 
 def correct_grads(g):
-    """The right answer: reverse topological order with ``+=`` (no Value touched)."""
-    grads = {n.id: 0.0 for n in g.nodes}
-    grads[g.root] = 1.0
-    for n in reversed(g.nodes):
-        up = grads[n.id]
-        for e in g.in_edges[n.id]:
-            grads[e.src] += up * e.local
-    return grads
+    """The right answer: the engine's reverse sweep over the graph (no Value touched)."""
+    grads = sweep(reversed(g.values), {g.values[-1]: 1.0})
+    return {n.id: grads.get(n.value, 0.0) for n in g.nodes}
 
 
 # ---------------------------------------------------------------------------------------
@@ -328,28 +315,29 @@ def forward_steps(root, _g=None):
 # ---------------------------------------------------------------------------------------
 
 
-def _visit(g, nid, step, grads, visited_at, lost, assign=False, pass_=1):
-    """One visit: push grad[nid] to every input edge. Returns the BackwardStep."""
+def _visit(g, v, step, up, pushes, visited_at=None, lost=None, assign=False, pass_=1):
+    """One visit of the sweep: node ``v`` pushed ``up`` to its input edges (``pushes``, as
+    ``chain_rule.sweep_steps`` yields them). Returns the BackwardStep. A deposit into an
+    input visited already (``visited_at``) is reported in ``lost``."""
+    nid = g.id_of[v]
     nd = g.by_id[nid]
-    up = grads[nid]
+    up = 0.0 if up is None else up
     contribs = []
     texts = []
-    for e in g.in_edges[nid]:
-        c = up * e.local
-        before = grads[e.src]
-        after = c if assign else before + c
-        grads[e.src] = after
+    for i, c, before, after in pushes:
+        e = g.in_edges[nid][i]
+        before = 0.0 if before is None else before
         pname = g.names[e.src]
-        late = e.src in visited_at
+        late = lost is not None and e.src in visited_at
         if assign:
             t = f"grad[{pname}] = {fmt(up)} * {_par(e.local)} = {fmt(c)}"
             if before != 0.0:
                 t += f" (overwrote {fmt(before)})"
         else:
             t = f"grad[{pname}] += {fmt(up)} * {_par(e.local)} = {fmt(c)}"
-            if before != 0.0 and not (late and lost is not None):
+            if before != 0.0 and not late:
                 t += f" (grad[{pname}] now {fmt(after)})"
-        if late and lost is not None:  # the running total is moot: the visit read it
+        if late:  # the running total is moot: the visit read it
             t += f" LOST: {pname} was already visited at step {visited_at[e.src]}"
             lost.append(Lost(
                 "late", e.src, pname, nid, g.names[nid], e.id, c, visited_at[e.src], step,
@@ -358,8 +346,7 @@ def _visit(g, nid, step, grads, visited_at, lost, assign=False, pass_=1):
                 f"{pname} had been visited at step {visited_at[e.src]}: the path "
                 f"{' -> '.join(g.names[p] for p in g.path_to_root(e.src, nid))} is lost"))
         contribs.append(Contribution(e.id, e.src, pname, e.index, e.local, up, c, before,
-                                     after, late and lost is not None, t,
-                                     _cell("grad", after)))
+                                     after, late, t, _cell("grad", after)))
         texts.append(t)
     head = f"visit {g.describe(nid)}"
     if nd.leaf:
@@ -370,8 +357,7 @@ def _visit(g, nid, step, grads, visited_at, lost, assign=False, pass_=1):
                         head, _cell("grad", up))
 
 
-def _seed(g, grads, step, pass_=1):
-    grads[g.root] = 1.0
+def _seed(g, step, pass_=1):
     text = f"seed: grad[{g.names[g.root]}] = 1"
     return BackwardStep("seed", step, g.root, g.names[g.root], g.by_id[g.root].op, 1.0, [],
                         text, pass_, text, _cell("grad", 1.0))
@@ -380,13 +366,10 @@ def _seed(g, grads, step, pass_=1):
 def _resolve_order(g, order):
     if isinstance(order, str):
         order = [t for t in order.replace(";", ",").split(",") if t.strip()]
-    ids, seen = [], set()
-    for tok in order:
-        nid = _node_id(g, tok)
-        if nid in seen:
-            raise WalkError(f"{g.names[nid]!r} appears twice in the visit order")
-        seen.add(nid)
-        ids.append(nid)
+    ids = [_node_id(g, tok) for tok in order]
+    if len(set(ids)) < len(ids):
+        twice = next(nid for i, nid in enumerate(ids) if nid in ids[:i])
+        raise WalkError(f"{g.names[twice]!r} appears twice in the visit order")
     return ids
 
 
@@ -407,68 +390,57 @@ def walk(root, order=None, mode="correct", passes=None):
     g = _Graph(root)
     fwd = forward_steps(root, g)
     expected = correct_grads(g)
-    grads = {n.id: 0.0 for n in g.nodes}
-    steps = [_seed(g, grads, 0)]
-    visited = []
-    lost, unvisited = [], []
+    if order is not None:
+        return _walk_in_order(g, fwd, expected, _resolve_order(g, order))
     npasses = 1
-
-    if mode == "recursive":
-        # self.grad = 1 (root only); self._backward(); for child in self._prev: recurse.
-        stack = [g.root]
-        while stack:
-            nid = stack.pop()
-            if len(visited) >= MAX_VISITS:
-                raise WalkError(f"the recursive walk visits more than {MAX_VISITS} nodes "
-                                "(one visit per path: exponential in the depth)")
-            visited.append(nid)
-            steps.append(_visit(g, nid, len(steps), grads, {}, None))
-            stack.extend(reversed(g.by_id[nid].inputs))
-        final = grads
-    elif mode == "no_zero_grad":
+    if mode == "no_zero_grad":
         npasses = 2 if passes is None else int(passes)
         if npasses < 1:
             raise WalkError("passes must be at least 1")
-        for p in range(1, npasses + 1):
-            if p > 1:
-                steps.append(_seed(g, grads, len(steps), p))
-            for n in reversed(g.nodes):
-                visited.append(n.id)
-                steps.append(_visit(g, n.id, len(steps), grads, {}, None, pass_=p))
-        final = grads
-    else:
-        if order is None:
-            ids = [n.id for n in reversed(g.nodes)]
-        else:
-            ids = _resolve_order(g, order)
-            listed = set(ids)
-            ids += [n.id for n in reversed(g.nodes) if n.leaf and n.id not in listed]
-            unvisited = [n.id for n in g.nodes if not n.leaf and n.id not in listed]
-        visited_at = {}
-        frozen = {}
-        for nid in ids:
-            step = len(steps)
-            frozen[nid] = grads[nid]
-            steps.append(_visit(g, nid, step, grads, visited_at, lost,
-                                assign=(mode == "assign")))
-            visited_at[nid] = step
-            visited.append(nid)
-        for nid in unvisited:
-            frozen[nid] = grads[nid]
-            for e in g.in_edges[nid]:
-                c = grads[nid] * e.local
-                if c == 0.0:
-                    continue
-                path = g.path_to_root(e.src, nid)
-                lost.append(Lost(
-                    "unvisited", e.src, g.names[e.src], nid, g.names[nid], e.id, c, None,
-                    None, path,
-                    f"{g.names[nid]} was never visited, so its {fmt(c)} never reached "
-                    f"{g.names[e.src]}: the path {' -> '.join(g.names[p] for p in path)} "
-                    "is lost"))
-        final = frozen
-    return Walk(mode, g.root, visited, fwd, steps, dict(final), expected, g.names, lost,
-                unvisited, npasses, custom_order=order is not None)
+    grads, steps, visited = {}, [], []
+    for p in range(1, npasses + 1):
+        steps.append(_seed(g, len(steps), p))
+        for v, up, pushes in walk_modes.BY_MODE[mode](g.values, grads):
+            if len(visited) >= MAX_VISITS:
+                raise WalkError(f"the {mode} walk visits more than {MAX_VISITS} nodes "
+                                "(recursive: once per path, exponential in the depth)")
+            visited.append(g.id_of[v])
+            steps.append(_visit(g, v, len(steps), up, pushes, assign=mode == "assign",
+                                pass_=p))
+    final = {n.id: grads.get(n.value, 0.0) for n in g.nodes}
+    return Walk(mode, g.root, visited, fwd, steps, final, expected, g.names, [], [],
+                npasses)
+
+
+def _walk_in_order(g, fwd, expected, ids):
+    """The correct sweep in a visit order given by the user: leaves left out are read at
+    the end, interior nodes left out are never visited; what is lost is reported."""
+    listed = set(ids)
+    ids += [n.id for n in reversed(g.nodes) if n.leaf and n.id not in listed]
+    unvisited = [n.id for n in g.nodes if not n.leaf and n.id not in listed]
+    grads = dict.fromkeys(g.values, 0.0)  # a node visited before any deposit passes 0
+    grads[g.values[-1]] = 1.0
+    steps, visited_at, frozen, lost = [_seed(g, 0)], {}, {}, []
+    for v, up, pushes in sweep_steps([g.by_id[i].value for i in ids], grads):
+        nid, step = g.id_of[v], len(steps)
+        frozen[nid] = up  # visiting a node means its gradient is final
+        steps.append(_visit(g, v, step, up, pushes, visited_at, lost))
+        visited_at[nid] = step
+    for nid in unvisited:
+        v = g.by_id[nid].value
+        frozen[nid] = grads[v]
+        for e, c in zip(g.in_edges[nid], contributions_at(v, grads[v])):
+            if c == 0.0:
+                continue
+            path = g.path_to_root(e.src, nid)
+            lost.append(Lost(
+                "unvisited", e.src, g.names[e.src], nid, g.names[nid], e.id, c, None,
+                None, path,
+                f"{g.names[nid]} was never visited, so its {fmt(c)} never reached "
+                f"{g.names[e.src]}: the path {' -> '.join(g.names[p] for p in path)} "
+                "is lost"))
+    return Walk("correct", g.root, list(visited_at), fwd, steps, frozen, expected, g.names,
+                lost, unvisited, 1, custom_order=True)
 
 
 def format_walk(w, forward=True):

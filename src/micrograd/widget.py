@@ -30,8 +30,9 @@ import pathlib
 from . import walk as _walk
 from .engine import Value
 from .walk_setup import MODES, PRESETS, WalkSetup
-from .viz.graph import fmt, num
-from .viz.layout import fmt4, layout
+from .graph import fmt, num
+from .graph import fmt4
+from .viz.layout import layout
 from .viz.svg import render_svg
 
 __all__ = ["PRESETS", "WalkModel", "walk_widget"]
@@ -262,7 +263,7 @@ class WalkModel:
         return text
 
     def state(self):
-        """Everything the page draws, JSON-ready (numbers as from ``viz.graph.num``)."""
+        """Everything the page draws, JSON-ready (numbers as from ``graph.num``)."""
         w = self.walk
         cur = self._current()
         done = self.bpos == len(w.backward)

@@ -14,7 +14,7 @@ The rules, the same for every type:
 * a dataclass becomes a dict of its fields in declaration order; a field whose name ends
   in ``_`` (``pass_``: a Python keyword) is sent without the underscore; fields declared
   with ``metadata={"wire": False}`` are not sent (a back reference to a ``Value``);
-* floats go through :func:`micrograd.viz.graph.num`: finite floats as they are, else
+* floats go through :func:`micrograd.graph.num`: finite floats as they are, else
   ``"Infinity"``, ``"-Infinity"`` or ``"NaN"`` (JSON has no such numbers; JavaScript's
   ``Number()`` reads these strings back);
 * lists and tuples become lists, dicts keep their (string) keys, ``str``, ``int``,
@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from .viz.graph import num
+from .graph import num
 
 __all__ = ["encode", "wire_name", "wire_fields"]
 

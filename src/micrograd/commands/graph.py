@@ -110,7 +110,7 @@ def run(args):
 
     from ..expr import ExprError, evaluate, parse_values
     from ..files import error_line, write_text
-    from ..viz.graph import fmt
+    from ..graph import fmt
     from ..walk import WalkError, format_walk, nudge, walk
 
     fmt_out = None

@@ -106,7 +106,7 @@ def run(args):
         import uvicorn
 
         from ..web import create_app
-        from ..web.connection import timed_protocol
+        from ..web.server.connection import timed_protocol
     except ModuleNotFoundError as err:
         print(f"micrograd serve needs the 'serve' extra ({err.name} is missing): "
               "pip install -e '.[serve]' in the project's folder", file=sys.stderr)

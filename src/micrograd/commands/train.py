@@ -507,7 +507,7 @@ def _train_and_write(r, ctrl_c):
     from .. import io
     from ..files import atomic_open, error_line
     from ..train import fit
-    from ..viz.graph import num
+    from ..graph import num
 
     args, b = r.args, r.built
     model = b.model

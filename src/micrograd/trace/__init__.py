@@ -83,19 +83,44 @@ When to trace again
 
 A ``Program`` is not thread-safe (it reuses its buffers): one run at a time per program.
 
-Layout of the package: ``recording`` (run fn on Values, watch it, compare two traces),
-``ir`` (the node types), ``passes`` (the compiler: fuse sums, find dense layers, group
-by level, lay out rows), ``runtime`` (the batched steps), ``numpy_backend`` (the op
-table on arrays), ``program`` (``Program``), ``batch_loss`` (``BatchLoss``), ``api``
-(``trace``, ``trace_loss``, the cache).
+Outside Python
+    ``lower(loss, optimizer=AdamUpdate(lr=0.01))`` writes traced programs as a flat list
+    of primitive array instructions (``prims.PRIMS``, one table) in plain data, for a
+    runner outside Python (the web page's JavaScript runner). Tracing and lowering need
+    only the standard library: NumPy is imported when a program first runs here.
+
+Layout of the package: the compiler, standard library only: ``recording`` (run fn on
+Values, watch it, compare two traces), ``ir`` (the node types), ``passes`` (fuse sums,
+find dense layers, group by level, lay out rows), ``program`` (``Program``),
+``batch_loss`` (``BatchLoss``), ``api`` (``trace``, ``trace_loss``, the cache),
+``optimizers`` (the updates and the traced optimizers), ``bound``; the lowering:
+``prims`` (the primitive table), ``prim_math`` (each op's forward and rule written as
+primitives), ``lowering`` (``lower``); the backends: ``runtime`` and ``numpy_backend``
+(NumPy), ``torch_backend`` (PyTorch).
 """
 
 from .api import clear_cache, trace, trace_loss
 from .batch_loss import BatchLoss
-from .ir import TraceError
-from .numpy_backend import NP_FORWARD, NUMPY, np_contributions, np_forward
+from .ir import LoweringError, TraceError
+from .lowering import Lowered, lower, lower_op
 from .optimizers import TracedAdam, TracedSGD
+from .updates import AdamUpdate, SGDUpdate
+from .prim_math import LOWERED_FORWARD
+from .prims import PRIMS
 from .program import Program
 
 __all__ = ["trace", "trace_loss", "Program", "BatchLoss", "TraceError", "NP_FORWARD", "NUMPY",
-           "np_forward", "np_contributions", "clear_cache", "TracedSGD", "TracedAdam"]
+           "np_forward", "np_contributions", "clear_cache", "TracedSGD", "TracedAdam",
+           "SGDUpdate", "AdamUpdate", "lower", "lower_op", "Lowered", "LoweringError",
+           "LOWERED_FORWARD", "PRIMS"]
+
+_NUMPY_NAMES = ("NP_FORWARD", "NUMPY", "np_contributions", "np_forward")
+
+
+def __getattr__(name):
+    # the NumPy backend's names, imported (with NumPy) when first asked for
+    if name in _NUMPY_NAMES:
+        from . import numpy_backend
+
+        return getattr(numpy_backend, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import numpy as np
-
-from .program import Program, reduction_seed
+from .program import Program, Source, numpy_runtime, reduction_seed
 
 
 class BatchLoss:
@@ -47,12 +45,21 @@ class BatchLoss:
                                     once=(rg.recording, rg.param_at),
                                     backend=per_sample.backend,
                                     device=per_sample.device)
-        self._parts = [(prog, np.array([index[id(p)] for p in prog.params], dtype=np.intp))
+        self._parts = [(prog, [index[id(p)] for p in prog.params])
                        for prog in (per_sample, regularizer) if prog is not None]
+
+    @property
+    def source(self):
+        """What the loss is compiled from (``program.Source``): the per-sample
+        recording, with the regularizer's as the graph run once per batch."""
+        if self._program is not None:
+            return self._program.source
+        ps, reg = self.per_sample.source, self.regularizer.source
+        return Source(ps.recording, ps.param_at, (reg.recording, reg.param_at))
 
     def param_values(self):
         """The parameters' current ``.data``, in ``params`` order, as an array."""
-        return np.array([p.data for p in self.params], dtype=np.float64)
+        return numpy_runtime().param_values(self.params)
 
     def loss_and_grads(self, P, *batches, grads=True):
         """The loss at parameter values ``P`` (in ``params`` order) and, with ``grads``,
@@ -75,7 +82,7 @@ class BatchLoss:
     def _two_runs(self, P, batches, grads):
         ps, reg = self.per_sample, self.regularizer
         batch = ps.as_batch(*batches)
-        g = np.zeros(len(self.params)) if grads else None
+        g = numpy_runtime().zeros(len(self.params)) if grads else None
         loss = 0.0
         for prog, idx in self._parts:
             if prog is ps:

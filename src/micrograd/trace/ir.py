@@ -21,6 +21,11 @@ class TraceError(ValueError):
     """A function cannot be traced into a program (the message names the cause)."""
 
 
+class LoweringError(TraceError):
+    """A traced program cannot be lowered into primitive instructions (an op whose
+    forward or rule has no lowering; the message names it): run it in Python."""
+
+
 @dataclass(frozen=True, slots=True)
 class InputNode:
     """Column ``index`` of the flattened per-sample inputs."""
@@ -108,6 +113,12 @@ class Recording(NamedTuple):
     single: bool         # fn returned one Value (not a list)
     widths: tuple        # per argument: how many numbers one sample gives
     scalars: tuple       # per argument: a number (True) or a sequence (False)
+
+
+def no_numpy_kernel(key):
+    """The message of the TraceError for an op the NumPy backend cannot run."""
+    return (f"op {key!r} has no NumPy forward: give np_forward= to define_op (or add it "
+            f"to micrograd.trace.NP_FORWARD) to trace it")
 
 
 def same_number(a, b):

@@ -10,10 +10,12 @@ op (``micrograd.engine.define_op``) traces when it brings its own ``np_forward``
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import ops as _ops
-from .ir import TraceError
+from .ir import TraceError, no_numpy_kernel
 
 
 def _np_sigmoid(x):
@@ -98,6 +100,29 @@ class NumpyMath:
 
 NUMPY = NumpyMath()
 
+class UpdateMath:
+    """The namespace the traced optimizers' updates (``optimizers.SGDUpdate``,
+    ``AdamUpdate``) run in on arrays: a number (the step count, a bias correction) stays
+    a Python float, computed as ``micrograd.optim`` computes it."""
+
+    @staticmethod
+    def sqrt(x):
+        return math.sqrt(x) if isinstance(x, (float, int)) else np.sqrt(x)
+
+    pow = staticmethod(_ops.FLOAT.pow)
+    zeros = staticmethod(np.zeros)  # (an optimizer's state vectors)
+
+    @staticmethod
+    def eq(x, y):
+        return x == y
+
+    @staticmethod
+    def where(cond, a, b):
+        return (a if cond else b) if isinstance(cond, bool) else np.where(cond, a, b)
+
+
+UPDATE_MATH = UpdateMath()
+
 #: op key -> NumPy forward kernel (the float kernels' twins; the calculus is the table's)
 NP_FORWARD = {
     "add": np.add, "mul": np.multiply, "div": np.divide, "pow": _np_pow,
@@ -116,9 +141,7 @@ def kernel(key):
         op = _ops.OPS.get(key)
         fn = op.np_forward if op is not None else None
     if fn is None:
-        raise TraceError(
-            f"op {key!r} has no NumPy forward: give np_forward= to define_op (or add it "
-            f"to micrograd.trace.NP_FORWARD) to trace it")
+        raise TraceError(no_numpy_kernel(key))
     return fn
 
 

@@ -17,25 +17,27 @@ after ``zero_grad()`` and ``backward()``), and a change made by hand is seen by 
 step, with no copying per step. ``close()`` (or ``with``, or dropping the optimizer)
 gives the Values their numbers back as plain Values. The numbers equal
 ``micrograd.optim``'s after ``loss.backward`` bit for bit.
+
+Each update is written once (``micrograd.trace.updates``), in a math namespace ``m`` as
+the op table's rules are: run here on NumPy arrays, and written as primitive
+instructions when a loss is lowered with its optimizer (``micrograd.trace.lower(loss,
+optimizer=...)``), so that a runner outside Python trains with the same numbers. NumPy
+is imported when an optimizer is made.
 """
 
 from __future__ import annotations
 
-import math
 import weakref
 
-import numpy as np
-
-from .. import checks
-from . import bound
 from .batch_loss import BatchLoss
+from .updates import AdamUpdate, SGDUpdate
 
 
 class TracedOptimizer:
-    """Base class: the ``BatchLoss``, the learning rate, and the step that reads the
-    Values, runs the batch, updates, and writes the Values back."""
+    """Base class: the ``BatchLoss``, the update, and the step that reads the Values,
+    runs the batch, updates, and writes the Values back."""
 
-    def __init__(self, loss, lr):
+    def __init__(self, loss, update):
         if not isinstance(loss, BatchLoss):
             raise TypeError(f"a traced optimizer needs a BatchLoss (from trace_loss), got "
                             f"{type(loss).__name__}")
@@ -43,23 +45,42 @@ class TracedOptimizer:
             raise ValueError("the traced loss has no parameters to optimize")
         self.loss = loss
         self.params = loss.params
-        self.lr = lr
+        self.update = update()  # the hyperparameters are checked before anything is bound
         self.steps = 0  # number of step() calls so far
         self._store = None
+        self.state = {}
+
+    def __getattr__(self, name):
+        # the update's hyperparameters (momentum, betas, eps, ...) and the state vectors
+        # (buf, m, v) read as the optimizer's own attributes, as before the update had a
+        # class of its own
+        d = self.__dict__
+        if not name.startswith("_") and "update" in d:
+            if name in d.get("state", {}):
+                return d["state"][name]
+            if hasattr(d["update"], name):
+                return getattr(d["update"], name)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def _open(self):
         """Bind the parameters (last in __init__: nothing is bound if a check fails)."""
+        from . import bound
+        from .numpy_backend import UPDATE_MATH
+
+        self._math = UPDATE_MATH
+        self.state = {k: UPDATE_MATH.zeros(len(self.params))
+                      for k in self.update.state_names}
         self._store = bound.bind(self.params)
         self._close = weakref.finalize(self, bound.unbind, self._store)
 
     @property
     def lr(self):
         """The learning rate; assign to it at any time (schedules)."""
-        return self._lr
+        return self.update.lr
 
     @lr.setter
     def lr(self, value):
-        self._lr = checks.number(value, "lr", low=0.0)
+        self.update.lr = value
 
     def step(self, *batches):
         """One training step on a batch: returns the loss before the update."""
@@ -69,7 +90,10 @@ class TracedOptimizer:
         value, g = self.loss.loss_and_grads(store.P, *batches)
         store.G[:] = g
         self.steps += 1
-        self._update(store.P, g)
+        P, new = self.update.apply(self._math, store.P, g, self.state, self.steps, self.lr)
+        if P is not store.P:  # (the update works in place; the bound Values read store.P)
+            store.P[:] = P
+        self.state.update(new)
         return value
 
     def zero_grad(self):
@@ -89,77 +113,23 @@ class TracedOptimizer:
     def __exit__(self, *exc):
         self.close()
 
-    def _update(self, P, g):  # pragma: no cover - abstract
-        raise NotImplementedError
-
     def __repr__(self):
         return f"{type(self).__name__}({len(self.params)} parameters, lr={self.lr})"
 
 
 class TracedSGD(TracedOptimizer):
-    """SGD with momentum and weight decay, as ``torch.optim.SGD`` (and
-    ``micrograd.optim.SGD``): ``g += wd p; b = g (first step) else mu b + (1 - damp)
-    g; p -= lr * (g + mu b if nesterov else b)``."""
+    """``SGDUpdate`` on the traced parameter array (see ``SGDUpdate`` for the rule)."""
 
     def __init__(self, loss, lr=0.01, momentum=0.0, dampening=0.0, nesterov=False,
                  weight_decay=0.0):
-        super().__init__(loss, lr)
-        self.momentum = checks.number(momentum, "momentum", low=0.0)
-        self.dampening = checks.number(dampening, "dampening", low=0.0)
-        self.weight_decay = checks.number(weight_decay, "weight_decay", low=0.0)
-        if nesterov and (self.momentum <= 0 or self.dampening != 0):
-            raise ValueError("nesterov needs momentum > 0 and dampening = 0")
-        self.nesterov = bool(nesterov)
-        self.buf = None
+        super().__init__(loss, lambda: SGDUpdate(lr, momentum, dampening, nesterov,
+                                                 weight_decay))
         self._open()
-
-    def _update(self, P, g):
-        if self.weight_decay:
-            g = g + self.weight_decay * P
-        if self.momentum:
-            if self.buf is None:
-                self.buf = g.copy()
-            else:
-                self.buf *= self.momentum
-                self.buf += (1.0 - self.dampening) * g
-            g = g + self.momentum * self.buf if self.nesterov else self.buf
-        P -= self.lr * g
 
 
 class TracedAdam(TracedOptimizer):
-    """Adam (Kingma & Ba, ICLR 2015) in the form of ``torch.optim.Adam`` and
-    ``micrograd.optim.Adam``: eps outside the square root, ``weight_decay`` an L2 term
-    added to the gradient::
-
-        m = b1 m + (1 - b1) g ;  v = b2 v + (1 - b2) g^2
-        p = p - lr / (1 - b1^t) * m / (sqrt(v) / sqrt(1 - b2^t) + eps)
-    """
+    """``AdamUpdate`` on the traced parameter array (see ``AdamUpdate`` for the rule)."""
 
     def __init__(self, loss, lr=0.001, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0):
-        super().__init__(loss, lr)
-        if not isinstance(betas, (tuple, list)) or len(betas) != 2:
-            raise TypeError(f"betas must be a pair (b1, b2), got {betas!r}")
-        self.betas = (checks.number(betas[0], "beta1", low=0.0, high=1.0, high_open=True),
-                      checks.number(betas[1], "beta2", low=0.0, high=1.0, high_open=True))
-        self.eps = checks.number(eps, "eps", low=0.0, low_open=True)
-        if self.eps == 0.0:
-            raise ValueError("eps must be > 0 (it keeps a zero gradient's step finite)")
-        self.weight_decay = checks.number(weight_decay, "weight_decay", low=0.0)
-        self.m = np.zeros(len(self.params))
-        self.v = np.zeros(len(self.params))
+        super().__init__(loss, lambda: AdamUpdate(lr, betas, eps, weight_decay))
         self._open()
-
-    def _update(self, P, g):
-        b1, b2 = self.betas
-        t = self.steps
-        if self.weight_decay:
-            g = g + self.weight_decay * P
-        m, v = self.m, self.v
-        m *= b1
-        m += (1.0 - b1) * g
-        v *= b2
-        v += (1.0 - b2) * g * g  # the order of micrograd.optim: bitwise the same
-        denom = np.sqrt(v)
-        denom /= math.sqrt(1.0 - b2 ** t)
-        denom += self.eps
-        P -= (self.lr / (1.0 - b1 ** t)) * m / denom

@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
-from ..engine import _topo_order
+from ..chain_rule import topological_order
 from .ir import ConstNode, DenseNode, InputNode, LeafNode, OpNode, ParamNode, SumNode
 
 
@@ -180,7 +180,7 @@ def _topological(nodes, outputs):
     they were recorded: the engine's one topological sort, over node indices."""
     live = reachable(nodes, outputs)
     roots = [r for r in range(len(nodes)) if live[r]]
-    return _topo_order(*roots, inputs_of=lambda i: nodes[i].inputs)
+    return topological_order(*roots, inputs_of=lambda i: nodes[i].inputs)
 
 
 def analyse(nodes, outputs):

@@ -1,29 +1,59 @@
-"""``Program``: a traced function, compiled, run over whole batches."""
+"""``Program``: a traced function, compiled, run over whole batches.
+
+Compiling needs only the standard library. The backend that runs the program (NumPy by
+default, ``runtime.Runner``) is built with it when NumPy is loaded already, else when the
+program first runs: so a Python without NumPy traces, and lowers the program into
+primitive instructions (``micrograd.trace.lowering``), without ever importing it.
+"""
 
 from __future__ import annotations
 
+import importlib.util
+import sys
 import threading
 from typing import NamedTuple
 
-import numpy as np
-
+from .. import ops as _ops
 from . import passes
-from .runtime import Runner
+from .ir import OpNode, SumNode, TraceError, no_numpy_kernel
 
 
 class RunResult(NamedTuple):
-    """What ``Program.run`` returns."""
+    """What ``Program.run`` returns (NumPy arrays)."""
 
-    outputs: np.ndarray         # (n_outputs, B)
-    grads: np.ndarray | None    # per parameter, when a seed was given
-    once: np.ndarray            # the once-per-batch outputs (a loss's regularizer)
+    outputs: object         # (n_outputs, B)
+    grads: object           # per parameter, when a seed was given, else None
+    once: object            # the once-per-batch outputs (a loss's regularizer)
 
 
 class Batch(NamedTuple):
     """A batch as the program reads it: one row per sample, the arguments side by side."""
 
-    X: np.ndarray   # shape (B, n_inputs)
+    X: object       # a NumPy array of shape (B, n_inputs)
     size: int       # B
+
+
+class Source(NamedTuple):
+    """What a program was compiled from: the recording, its parameters by position,
+    and the no-input graph run once per batch beside it (recording, parameters), or
+    None. The lowering compiles the same source into primitive instructions."""
+
+    recording: object
+    param_at: dict
+    once: tuple | None
+
+
+class Compiled(NamedTuple):
+    """The compiler's result, from which a backend builds its runner."""
+
+    nodes: list
+    groups: list
+    layout: object
+    need: list
+    outputs: list
+    n_inputs: int
+    n_params: int
+    once_outputs: list
 
 
 class Program:
@@ -58,28 +88,48 @@ class Program:
                 if id(at[i]) not in seen:
                     seen.add(id(at[i]))
                     plist.append(at[i])
-        self._runner, self.params = _compile(rec, param_at, plist, reorder=params is None,
-                                             once=once)
-        if backend == "torch":
+        self.source = Source(rec, param_at, once)
+        self._compiled, self.params = _compile(rec, param_at, plist, reorder=params is None,
+                                               once=once)
+        if backend == "numpy":
+            check_numpy_kernels(self._compiled.nodes)
+        self._built = None
+        self._lock = threading.Lock()
+        if backend == "torch" or "numpy" in sys.modules:
+            # built now, as part of tracing, when NumPy is loaded already (the usual
+            # case: the first step then costs what every step costs) or PyTorch was
+            # asked for; else when the program first runs (a Python that only lowers)
+            self._build()
+
+    @property
+    def _runner(self):
+        """The backend's runner, built (and NumPy imported) on first use."""
+        return self._built if self._built is not None else self._build()
+
+    def _build(self):
+        c = self._compiled
+        runner = numpy_runtime().Runner(c.nodes, c.groups, c.layout, c.need, c.outputs,
+                                        c.n_inputs, c.n_params, c.once_outputs)
+        if self.backend == "torch":
             from .torch_backend import TorchRunner  # PyTorch only when asked for
 
-            self._runner = TorchRunner(self._runner, device or "cpu")
-        self._lock = threading.Lock()
+            runner = TorchRunner(runner, self.device or "cpu")
+        self._built = runner
+        return runner
 
     # ---- the low-level interface -------------------------------------------------------
 
     def as_batch(self, *batches):
         """Check and pack one array (or sequence) per argument into a ``Batch``."""
-        return _pack(batches, self.widths, self.scalars)
+        return numpy_runtime().pack(batches, self.widths, self.scalars)
 
     def param_values(self):
         """The parameters' current ``.data``, in ``params`` order, as an array."""
-        return np.array([p.data for p in self.params], dtype=np.float64)
+        return numpy_runtime().param_values(self.params)
 
     def add_grads(self, grads):
         """``p.grad += g`` for every parameter (``grads`` in ``params`` order)."""
-        for p, g in zip(self.params, np.asarray(grads, dtype=np.float64).tolist()):
-            p.grad += g
+        numpy_runtime().add_grads(self.params, grads)
 
     def run(self, batch, param_values, seed=None):
         """One pass over ``batch`` with the given parameter values (no Value is read or
@@ -87,8 +137,8 @@ class Program:
         ``seed`` (the gradient of the outputs: a number or an (n_outputs, B) array) the
         gradient of ``sum(seed * outputs) + sum(once)`` for every parameter, else None;
         and the once-per-batch outputs."""
-        r = self._runner
         with self._lock:
+            r = self._runner
             if len(r.P):
                 r.P[:] = param_values
             out, once = r.run(batch.X, batch.size, seed)
@@ -121,10 +171,7 @@ class Program:
 
     def _seed(self, B, reduction, grad_outputs):
         if grad_outputs is not None:
-            seed = np.asarray(grad_outputs, dtype=np.float64).reshape(B, -1).T
-            if seed.shape != (self.n_outputs, B):
-                raise ValueError(f"grad_outputs must have shape ({B}, {self.n_outputs})")
-            return seed
+            return numpy_runtime().seed_array(grad_outputs, B, self.n_outputs)
         if self.n_outputs != 1:
             raise ValueError(f"this program has {self.n_outputs} outputs: give "
                              f"grad_outputs of shape (B, {self.n_outputs})")
@@ -135,13 +182,15 @@ class Program:
     @property
     def groups(self):
         """The number of batched steps."""
-        return len(self._runner.steps)
+        return len(self._compiled.groups)
 
     def summary(self):
         """A short text: traced nodes, batched steps by kind."""
         kinds = {}
-        for st in self._runner.steps:
-            kinds[st.label] = kinds.get(st.label, 0) + (st.e - st.s)
+        for g in self._compiled.groups:
+            label = {OpNode: None, SumNode: "sum"}.get(g.kind, "dense")
+            label = label or self._compiled.nodes[g.members[0]].key
+            kinds[label] = kinds.get(label, 0) + len(g.members)
         body = ", ".join(f"{k} x{n}" for k, n in kinds.items())
         return (f"Program: {self.n_traced} traced nodes -> {self.groups} batched "
                 f"steps ({body}); {self.n_inputs} inputs, {len(self.params)} parameters, "
@@ -150,6 +199,18 @@ class Program:
     def __repr__(self):
         return (f"<Program {self.n_traced} nodes, {self.groups} steps, "
                 f"{self.n_inputs} inputs, {len(self.params)} params>")
+
+
+_RUNTIME = []  # the NumPy runtime module, once imported
+
+
+def numpy_runtime():
+    """``micrograd.trace.runtime`` (the NumPy backend), imported with NumPy on first use."""
+    if not _RUNTIME:
+        from . import runtime
+
+        _RUNTIME.append(runtime)
+    return _RUNTIME[0]
 
 
 BACKENDS = ("numpy", "torch")
@@ -161,12 +222,9 @@ def check_backend(backend, device):
         raise ValueError(f"backend must be 'numpy' or 'torch', got {backend!r}")
     if device is not None and backend != "torch":
         raise ValueError(f"a device ({device!r}) needs backend='torch'")
-    if backend == "torch":
-        try:
-            import torch  # noqa: F401
-        except ModuleNotFoundError as err:
-            raise ModuleNotFoundError("the torch backend needs PyTorch: pip install torch",
-                                      name="torch") from err
+    if backend == "torch" and importlib.util.find_spec("torch") is None:
+        raise ModuleNotFoundError("the torch backend needs PyTorch: pip install torch",
+                                  name="torch")
 
 
 def reduction_seed(reduction, B):
@@ -178,10 +236,26 @@ def reduction_seed(reduction, B):
     raise ValueError(f"reduction must be 'mean' or 'sum', got {reduction!r}")
 
 
+def check_numpy_kernels(nodes):
+    """Refuse, naming it, an op the NumPy backend has no forward kernel for: every
+    built-in has one (``NP_FORWARD``), a user-defined op brings ``np_forward`` (or was
+    added to ``NP_FORWARD``). Checked when tracing, without importing NumPy."""
+    added = getattr(sys.modules.get(__package__ + ".numpy_backend"), "NP_FORWARD", {})
+    for nd in nodes:
+        if not isinstance(nd, OpNode):
+            continue
+        op = _ops.OPS.get(nd.key)
+        if op is _ops.BUILTIN.get(nd.key) or getattr(op, "np_forward", None) is not None \
+                or nd.key in added:
+            continue
+        raise TraceError(no_numpy_kernel(nd.key))
+
+
 def _compile(rec, param_at, params, reorder, once=None):
-    """Run the compiler passes; returns (the runner, the parameter list in its final
-    order: when the caller fixed no order, as the dense steps read them). ``once``: the
-    recording and parameters of a no-input graph to run once per batch beside it."""
+    """Run the compiler passes; returns (the ``Compiled`` program, the parameter list
+    in its final order: when the caller fixed no order, as the dense steps read them).
+    ``once``: the recording and parameters of a no-input graph to run once per batch
+    beside it."""
     nodes = passes.build_graph(rec, param_at, params)
     outputs = list(rec.outputs)
     once_outputs = []
@@ -202,34 +276,5 @@ def _compile(rec, param_at, params, reorder, once=None):
             passes.renumber_params(nodes, new_order)
             params = [params[j] for j in new_order]
     layout = passes.assign_rows(nodes, an, groups, sum(rec.widths), in_once)
-    runner = Runner(nodes, groups, layout, an.need, outputs, sum(rec.widths), len(params),
-                    once_outputs)
-    return runner, params
-
-
-def _pack(batches, widths, scalars):
-    if len(batches) != len(widths):
-        raise TypeError(f"this program takes {len(widths)} batch argument(s) "
-                        f"(per-sample widths {list(widths)}), got {len(batches)}")
-    if not batches:
-        return Batch(np.zeros((1, 0)), 1)
-    cols, B = [], None
-    for k, (b, w) in enumerate(zip(batches, widths)):
-        try:
-            a = np.asarray(b, dtype=np.float64)
-        except (TypeError, ValueError) as exc:
-            raise TypeError(f"batch argument {k}: expected numbers (an array of shape "
-                            f"(B, {w}) or (B,)), could not convert: {exc}") from None
-        if a.ndim == 1 and (w == 1 or scalars[k]):
-            a = a[:, None]
-        if a.ndim != 2 or a.shape[1] != w:
-            raise ValueError(f"batch argument {k}: expected shape (B, {w}), got {a.shape}")
-        if B is None:
-            B = a.shape[0]
-        elif a.shape[0] != B:
-            raise ValueError(f"batch arguments have different lengths: {B} and "
-                             f"{a.shape[0]} (argument {k})")
-        cols.append(a)
-    if B == 0:
-        raise ValueError("the batch is empty")
-    return Batch(cols[0] if len(cols) == 1 else np.concatenate(cols, axis=1), B)
+    return Compiled(nodes, groups, layout, an.need, outputs, sum(rec.widths), len(params),
+                    once_outputs), params

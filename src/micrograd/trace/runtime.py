@@ -14,6 +14,7 @@ import numpy as np
 from .. import ops as _ops
 from .ir import OpNode, ParamNode, SumNode
 from .numpy_backend import NUMPY, kernel
+from .program import Batch
 
 
 def _as_slice(flat):
@@ -379,3 +380,58 @@ class Runner:
             if seed is not None:
                 self.backward(V, saved, seed)
             return self.out.get(V), self.out_once.get(V[:, 0])
+
+
+# ---- a program's arrays at its edges ------------------------------------------------------
+
+
+def zeros(n):
+    return np.zeros(n)
+
+
+def param_values(params):
+    """The parameters' current ``.data``, in order, as an array."""
+    return np.array([p.data for p in params], dtype=np.float64)
+
+
+def add_grads(params, grads):
+    """``p.grad += g`` for every parameter (``grads`` in the same order)."""
+    for p, g in zip(params, np.asarray(grads, dtype=np.float64).tolist()):
+        p.grad += g
+
+
+def seed_array(grad_outputs, B, n_outputs):
+    """``grad_outputs`` (B, n_outputs) as the seed of a run: (n_outputs, B)."""
+    seed = np.asarray(grad_outputs, dtype=np.float64).reshape(B, -1).T
+    if seed.shape != (n_outputs, B):
+        raise ValueError(f"grad_outputs must have shape ({B}, {n_outputs})")
+    return seed
+
+
+def pack(batches, widths, scalars):
+    """One array (or sequence) per argument, checked, side by side: a ``Batch``."""
+    if len(batches) != len(widths):
+        raise TypeError(f"this program takes {len(widths)} batch argument(s) "
+                        f"(per-sample widths {list(widths)}), got {len(batches)}")
+    if not batches:
+        return Batch(np.zeros((1, 0)), 1)
+    cols, B = [], None
+    for k, (b, w) in enumerate(zip(batches, widths)):
+        try:
+            a = np.asarray(b, dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"batch argument {k}: expected numbers (an array of shape "
+                            f"(B, {w}) or (B,)), could not convert: {exc}") from None
+        if a.ndim == 1 and (w == 1 or scalars[k]):
+            a = a[:, None]
+        if a.ndim != 2 or a.shape[1] != w:
+            raise ValueError(f"batch argument {k}: expected shape (B, {w}), got {a.shape}")
+        if B is None:
+            B = a.shape[0]
+        elif a.shape[0] != B:
+            raise ValueError(f"batch arguments have different lengths: {B} and "
+                             f"{a.shape[0]} (argument {k})")
+        cols.append(a)
+    if B == 0:
+        raise ValueError("the batch is empty")
+    return Batch(cols[0] if len(cols) == 1 else np.concatenate(cols, axis=1), B)

@@ -22,7 +22,7 @@ shapes are documented in docs/graphs.md. Nothing here needs Graphviz.
 
 from .digraph import Digraph, draw_dot
 from .dot import to_dot
-from .graph import Edge, Node, forward_order, trace
+from ..graph import Edge, Node, forward_order, trace
 from .jsonform import layout_to_dict, to_dict, to_json
 from .layout import Box, Layout, layout
 from .png import to_png

@@ -25,7 +25,7 @@ import os
 import tempfile
 
 from .dot import to_dot
-from .graph import _check_root
+from ..graph import _check_root
 from .jsonform import layout_to_dict
 from .layout import CHAR_W, FONT_SIZE, layout
 from .svg import render_svg
@@ -43,7 +43,7 @@ def trace(root):
     ``root`` and a set of ``(child, parent)`` pairs, the child feeding the parent.
 
     Iterative, so a graph of any depth works. A reused input (``a*a``) is one pair, as
-    in the lecture (a set cannot hold it twice); ``micrograd.viz.graph.trace`` keeps both
+    in the lecture (a set cannot hold it twice); ``micrograd.graph.trace`` keeps both
     edges and the drawing shows both.
     """
     _check_root(root)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .graph import fmt, trace
+from ..graph import fmt, trace
 from .layout import record_cells
 
 _RECORD_SPECIAL = set('{}|<>"\\')

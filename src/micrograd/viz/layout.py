@@ -22,10 +22,9 @@ Everything is deterministic: the same graph gives the same layout every run.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
-from .graph import Edge, Node, fmt, trace
+from ..graph import Edge, Node, fmt, fmt4, trace
 
 FONT_SIZE = 12.0  # px, monospace
 CHAR_W = 0.6 * FONT_SIZE  # advance of a monospace glyph (DejaVu Sans Mono: 0.602 em)
@@ -44,16 +43,6 @@ PLACE_PASSES = 6
 DUMMY_BUDGET = 20000
 
 
-def fmt4(x):
-    """The lecture's ``%.4f``, switching to ``%.4e`` for very large or tiny numbers."""
-    x = float(x)
-    if x != x:
-        return "nan"
-    if math.isinf(x):
-        return "inf" if x > 0 else "-inf"
-    if x == 0.0 or 1e-4 <= abs(x) < 1e7:
-        return f"{x:.4f}"
-    return f"{x:.4e}"
 
 
 def short_label(label):

@@ -28,17 +28,3 @@ def bezier_segments(points, lr=True):
             c1, c2 = (p0[0], p0[1] + d), (p1[0], p1[1] - d)
         segs.append((p0, c1, c2, p1))
     return segs
-
-
-def describe_op(nd, names=None):
-    """``'a*b'``, ``'a + b'``, ``'tanh(n)'``, ``'x**2'`` for a node (names of inputs
-    taken from ``names``: id -> display name; ids if not given)."""
-    ins = [names.get(i, i) if names else i for i in nd.inputs]
-    op = nd.op
-    if op == "+" and len(ins) == 2:
-        return f"{ins[0]} + {ins[1]}"
-    if op in ("*", "**") and len(ins) == 2:
-        return f"{ins[0]}{op}{ins[1]}"
-    if op and op.startswith("**") and len(ins) == 1:
-        return f"{ins[0]}{op}"
-    return f"{op}({', '.join(ins)})"

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from xml.sax.saxutils import escape, quoteattr
 
-from .graph import fmt
+from ..graph import describe_op, fmt
 from .layout import FONT_SIZE, layout
-from .render_common import bezier_segments, clean_text, describe_op
+from .render_common import bezier_segments, clean_text
 
 DATA_COLOR = "#1f5fbf"  # blue: data and the forward flow, as the lecture's drawings
 GRAD_COLOR = "#c2185b"  # pink: grad and the backward flow

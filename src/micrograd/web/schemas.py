@@ -1,5 +1,10 @@
 """Request and response schemas of the ``micrograd serve`` API (pydantic models).
 
+The request models are made from the handlers' field declarations
+(``micrograd.web.handlers.fields``: the one place a request's fields, defaults and ranges
+are written), the walk's response models from the dataclasses ``micrograd.walk`` sends.
+FastAPI reads a body through them (the 422 answers) and documents them (``/docs``).
+
 Numbers that may be infinite or nan travel as the strings ``"Infinity"``, ``"-Infinity"``,
 ``"NaN"`` (JSON has no such numbers): their type is ``Num``.
 """
@@ -13,64 +18,82 @@ from typing import Any, Dict, List, Literal, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, create_model
 
+from .. import experiment as _experiment
 from .. import viz as _viz
 from .. import walk as _walk
 from ..wire import wire_fields, wire_name
-from . import limits
-from .playground import (ACTIVATIONS, DATASETS, FEATURES, LOSSES, MAX_CLASSES, MAX_EDITS,
-                         MAX_LAYERS, OPTIMIZERS)
+from .handlers import play as _play
+from .handlers import walk as _walk_requests
 
 Num = Union[float, Literal["Infinity", "-Infinity", "NaN"]]
-Finite = float  # request numbers: refused when not finite (allow_inf_nan=False below)
 
 
 class Strict(BaseModel):
+    """A request: unknown fields refused, numbers finite."""
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+
+
+# ---------------------------------------------------------------------------------------
+# requests: made from the handlers' field declarations
+# ---------------------------------------------------------------------------------------
+
+_SCALARS = {"int": int, "float": float, "number": StrictFloat, "bool": StrictBool,
+            "str": str, "list": List[float]}
+_objects = {}
+
+
+def _item(kind, choices=()):
+    return Literal[tuple(choices)] if choices else _SCALARS[kind]
+
+
+def _annotation(f):
+    if f.kind == "object":
+        tp = _objects[id(f.fields)]
+    elif f.kind == "list":
+        tp = List[_item(f.items, f.choices)]
+    elif f.kind == "dict":
+        tp = Dict[str, _item(f.items)]
+    else:
+        tp = _item(f.kind, f.choices)
+    return Optional[tp] if f.nullable else tp
+
+
+def request_model(name, fields, doc=None, base=None):
+    """The pydantic model of a request declared as handler ``fields`` (the session id,
+    a path parameter, left out): the same names, kinds, defaults, ranges and texts."""
+    spec = {}
+    for f in fields:
+        if f.name == "sid":
+            continue
+        kw = {k: getattr(f, k) for k in ("ge", "gt", "le", "max_length")
+              if getattr(f, k) is not None}
+        if f.kind in ("list", "dict"):
+            kw.update({k: v for k, v in (("min_length", f.min_items),
+                                         ("max_length", f.max_items)) if v is not None})
+        if f.description:
+            kw["description"] = f.description
+        if f.required:
+            info = Field(..., **kw)
+        elif isinstance(f.default, (list, dict)):
+            info = Field(default_factory=f.default_value, **kw)
+        else:
+            info = Field(f.default, **kw)
+        spec[f.name] = (_annotation(f), info)
+    model = create_model(name, __base__=base or Strict, __doc__=doc, **spec)
+    _objects[id(fields)] = model
+    return model
 
 
 # ---------------------------------------------------------------------------------------
 # the walk
 # ---------------------------------------------------------------------------------------
 
-ExprText = Field(None, max_length=limits.MAX_EXPR_CHARS,
-                 description="a graph in the walk's language, e.g. 'a = 2; b = a*a'")
-
-
-class GraphSpec(Strict):
-    """A graph: a preset by key, or an expression; ``values`` override leaf values."""
-    preset: Optional[str] = Field(None, max_length=40)
-    expr: Optional[str] = ExprText
-    values: Dict[str, Finite] = Field(default_factory=dict, max_length=100)
-
-
-class Asked(GraphSpec):
-    ask: Optional[str] = Field(None, max_length=60, description="the question's node: "
-                               "what is d(of)/d(ask)? (default: the preset's, or the "
-                               "first leaf)")
-    of: Optional[str] = Field(None, max_length=60, description="the question's output "
-                              "node (default: the root)")
-
-
-class WalkRequest(Asked):
-    assign: StrictBool = Field(False, description="teaching mode: '=' instead of '+='")
-    recursive: StrictBool = Field(False, description="teaching mode: recursive backward, "
-                                                     "no topological sort")
-    no_zero_grad: StrictBool = Field(False, description="teaching mode: backward twice "
-                                                        "without zero_grad")
-
-
-class OrderRequest(GraphSpec):
-    order: List[str] = Field(..., max_length=limits.MAX_ORDER_LEN,
-                             description="node ids, first visited first")
-
-
-class CheckRequest(Asked):
-    answer: StrictFloat = Field(..., description="the learner's number (text refused)")
-
-
-class NudgeRequest(GraphSpec):
-    leaf: str = Field(..., max_length=60)
-    h: float = Field(1e-4, gt=0, le=1)
+WalkRequest = request_model("WalkRequest", _walk_requests.WALK,
+                            "A graph (a preset by key, or an expression; ``values`` "
+                            "override leaf values), a teaching mode and a question.")
+OrderRequest = request_model("OrderRequest", _walk_requests.ORDER)
+CheckRequest = request_model("CheckRequest", _walk_requests.CHECK)
+NudgeRequest = request_model("NudgeRequest", _walk_requests.NUDGE)
 
 
 # -- responses: built from the dataclasses the walk and the layout produce -----------------
@@ -127,7 +150,7 @@ class Box(BaseModel):
     h: float
 
 
-# a node of the layout: viz.graph.Node's fields (its Value back reference stays home),
+# a node of the layout: graph.Node's fields (its Value back reference stays home),
 # the properties it sends (name, leaf) and its place in the drawing
 GraphNode = model_of(_viz.Node, exclude=("value",), name=str, leaf=bool, box=Box,
                      cells=List[str], cell_widths=List[float], op_box=Optional[Box],
@@ -209,65 +232,52 @@ class CheckResponse(BaseModel):
 # ---------------------------------------------------------------------------------------
 
 
-class PlayConfigIn(Strict):
-    dataset: Literal[tuple(DATASETS)] = "circle"
-    classes: int = Field(2, ge=2, le=MAX_CLASSES, description="3 or more: spiral or "
-                                                              "blobs, with loss 'ce'")
-    noise: float = Field(0.0, ge=0, le=2)
-    samples: int = Field(200, ge=10, le=limits.MAX_SAMPLES)
-    train_ratio: float = Field(0.5, ge=0.1, le=0.9)
-    seed: int = Field(1, ge=0, le=2**31 - 1)
-    features: List[Literal[tuple(FEATURES)]] = Field(
-        default_factory=lambda: ["x1", "x2"], min_length=1, max_length=len(FEATURES))
-    hidden: List[int] = Field(default_factory=lambda: [4, 2], min_length=1,
-                              max_length=MAX_LAYERS)
-    activation: Literal[tuple(ACTIVATIONS)] = "tanh"
-    loss: Literal[tuple(LOSSES)] = "mse"
-    optimizer: Literal[tuple(OPTIMIZERS)] = "sgd"
-    lr: float = Field(0.1, gt=0, le=10)
-    batch_size: int = Field(0, ge=0, le=limits.MAX_SAMPLES)
-    l1: float = Field(0.0, ge=0, le=1)
-    l2: float = Field(0.0, ge=0, le=1)
-    init_seed: int = Field(0, ge=0, le=2**31 - 1)
-    added: List[List[float]] = Field(default_factory=list, max_length=MAX_EDITS,
-                                     description="points put in by hand: [x1, x2, label]")
-    removed: List[int] = Field(default_factory=list, max_length=MAX_EDITS,
-                               description="generated points taken out, by index")
+def _experiment_field(f):
+    """One Experiment field as a pydantic field: its kind, default, range and choices
+    from its declaration (the page's older names among the choices: they are read as
+    aliases). What only a combination of fields decides is left to Experiment.check."""
+    meta, kind = f.metadata, f.metadata["kind"]
+    default = f.default_factory() if f.default is dataclasses.MISSING else f.default
+    kw = {"description": meta["help"]}
+    if kind in ("int", "number"):
+        kw["gt" if meta.get("min_exclusive") else "ge"] = meta["min"]
+        kw["lt" if meta.get("max_exclusive") else "le"] = meta["max"]
+    if "max_len" in meta:
+        kw["max_length"] = meta["max_len"]
+    if kind in ("ints", "choices"):  # Experiment.check asks for at least one
+        kw["min_length"] = meta.get("min_len", 1)
+    names = (*meta.get("choices", ()), *_experiment.ALIASES.get(f.name, ()))
+    tp = {"choice": Literal[names] if names else str, "int": int, "number": float,
+          "bool": StrictBool, "ints": List[int], "choices": List[Literal[names]],
+          "points": List[List[float]], "indices": List[int]}[kind]
+    if isinstance(default, list):
+        return tp, Field(default_factory=lambda: list(default), **kw)
+    return tp, Field(default, **kw)
 
 
-class InspectRequest(Strict):
-    """Follow one point through the network: a point of the plane, or a data point with
-    its label (then the graph ends in that point's loss)."""
-    x: float = Field(..., ge=-10, le=10)
-    y: float = Field(..., ge=-10, le=10)
-    label: Optional[float] = None
+def experiment_model(name, extra=(), doc=None):
+    """The pydantic model of an Experiment (``micrograd.experiment``), field by field
+    from its declarations; ``extra``: handler fields after them."""
+    spec = {f.name: _experiment_field(f) for f in dataclasses.fields(_experiment.Experiment)}
+    base = create_model(name + "Fields", __base__=Strict, **spec)
+    return request_model(name, extra, doc, base=base) if extra else \
+        create_model(name, __base__=base, __doc__=doc)
 
 
-class PlayCreate(PlayConfigIn):
-    """A set-up, optionally restoring a lost session: its weights, step and point."""
-    weights: Optional[List[float]] = Field(None, max_length=limits.MAX_PARAMETERS)
-    step: int = Field(0, ge=0, le=10**9)
-    inspect: Optional[InspectRequest] = None
-
-
-class StepRequest(Strict):
-    steps: int = Field(1, ge=1, le=limits.MAX_STEPS_PER_REQUEST)
-    lr: Optional[float] = Field(None, gt=0, le=10, description="change the learning rate "
-                                                               "first (no reset)")
-
-
-class LrRequest(Strict):
-    lr: float = Field(..., gt=0, le=10)
-
-
-class ResetRequest(Strict):
-    init_seed: Optional[int] = Field(None, ge=0, le=2**31 - 1)
-
-
-class WeightRequest(Strict):
-    name: str = Field(..., max_length=30, description="w<layer>.<neuron>.<input> or "
-                                                      "b<layer>.<neuron>, from 1")
-    value: float = Field(..., ge=-100, le=100)
+PlayConfigIn = experiment_model("PlayConfigIn", doc="A Playground set-up: a "
+                                "micrograd.experiment.Experiment (GET /api/meta's "
+                                "'experiment' describes its fields).")
+InspectRequest = request_model("InspectRequest", _play.INSPECT,
+                               "Follow one point through the network: a point of the "
+                               "plane, or a data point with its label (then the graph "
+                               "ends in that point's loss).")
+PlayCreate = experiment_model("PlayCreate", _play.RESTORE,
+                              "A set-up, optionally restoring a lost session: its "
+                              "weights, step and point.")
+StepRequest = request_model("StepRequest", _play.STEP)
+LrRequest = request_model("LrRequest", _play.LR)
+ResetRequest = request_model("ResetRequest", _play.RESET)
+WeightRequest = request_model("WeightRequest", _play.WEIGHT)
 
 
 class Metrics(BaseModel):
@@ -378,6 +388,11 @@ class Preset(BaseModel):
 
 class Meta(BaseModel):
     version: str
+    experiment: Dict[str, Any] = Field(description="micrograd.experiment.Experiment.spec()"
+                                                   ": the Playground's fields, choices "
+                                                   "and caps")
+    walk: Dict[str, Any] = Field(description="micrograd.walk_setup.WalkSetup.spec(): the "
+                                             "Walk's presets, modes and fields")
     walk_presets: List[Preset]
     functions: List[str]
     datasets: List[str]

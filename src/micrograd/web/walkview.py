@@ -12,10 +12,11 @@ engine:
 This module adds only what belongs to the page: the editable leaves (and the free
 variables an expression uses without assigning), the text of each edge's local
 derivative, the neurons a drawing can fold into one box, the reused-node lesson, and the
-questions a learner answers (checked here against ``Value.backward()``).
+questions a learner answers (checked here against ``Value.backward()``). The presets
+are the Walk's one table, ``micrograd.walk_setup.PRESETS``.
 
     >>> from micrograd.web.walkview import build, PRESETS
-    >>> view = build(PRESETS["lecture"].source)
+    >>> view = build(PRESETS["lecture"].expr)
     >>> {n["name"]: n["grad"] for n in view["graph"]["nodes"] if n["leaf"]}
     {'a': 6.0, 'b': -4.0, 'c': -2.0, 'f': 4.0}
 """
@@ -23,15 +24,15 @@ questions a learner answers (checked here against ``Value.backward()``).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 from .. import expr as _expr
 from .. import viz as _viz
 from .. import walk as _walk
 from ..expr import FUNCTIONS
-from ..viz.graph import fmt
-from ..viz.layout import fmt4
+from ..graph import fmt
+from ..graph import fmt4
 from ..walk import WalkError
+from ..walk_setup import PRESETS
 from ..wire import encode
 from . import limits
 
@@ -50,31 +51,8 @@ class WalkViewError(ValueError):
         self.free = free
 
 
-@dataclass(frozen=True)
-class Preset:
-    key: str
-    title: str
-    source: str
-    ask: str = ""  # the leaf of the preset's question: d(root)/d(ask)
-
-
-PRESETS = {p.key: p for p in [
-    Preset("sum_times", "(a + b) * c", "a = 2; b = -3; c = 10; e = a + b; f = e * c", "a"),
-    Preset("lecture", "L = (a*b + c) * f",
-           "a = 2; b = -3; c = 10; f = -2; e = a * b; d = e + c; L = d * f", "a"),
-    Preset("neuron", "tanh neuron",
-           "x1 = 2; x2 = 0; w1 = -3; w2 = 1; b = 6.8813735870195432; "
-           "x1w1 = x1 * w1; x2w2 = x2 * w2; x1w1x2w2 = x1w1 + x2w2; n = x1w1x2w2 + b; "
-           "o = tanh(n)", "w1"),
-    Preset("square", "a * a", "a = 3; f = a * a", "a"),
-    Preset("diamond", "diamond: b = a + 1, c = a * 3, d = b * c",
-           "a = 2; b = a + 1; c = a * 3; d = b * c", "a"),
-    Preset("reused", "reused inner node: b = a + a, c = b + b",
-           "a = 3; b = a + a; c = b + b", "a"),
-]}
-
 #: one-input ops that end a neuron: the drawing can fold the neuron into one box
-ACTIVATIONS = ("tanh", "relu", "sigmoid")
+NEURON_ENDS = ("tanh", "relu", "sigmoid")
 
 
 def free_names(source):
@@ -187,7 +165,7 @@ def _neurons(g):
         users[e.src].add(e.dst)
     groups = []
     for n in g.nodes:
-        if n.op_key not in ACTIVATIONS:
+        if n.op_key not in NEURON_ENDS:
             continue
         members = {n.id}
         for m in reversed(g.nodes):  # users before inputs: one backward sweep suffices

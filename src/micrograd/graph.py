@@ -1,4 +1,5 @@
-"""Tracing a graph: the nodes and edges behind a ``Value``, with stable ids.
+"""A graph as plain data: the nodes and edges behind a ``Value``, with stable ids, and
+its numbers and ops as text (what the drawings, the walk and the wire form share).
 
     >>> from micrograd.engine import Value
     >>> from micrograd.viz import trace
@@ -19,8 +20,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from .. import ops as _ops
-from ..engine import Value, _topo_order
+from . import ops as _ops
+from .chain_rule import topological_order
+from .engine import Value
 
 
 @dataclass
@@ -75,8 +77,12 @@ class Edge:
 
 def num(x):
     """A float for JSON: finite floats as they are, else ``'Infinity'``, ``'-Infinity'``
-    or ``'NaN'`` (strings JavaScript's ``Number()`` reads back; JSON has no inf/nan)."""
-    x = float(x)
+    or ``'NaN'`` (strings JavaScript's ``Number()`` reads back; JSON has no inf/nan).
+    An int past the largest float (the n of ``x**10**400``) is infinite here."""
+    try:
+        x = float(x)
+    except OverflowError:
+        x = math.inf if x > 0 else -math.inf
     if math.isfinite(x):
         return x
     if x != x:
@@ -108,7 +114,7 @@ def forward_order(root):
     node's inputs in order, so the drawing numbers nodes the same on every run.
     """
     _check_root(root)
-    return _topo_order(root, inputs_of=_inputs)
+    return topological_order(root, inputs_of=_inputs)
 
 
 def _inputs(v):
@@ -147,3 +153,29 @@ def trace(root):
         for i, (p, d) in enumerate(zip(v._prev, local_derivatives(v))):
             edges.append(Edge(f"e{len(edges)}", ids[p], ids[v], i, d))
     return nodes, edges
+
+def fmt4(x):
+    """The lecture's ``%.4f``, switching to ``%.4e`` for very large or tiny numbers."""
+    x = float(x)
+    if x != x:
+        return "nan"
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    if x == 0.0 or 1e-4 <= abs(x) < 1e7:
+        return f"{x:.4f}"
+    return f"{x:.4e}"
+
+
+
+def describe_op(nd, names=None):
+    """``'a*b'``, ``'a + b'``, ``'tanh(n)'``, ``'x**2'`` for a node (names of inputs
+    taken from ``names``: id -> display name; ids if not given)."""
+    ins = [names.get(i, i) if names else i for i in nd.inputs]
+    op = nd.op
+    if op == "+" and len(ins) == 2:
+        return f"{ins[0]} + {ins[1]}"
+    if op in ("*", "**") and len(ins) == 2:
+        return f"{ins[0]}{op}{ins[1]}"
+    if op and op.startswith("**") and len(ins) == 1:
+        return f"{ins[0]}{op}"
+    return f"{op}({', '.join(ins)})"

@@ -20,29 +20,12 @@ from __future__ import annotations
 
 import json
 
-from . import limits
+from .. import limits
+from ..handlers.errors import clip, cut_message
 
-#: how much of a client's text an error message may quote
-CLIP_CHARS = 60
-#: the longest error message the server sends (a longer one is cut, and says so)
-MAX_ERROR_CHARS = 800
+__all__ = ["Guard", "split_host", "clip", "cut_message"]
 
 _WRITES = frozenset({"POST", "PUT", "PATCH", "DELETE"})
-
-
-def clip(text, n=CLIP_CHARS):
-    """``repr`` of the first ``n`` characters of ``text``, saying how long it really was."""
-    text = str(text)
-    if len(text) <= n:
-        return repr(text)
-    return f"{text[:n]!r}... ({len(text)} characters)"
-
-
-def cut_message(msg, n=MAX_ERROR_CHARS):
-    """An error message of at most about ``n`` characters."""
-    if len(msg) <= n:
-        return msg
-    return msg[:n] + f" ... (message cut: {len(msg)} characters)"
 
 
 def split_host(value):

@@ -1,12 +1,12 @@
-"""Fair turns on the engine: every tab gets its share, and the walk never waits in line.
+"""Fair turns on one work thread: every tab gets its share, and the walk never waits in line.
 
-All engine work of ``micrograd serve`` runs on one engine thread, one bounded *turn* at a
-time (the engine is pure Python: with the GIL a second thread would add no speed, and one
-thread keeps the sessions' traced buffers and the engine's modes out of each other's
-way). A request's work is a *job*: a generator that does one turn of work per ``next``
-(one optimizer step, one state to draw, one session to build, each capped by
-``micrograd.web.limits``) and returns its answer. The engine thread chooses whose turn
-is next:
+All the work of ``micrograd serve`` (the handlers' jobs: ``micrograd.web.handlers``) runs
+on one work thread, one bounded *turn* at a time (micrograd is pure Python: with the GIL a
+second thread would add no speed, and one thread keeps the sessions' traced buffers and
+the engine's modes out of each other's way). A request's work is a *job*: a generator
+that does one turn of work per ``next`` (one optimizer step, one state to draw, one
+session to build, each capped by ``micrograd.web.limits``) and returns its answer. The
+work thread chooses whose turn is next:
 
 * the walk first: a walk request waits at most for the turn in progress (at most
   ``walk_burst`` walk turns in a row while training waits, so a flood of walk requests
@@ -16,12 +16,12 @@ is next:
   A session's own requests run in the order they came.
 
 Waiting costs no thread: a request waits on an asyncio future in the server's event loop,
-so a hundred waiting tabs hold no worker and cannot exhaust a thread pool; the engine
+so a hundred waiting tabs hold no worker and cannot exhaust a thread pool; the work
 thread hands turns on by itself, without a round trip through the event loop.
 
-    >>> engine = EngineScheduler()
-    >>> view = await engine.call(WALK, build, source)        # in an async route: one turn
-    >>> state = await engine.run(sid, stepping())            # a job of several turns
+    >>> turns = TurnScheduler()
+    >>> view = await turns.call(WALK, build, source)       # in an async route: one turn
+    >>> outcome = await turns.run(sid, job)                # a job of several turns
 """
 
 from __future__ import annotations
@@ -49,8 +49,8 @@ def _one_turn(fn, args, kwargs):
     yield  # a generator of a single turn  # pragma: no cover
 
 
-class EngineScheduler:
-    """One engine thread; turns go to the walk lane first, then to the sessions in
+class TurnScheduler:
+    """One work thread; turns go to the walk lane first, then to the sessions in
     rotation."""
 
     def __init__(self, walk_burst=4):
@@ -70,16 +70,16 @@ class EngineScheduler:
         return await self.run(lane, _one_turn(fn, args, kwargs))
 
     async def run(self, lane, gen):
-        """Run the generator ``gen`` one turn (one ``next``) at a time on the engine
+        """Run the generator ``gen`` one turn (one ``next``) at a time on the work
         thread; its return value, or the exception it raised."""
         loop = asyncio.get_running_loop()
         job = _Job(gen, loop, loop.create_future())
         with self._cond:
             if self._closed:
-                raise RuntimeError("the engine scheduler is closed")
+                raise RuntimeError("the turn scheduler is closed")
             if self._thread is None:
                 self._thread = threading.Thread(target=self._serve, daemon=True,
-                                                name="micrograd-engine")
+                                                name="micrograd-turns")
                 self._thread.start()
             if lane == WALK:
                 self._walk.append(job)
@@ -98,7 +98,7 @@ class EngineScheduler:
             self._closed = True
             self._cond.notify()
 
-    # -- the engine thread --------------------------------------------------------------
+    # -- the work thread ----------------------------------------------------------------
 
     def _pick(self):
         """The job whose turn it is, and whether it is a walk job (under the lock)."""

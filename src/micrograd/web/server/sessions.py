@@ -20,9 +20,9 @@ import threading
 import time
 from collections import OrderedDict
 
+from ..handlers.errors import StoreFull
 
-class StoreFull(RuntimeError):
-    """Every place is taken by a session used within ``evict_after`` seconds."""
+__all__ = ["SessionStore", "StoreFull"]
 
 
 class SessionStore:

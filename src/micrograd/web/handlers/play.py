@@ -1,0 +1,196 @@
+"""The Playground's requests: make a training session, step it, edit it, read it, drop it.
+
+Each handler takes the request (a dict; a session's id under ``"sid"``) and the store of
+sessions, and gives the answer as plain data. Training is a job of many turns: one turn
+per optimizer step, then one to record the metrics and draw the state, so a driver can
+hand the turns in between to other work (the server to other tabs, a page's worker to
+its messages: a pause or a stop acts between two steps).
+
+    >>> sessions = LocalSessions()
+    >>> made = run_to_end(dispatch("play.create", {"samples": 60}, sessions))
+    >>> sid = made["answer"]["sid"]
+    >>> run_to_end(dispatch("play.step", {"sid": sid, "steps": 3}, sessions))["answer"]["step"]
+    3
+"""
+
+from __future__ import annotations
+
+from dataclasses import fields
+
+from ...experiment import Experiment, ExperimentError
+from .. import limits
+from ..play_pictures import follow, play_state
+from ..play_session import PlayError, PlaySession
+from .errors import Failure, StoreFull, clip
+from .fields import Field, read
+
+
+
+def _range(name):
+    """The range of the Experiment's field ``name``, for a request field like it."""
+    meta = next(f.metadata for f in fields(Experiment) if f.name == name)
+    return {"gt" if meta.get("min_exclusive") else "ge": meta["min"], "le": meta["max"]}
+
+
+INSPECT = (
+    Field("x", "float", ge=-10, le=10),
+    Field("y", "float", ge=-10, le=10),
+    Field("label", "float", None, nullable=True),
+)
+#: what a new session takes besides its set-up (a micrograd.experiment.Experiment, its
+#: fields read and checked by Experiment.from_dict): a lost session's weights, step and
+#: followed point
+RESTORE = (
+    Field("weights", "list", None, items="float", max_items=limits.MAX_PARAMETERS,
+          nullable=True, description="every parameter, in the parameter table's order"),
+    Field("step", "int", 0, ge=0, le=10**9),
+    Field("inspect", "object", None, fields=INSPECT, nullable=True,
+          description="follow one point: a point of the plane, or a data point with its "
+                      "label (then the graph ends in that point's loss)"),
+)
+SID = (Field("sid", "str", description="the session's id"),)
+STEP = SID + (
+    Field("steps", "int", 1, ge=1, le=limits.MAX_STEPS_PER_REQUEST),
+    Field("lr", "float", None, nullable=True, **_range("lr"),
+          description="change the learning rate first (no reset)"),
+)
+LR = SID + (Field("lr", "float", **_range("lr")),)
+RESET = SID + (Field("init_seed", "int", None, nullable=True, **_range("init_seed")),)
+WEIGHT = SID + (
+    Field("name", "str", max_length=30,
+          description="w<layer>.<neuron>.<input> or b<layer>.<neuron>, from 1"),
+    Field("value", "float", ge=-100, le=100),
+)
+FOLLOW = SID + INSPECT
+
+
+def _session(sessions, sid):
+    try:
+        return sessions.get(sid)
+    except KeyError:
+        raise Failure("lost", f"no playground session {clip(sid)} (it may have expired: "
+                              f"sessions idle for {limits.SESSION_IDLE_SECONDS} s are "
+                              "dropped, and one resting for "
+                              f"{sessions.evict_after:g} s may give its "
+                              "place to a new one); create a new one with "
+                              "POST /api/play", field="sid") from None
+
+
+def busy(err):
+    """A full store's refusal (StoreFull) as a ``busy`` Failure: ask again in 5 s."""
+    return Failure("busy", str(err), retry_after=5)
+
+
+def _refused(err):
+    return Failure("refused", str(err))
+
+
+def _state(sid, session, **kw):
+    return {"sid": sid, **play_state(session, **kw)}
+
+
+def experiment_of(setup):
+    """A checked Experiment from a set-up's fields (the page's older names read as
+    aliases); a refusal names its field."""
+    try:
+        return Experiment.from_dict(setup)
+    except ExperimentError as err:
+        raise Failure("refused", str(err), field=err.field) from None
+
+
+def create(request, sessions):
+    """``POST /api/play``: a new session from a set-up (restoring a lost one's weights,
+    step and followed point when given); its id and state."""
+    if not isinstance(request, dict):
+        raise Failure("invalid", "body: expected an object of fields")
+    extra = {f.name for f in RESTORE}
+    restore = read(RESTORE, {k: v for k, v in request.items() if k in extra})
+    experiment = experiment_of({k: v for k, v in request.items() if k not in extra})
+    try:
+        sessions.room()  # before building anything: the store may be full
+        kept = {k: restore[k] for k in ("weights", "step") if restore[k]}
+        session = PlaySession(experiment, **kept)
+        if restore["inspect"] is not None:
+            point = restore["inspect"]
+            follow(session, point["x"], point["y"], point["label"])
+        sid = sessions.create(session)
+    except StoreFull as err:
+        raise busy(err) from None
+    except PlayError as err:
+        raise _refused(err) from None
+    return _state(sid, session, points=True, graph_layout=True)
+
+
+def get(request, sessions):
+    """``GET /api/play/{sid}``: the state with the points and the whole history."""
+    req = read(SID, request)
+    session = _session(sessions, req["sid"])
+    return _state(req["sid"], session, points=True, graph_layout=True)
+
+
+def step(request, sessions):
+    """``POST /api/play/{sid}/step``: ``steps`` optimizer steps, one turn each, then one
+    turn to record the metrics and draw the state."""
+    req = read(STEP, request)
+    session = _session(sessions, req["sid"])
+    if req["lr"] is not None:
+        session.set_lr(req["lr"])
+    for _ in range(req["steps"]):
+        session.train(1, record=False)
+        yield
+    session.train(0)  # no step: record the metrics after the steps above
+    return _state(req["sid"], session, history="last")
+
+
+def set_lr(request, sessions):
+    """``PATCH /api/play/{sid}``: a new learning rate, no reset."""
+    req = read(LR, request)
+    session = _session(sessions, req["sid"])
+    session.set_lr(req["lr"])
+    return {"sid": req["sid"], "lr": session.opt.lr}
+
+
+def reset(request, sessions):
+    """``POST /api/play/{sid}/reset``: new weights (from ``init_seed``), same data."""
+    req = read(RESET, request)
+    session = _session(sessions, req["sid"])
+    session.reset(req["init_seed"])
+    return _state(req["sid"], session, points=True, graph_layout=True)
+
+
+def set_weight(request, sessions):
+    """``PATCH /api/play/{sid}/weight``: one weight or bias edited by name."""
+    req = read(WEIGHT, request)
+    session = _session(sessions, req["sid"])
+    try:
+        session.set_weight(req["name"], req["value"])
+    except PlayError as err:
+        raise Failure("refused", str(err), field="name") from None
+    return _state(req["sid"], session, history="last")
+
+
+def inspect(request, sessions):
+    """``POST /api/play/{sid}/inspect``: follow one point through the network."""
+    req = read(FOLLOW, request)
+    session = _session(sessions, req["sid"])
+    try:
+        follow(session, req["x"], req["y"], req["label"])
+    except PlayError as err:
+        raise _refused(err) from None
+    return _state(req["sid"], session, history="last", graph_layout=True)
+
+
+def inspect_stop(request, sessions):
+    """``DELETE /api/play/{sid}/inspect``: follow no point."""
+    req = read(SID, request)
+    session = _session(sessions, req["sid"])
+    session.inspect = None
+    return _state(req["sid"], session, history="last")
+
+
+def delete(request, sessions):
+    """``DELETE /api/play/{sid}``: drop the session."""
+    req = read(SID, request)
+    if not sessions.delete(req["sid"]):
+        _session(sessions, req["sid"])  # raises the lost error with its message
+    return {"deleted": True}

@@ -1,0 +1,42 @@
+"""Outcomes of the handlers' jobs as HTTP answers: the answer as JSON, an error kind as
+its status (``{"error": message}``, plus ``free`` for the walk's missing values)."""
+
+from __future__ import annotations
+
+from fastapi import Request
+from fastapi.responses import JSONResponse
+
+from ..handlers import dispatch
+from ..handlers.errors import cut_message
+from ..server.schedule import WALK
+
+#: an error kind -> its HTTP status
+STATUS = {"invalid": 422, "refused": 400, "not_found": 404, "lost": 404, "busy": 503}
+
+__all__ = ["STATUS", "WALK", "respond", "answer", "sent"]
+
+
+def sent(body):
+    """The fields the client sent, as plain data: the handler fills in the defaults
+    (so an older name such as optimizer 'momentum' can set the fields it implies)."""
+    return body.model_dump(exclude_unset=True)
+
+
+def respond(outcome):
+    """The answer itself (FastAPI sends it through the route's response model), or a
+    JSONResponse with the error's status."""
+    if outcome["ok"]:
+        return outcome["answer"]
+    err = outcome["error"]
+    body = {"error": cut_message(err["message"])}
+    if "free" in err:
+        body["free"] = err["free"]
+    headers = {"Retry-After": str(err["retry_after"])} if "retry_after" in err else None
+    return JSONResponse(body, status_code=STATUS[err["kind"]], headers=headers)
+
+
+async def answer(http: Request, lane, route, request):
+    """Run the job of ``route`` on ``request`` (plain data) in ``lane``'s turns."""
+    state = http.app.state
+    outcome = await state.turns.run(lane, dispatch(route, request, state.sessions))
+    return respond(outcome)

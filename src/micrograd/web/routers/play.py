@@ -1,0 +1,69 @@
+"""The Playground's routes: ``/api/play`` and ``/api/play/{sid}...``.
+
+A session's requests run in its own lane, in the order they came; the sessions take
+turns (``web/server/schedule.py``): a request for n steps is n one-step turns, then one
+turn to record the metrics and draw the state, with other tabs' turns in between.
+"""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+
+from .. import schemas
+from ..handlers import play as handlers
+from ..handlers.errors import StoreFull
+from .answers import answer, respond, sent
+
+ERRORS = {400: {"model": schemas.ErrorResponse}, 404: {"model": schemas.ErrorResponse}}
+
+router = APIRouter(prefix="/api/play", tags=["playground"], responses=ERRORS)
+
+
+@router.post("", response_model=schemas.PlayState,
+             responses={503: {"model": schemas.ErrorResponse}})
+async def play_create(req: schemas.PlayCreate, http: Request):
+    try:
+        http.app.state.sessions.room()  # refuse at once, before waiting for a turn
+    except StoreFull as err:
+        return respond({"ok": False, "error": handlers.busy(err).data()})
+    return await answer(http, object(), "play.create", sent(req))  # a lane of its own
+
+
+@router.get("/{sid}", response_model=schemas.PlayState)
+async def play_get(sid: str, http: Request):
+    return await answer(http, sid, "play.get", {"sid": sid})
+
+
+@router.post("/{sid}/step", response_model=schemas.PlayState)
+async def play_step(sid: str, req: schemas.StepRequest, http: Request):
+    return await answer(http, sid, "play.step", {"sid": sid, **sent(req)})
+
+
+@router.patch("/{sid}", response_model=schemas.LrResponse)
+async def play_set_lr(sid: str, req: schemas.LrRequest, http: Request):
+    return await answer(http, sid, "play.lr", {"sid": sid, **sent(req)})
+
+
+@router.post("/{sid}/reset", response_model=schemas.PlayState)
+async def play_reset(sid: str, req: schemas.ResetRequest, http: Request):
+    return await answer(http, sid, "play.reset", {"sid": sid, **sent(req)})
+
+
+@router.patch("/{sid}/weight", response_model=schemas.PlayState)
+async def play_set_weight(sid: str, req: schemas.WeightRequest, http: Request):
+    return await answer(http, sid, "play.weight", {"sid": sid, **sent(req)})
+
+
+@router.post("/{sid}/inspect", response_model=schemas.PlayState)
+async def play_inspect(sid: str, req: schemas.InspectRequest, http: Request):
+    return await answer(http, sid, "play.inspect", {"sid": sid, **sent(req)})
+
+
+@router.delete("/{sid}/inspect", response_model=schemas.PlayState)
+async def play_inspect_stop(sid: str, http: Request):
+    return await answer(http, sid, "play.inspect.stop", {"sid": sid})
+
+
+@router.delete("/{sid}", response_model=schemas.Deleted)
+async def play_delete(sid: str, http: Request):
+    return await answer(http, sid, "play.delete", {"sid": sid})

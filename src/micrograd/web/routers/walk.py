@@ -1,0 +1,33 @@
+"""The Walk's routes: ``POST /api/walk``, ``/api/walk/order``, ``/nudge``, ``/check``.
+
+Each is one turn in the walk's lane (ahead of training: ``web/server/schedule.py``)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+
+from .. import schemas
+from .answers import WALK, answer, sent
+
+router = APIRouter(prefix="/api/walk", tags=["walk"],
+                   responses={400: {"model": schemas.ErrorResponse}})
+
+
+@router.post("", response_model=schemas.WalkResponse)
+async def walk(req: schemas.WalkRequest, http: Request):
+    return await answer(http, WALK, "walk", sent(req))
+
+
+@router.post("/check", response_model=schemas.CheckResponse)
+async def walk_check(req: schemas.CheckRequest, http: Request):
+    return await answer(http, WALK, "walk.check", sent(req))
+
+
+@router.post("/order", response_model=schemas.OrderResponse)
+async def walk_order(req: schemas.OrderRequest, http: Request):
+    return await answer(http, WALK, "walk.order", sent(req))
+
+
+@router.post("/nudge", response_model=schemas.NudgeResponse)
+async def walk_nudge(req: schemas.NudgeRequest, http: Request):
+    return await answer(http, WALK, "walk.nudge", sent(req))

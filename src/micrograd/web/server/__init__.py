@@ -1,0 +1,4 @@
+"""The server's protections, in front of and behind the routes: ``guard`` (Host and
+Origin checks, the body cap), ``connection`` (a deadline on every request's arrival),
+``schedule`` (the handlers' jobs in fair turns on one work thread) and ``sessions`` (the
+bounded store of Playground sessions). The caps they hold are in ``web/limits.py``."""

@@ -1,0 +1,248 @@
+/* The runner of lowered micrograd programs: a traced model's forward pass, its backward
+ * pass and its optimizer's update, over Float64Arrays, outside Python.
+ *
+ * Python writes the program (micrograd.trace.lower: every op's forward and its one
+ * derivative rule, from micrograd's op table, lowered into the primitives of ONE table,
+ * micrograd/trace/prims.py). This module implements exactly those primitives (KERNELS:
+ * a test holds the two lists equal) and runs the instructions in order; it knows no
+ * calculus, so it cannot drift from the engine.
+ *
+ *   import { load } from "./runner.js";
+ *   const r = load(wire);                       // the JSON text or its parsed object
+ *   const loss = r.step("loss", X);             // forward, backward, update; X: B rows
+ *   const [score] = r.evaluate("probe", grid);  // outputs, one Float64Array each
+ *   r.params, r.grads, r.state.m                // live Float64Arrays
+ *
+ * Numbers follow IEEE 754 as NumPy does, where JavaScript's Math differs from C: pow
+ * is C99's (pow(1, nan) = 1 and pow(-1, +-inf) = 1, where Math.pow gives NaN); sign is
+ * written with comparisons (micrograd's sign(-0) = sign(nan) = 0, where Math.sign keeps
+ * -0 and NaN). An ES module with no dependencies and no globals.
+ */
+
+/* C99 pow: JavaScript's Math.pow differs only for a base of +1 (any exponent, nan too)
+ * and a base of -1 with an infinite exponent, where C gives 1. */
+const cpow = (x, y) =>
+  (x === 1 || (x === -1 && (y === Infinity || y === -Infinity))) ? 1 : Math.pow(x, y);
+
+/* prim -> kernel(out, operands, n): writes out[0..n) from operands, each [array, stride]
+ * (stride 0: one element, broadcast). One line of semantics each, as in prims.py. */
+export const KERNELS = Object.freeze({
+  const: (o, [[v]], n) => { o.fill(v, 0, n); },
+  copy: (o, [[a, sa]], n) => { for (let i = 0; i < n; i++) o[i] = a[i * sa]; },
+  neg: (o, [[a, sa]], n) => { for (let i = 0; i < n; i++) o[i] = -a[i * sa]; },
+  abs: (o, [[a, sa]], n) => { for (let i = 0; i < n; i++) o[i] = Math.abs(a[i * sa]); },
+  add: (o, [[a, sa], [b, sb]], n) => { for (let i = 0; i < n; i++) o[i] = a[i * sa] + b[i * sb]; },
+  sub: (o, [[a, sa], [b, sb]], n) => { for (let i = 0; i < n; i++) o[i] = a[i * sa] - b[i * sb]; },
+  mul: (o, [[a, sa], [b, sb]], n) => { for (let i = 0; i < n; i++) o[i] = a[i * sa] * b[i * sb]; },
+  div: (o, [[a, sa], [b, sb]], n) => { for (let i = 0; i < n; i++) o[i] = a[i * sa] / b[i * sb]; },
+  sqrt: (o, [[a, sa]], n) => { for (let i = 0; i < n; i++) o[i] = Math.sqrt(a[i * sa]); },
+  exp: (o, [[a, sa]], n) => { for (let i = 0; i < n; i++) o[i] = Math.exp(a[i * sa]); },
+  log: (o, [[a, sa]], n) => { for (let i = 0; i < n; i++) o[i] = Math.log(a[i * sa]); },
+  log1p: (o, [[a, sa]], n) => { for (let i = 0; i < n; i++) o[i] = Math.log1p(a[i * sa]); },
+  tanh: (o, [[a, sa]], n) => { for (let i = 0; i < n; i++) o[i] = Math.tanh(a[i * sa]); },
+  sin: (o, [[a, sa]], n) => { for (let i = 0; i < n; i++) o[i] = Math.sin(a[i * sa]); },
+  cos: (o, [[a, sa]], n) => { for (let i = 0; i < n; i++) o[i] = Math.cos(a[i * sa]); },
+  pow: (o, [[a, sa], [b, sb]], n) => { for (let i = 0; i < n; i++) o[i] = cpow(a[i * sa], b[i * sb]); },
+  lt: (o, [[a, sa], [b, sb]], n) => { for (let i = 0; i < n; i++) o[i] = a[i * sa] < b[i * sb] ? 1 : 0; },
+  le: (o, [[a, sa], [b, sb]], n) => { for (let i = 0; i < n; i++) o[i] = a[i * sa] <= b[i * sb] ? 1 : 0; },
+  gt: (o, [[a, sa], [b, sb]], n) => { for (let i = 0; i < n; i++) o[i] = a[i * sa] > b[i * sb] ? 1 : 0; },
+  ge: (o, [[a, sa], [b, sb]], n) => { for (let i = 0; i < n; i++) o[i] = a[i * sa] >= b[i * sb] ? 1 : 0; },
+  eq: (o, [[a, sa], [b, sb]], n) => { for (let i = 0; i < n; i++) o[i] = a[i * sa] === b[i * sb] ? 1 : 0; },
+  select: (o, [[c, sc], [a, sa], [b, sb]], n) => {
+    for (let i = 0; i < n; i++) o[i] = c[i * sc] !== 0 ? a[i * sa] : b[i * sb];
+  },
+  sum: (o, xs, n) => {  // left to right, element by element (out may be an operand)
+    const k = xs.length;
+    for (let i = 0; i < n; i++) {
+      let s = xs[0][0][i * xs[0][1]];
+      for (let j = 1; j < k; j++) s += xs[j][0][i * xs[j][1]];
+      o[i] = s;
+    }
+  },
+  total: (o, [[a]]) => {  // one number: a's elements added left to right
+    let s = a.length ? a[0] : 0;
+    for (let i = 1; i < a.length; i++) s += a[i];
+    o[0] = s;
+  },
+});
+
+/** The primitives this runner implements (the names of KERNELS). */
+export const PRIMS = Object.freeze(Object.keys(KERNELS));
+
+/** Operands per primitive: a count, or -1 (one or more); const reads a number. */
+export const ARITY = Object.freeze({
+  const: 0, copy: 1, neg: 1, abs: 1, sqrt: 1, exp: 1, log: 1, log1p: 1, tanh: 1, sin: 1,
+  cos: 1, total: 1, add: 2, sub: 2, mul: 2, div: 2, pow: 2, lt: 2, le: 2, gt: 2, ge: 2,
+  eq: 2, select: 3, sum: -1,
+});
+
+const FORMAT = "micrograd-lowered";
+const VERSION = 1;
+
+/** A number as the wire writes it: a JSON number, or "inf", "-inf", "nan". */
+function decode(x) {
+  if (typeof x === "number") return x;
+  if (x === "inf") return Infinity;
+  if (x === "-inf") return -Infinity;
+  if (x === "nan") return NaN;
+  throw new Error(`not a number of the wire: ${JSON.stringify(x)}`);
+}
+
+function filled(size, init, what) {
+  if (!Number.isInteger(size) || size < 0) throw new Error(`${what}: bad size ${size}`);
+  const a = new Float64Array(size);
+  if (init !== undefined) {
+    if (!Array.isArray(init) || init.length !== size) {
+      throw new Error(`${what}: init must be ${size} numbers`);
+    }
+    for (let i = 0; i < size; i++) a[i] = decode(init[i]);
+  }
+  return a;
+}
+
+/** Load a lowered program (the JSON text or its parsed object): a Runner. */
+export function load(wire) {
+  return new Runner(typeof wire === "string" ? JSON.parse(wire) : wire);
+}
+
+export class Runner {
+  constructor(wire) {
+    if (!wire || wire.format !== FORMAT || wire.version !== VERSION) {
+      throw new Error(`not a lowered program of format ${FORMAT} version ${VERSION}`);
+    }
+    const n = wire.params.size;
+    /** the parameters and their gradients (the last backward's), live */
+    this.params = filled(n, wire.params.init, "params");
+    this.grads = new Float64Array(n);
+    /** the optimizer's state by name (t: steps taken, lr, and its vectors), live */
+    this.state = {};
+    this.globals = new Map([["P", this.params], ["G", this.grads]]);
+    for (const [name, s] of Object.entries(wire.state || {})) {
+      if (this.globals.has(name)) throw new Error(`state ${name} is declared twice`);
+      this.state[name] = filled(s.size, s.init, `state ${name}`);
+      this.globals.set(name, this.state[name]);
+    }
+    this.optimizer = wire.optimizer || null;
+    this.functions = wire.functions;
+    this.frames = new Map();  // "name/B" -> the compiled function for a batch of B
+    for (const name of Object.keys(this.functions)) this.frame(name, 1);  // checks it
+  }
+
+  /** Copy numbers into the parameters (an array or Float64Array of params.length). */
+  setParams(values) {
+    if (values.length !== this.params.length) {
+      throw new Error(`setParams: ${this.params.length} numbers expected, got ${values.length}`);
+    }
+    this.params.set(values);
+  }
+
+  /** Forward over a batch: X holds B rows of the function's inputs (a Float64Array,
+   * row by row). Returns {outputs: a Float64Array of B per output, value: the loss
+   * (a loss function) or null}. {backward: true} also fills grads; {update: true}
+   * (after backward) applies the optimizer. */
+  run(name, X, { backward = false, update = false } = {}) {
+    const fn = this.functions[name];
+    if (!fn) throw new Error(`no function ${JSON.stringify(name)} in this program`);
+    const k = fn.inputs;
+    if (!(X instanceof Float64Array)) throw new TypeError("X must be a Float64Array");
+    const B = k ? X.length / k : 1;
+    if (!Number.isInteger(B) || B < 1) {
+      throw new Error(`X holds ${X.length} numbers: not a whole number of rows of ${k}`);
+    }
+    const f = this.frame(name, B);
+    for (let j = 0; j < k; j++) {
+      const col = f.inputs[j];
+      for (let i = 0; i < B; i++) col[i] = X[i * k + j];
+    }
+    for (const op of f.forward) op();
+    if (backward || update) {
+      if (!f.backward) throw new Error(`function ${name} is not a loss: it has no backward`);
+      for (const op of f.backward) op();
+    }
+    if (update) {
+      if (!f.update) throw new Error(`function ${name} was lowered without an optimizer`);
+      for (const op of f.update) op();
+    }
+    return { outputs: f.outputs.map((o) => o.slice()), value: f.value ? f.value[0] : null };
+  }
+
+  /** One training step on the batch X: forward, backward, update; the loss before it. */
+  step(name, X) {
+    return this.run(name, X, { backward: true, update: true }).value;
+  }
+
+  /** The function's outputs on X (one Float64Array per output). */
+  evaluate(name, X) {
+    return this.run(name, X).outputs;
+  }
+
+  /* The function compiled for a batch of B: its buffers and one closure per
+   * instruction, each reading and writing fixed arrays. */
+  frame(name, B) {
+    const key = `${name}/${B}`;
+    let f = this.frames.get(key);
+    if (f) return f;
+    if (this.frames.size > 16) this.frames.clear();  // batch sizes come and go
+    const fn = this.functions[name];
+    const where = (what) => `function ${name}: ${what}`;
+    const bufs = new Map([["B", Float64Array.of(B)]]);
+    const inputs = [];
+    for (let j = 0; j < fn.inputs; j++) {
+      inputs.push(new Float64Array(B));
+      bufs.set(`in${j}`, inputs[j]);
+    }
+    for (const [b, size] of Object.entries(fn.buffers)) {
+      if (bufs.has(b) || this.globals.has(b)) throw new Error(where(`buffer ${b} declared twice`));
+      bufs.set(b, new Float64Array(size === "B" ? B : size));
+    }
+    const ref = (r) => {
+      if (Array.isArray(r)) {
+        const [b, i] = r;
+        const a = this.globals.get(b);
+        if (!a || !Number.isInteger(i) || i < 0 || i >= a.length) {
+          throw new Error(where(`no element ${JSON.stringify(r)}`));
+        }
+        return a.subarray(i, i + 1);
+      }
+      const a = bufs.get(r) || this.globals.get(r);
+      if (!a) throw new Error(where(`no buffer ${JSON.stringify(r)}`));
+      return a;
+    };
+    const compile = (ins, at) => {
+      const [prim, out, ...args] = ins;
+      const kernel = KERNELS[prim];
+      if (!kernel) throw new Error(where(`unknown primitive ${JSON.stringify(prim)} at ${at}`));
+      const arity = prim === "const" ? 1 : ARITY[prim];  // const: its number
+      if (arity >= 0 ? args.length !== arity : args.length < 1) {
+        throw new Error(where(`${prim} with ${args.length} operands at ${at}`));
+      }
+      const o = ref(out);
+      const n = o.length;
+      if (prim === "const") {
+        const v = decode(args[0]);
+        return () => kernel(o, [[v]], n);
+      }
+      const xs = args.map((r) => {
+        const a = ref(r);
+        if (prim !== "total" && a.length !== n && a.length !== 1) {
+          throw new Error(where(`${prim} at ${at}: an operand of ${a.length} for ${n}`));
+        }
+        return [a, a.length === 1 ? 0 : 1];
+      });
+      if (prim === "total" && n !== 1) throw new Error(where(`total at ${at} into ${n}`));
+      return () => kernel(o, xs, n);
+    };
+    const section = (code, what) =>
+      code ? code.map((ins, i) => compile(ins, `${what}[${i}]`)) : null;
+    f = {
+      inputs,
+      forward: section(fn.forward, "forward"),
+      backward: section(fn.backward, "backward"),
+      update: section(fn.update, "update"),
+      outputs: fn.outputs.map(ref),
+      value: fn.value === undefined ? null : ref(fn.value),
+    };
+    this.frames.set(key, f);
+    return f;
+  }
+}
