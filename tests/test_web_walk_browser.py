@@ -423,7 +423,9 @@ def test_the_reused_preset_shows_the_recursive_mistake(page, server):
     page.click("#w-all")
     assert cell(page, "a", "grad") == engine(PRESETS["diamond"].expr)["a"].grad
     page.click("#w-order-reused")  # the visit-order experiment offers the preset too
-    page.wait_for_selector("#w-graph g.node[data-name='b']")
+    # the reused preset drawn: a b, and no d (the diamond has a b too)
+    page.wait_for_function("document.querySelector(\"#w-graph g.node[data-name='b']\") && "
+                           "!document.querySelector(\"#w-graph g.node[data-name='d']\")")
     assert page.input_value("#w-preset") == "reused" and page.input_value("#w-mode") == "recursive"
     assert "inner node b is used more than once" in page.inner_text("#w-lesson")
     page.click("#w-all")
