@@ -13,6 +13,9 @@ DIR gets:
   pyodide_worker.js       the module Web Worker that runs them (pyodide_client.js is the
                           page's side of it; file_check.js says what to do when the
                           page is opened from a file)
+  embed.js, embed.html    walks inside a lesson: the <micrograd-walk> element (in the
+                          lesson itself next to these files, in an iframe elsewhere)
+  lesson.html             a sample lesson: backprop's text with its walks in between
   pyodide-check.html      a page that starts Python and shows the lecture's grads
   site.json               what was written, with the sizes
 
@@ -42,7 +45,8 @@ RUNTIME_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_s
                  "pyodide-lock.json", "package.json")
 #: the worker and its page-side files, from micrograd/web/pyodide/
 SITE_FILES = ("pyodide_worker.js", "pyodide_client.js", "file_check.js",
-              "pyodide-check.html", "pyodide-check.js")
+              "pyodide-check.html", "pyodide-check.js", "embed.js", "embed.html",
+              "embed_walk.js", "embed_frame.js", "lesson.html")
 SOURCES = "micrograd.zip"
 MANIFEST = "site.json"
 FORMAT = "micrograd-site"
