@@ -248,6 +248,7 @@ def test_a_lesson_on_another_origin_embeds_each_walk_in_an_iframe(context, serve
         frame.locator("g.node[data-name='L']").wait_for(timeout=90_000)
         run_all(frame)
         assert {n: cell(frame, n, "grad") for n in "abcf"} == LECTURE_GRADS
+        page.locator("micrograd-walk iframe").nth(2).scroll_into_view_if_needed()
         diamond = page.frame_locator("micrograd-walk iframe").nth(2)
         diamond.locator("g.node[data-name='d']").wait_for(timeout=90_000)
         run_all(diamond)
@@ -256,6 +257,41 @@ def test_a_lesson_on_another_origin_embeds_each_walk_in_an_iframe(context, serve
         assert 300 < height != 640  # fitted to the walk by the frame's message
     finally:
         other.stop()
+
+
+ERRORS = """async () => {
+  const { workerClient, httpClient } = await import(new URL("static/client.js", location.href));
+  const client = workerClient();
+  const outcome = (name, request) => client.call(name, request).then(
+    (data) => ({ data }),
+    (e) => ({ name: e.name, kind: e.kind, field: e.field, data: e.data, message: e.message }));
+  return {
+    free: await outcome("walk.build", { expr: "tanh(x*w)" }),
+    preset: await outcome("walk.build", { preset: "nope" }),
+    lost: await outcome("play.step", { sid: "gone", steps: 1 }),
+    unknown: await outcome("walk.nope", {}),
+    another: workerClient() !== client,  // another client, the same worker
+    door: client.door,
+  };
+}"""
+
+
+def test_the_worker_doors_errors_are_the_http_doors_kinds(context, servers):
+    page = context.new_page()
+    page.goto(servers["sub"] + "lesson.html")
+    walks_ready(page, 4)
+    got = page.evaluate(ERRORS)
+    assert got["door"] == "pyodide" and got["another"]
+    # what client.js's HTTP door makes of a 400 with free names, a 404 on a preset and
+    # on a session, and a bug (tests/test_web_page_browser.py drives that door)
+    assert got["free"]["kind"] == "refused" and got["free"]["name"] == "ClientError"
+    assert got["free"]["data"] == {"free": ["x", "w"]} and got["free"]["field"] == "values"
+    assert got["preset"]["kind"] == "refused" and got["preset"]["field"] == "preset"
+    assert "unknown preset 'nope'" in got["preset"]["message"]
+    assert got["lost"]["kind"] == "lost" and got["lost"]["field"] == "sid"
+    assert got["unknown"]["kind"] == "bug" and "no operation named" in got["unknown"]["message"]
+    workers = [w.url for w in page.workers]
+    assert len(workers) == 1  # the lesson's walks and this client: one Python
 
 
 HOSTILE = '<img src=x onerror="document.body.dataset.owned=1">'

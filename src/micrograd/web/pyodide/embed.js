@@ -69,6 +69,7 @@
       frame.src = new URL("embed.html", site).href + "#" + query.toString();
       frame.title = this.getAttribute("title") || "micrograd: a walk through a computation graph";
       frame.style.cssText = "display:block;width:100%;height:640px;border:0";
+      frame.loading = "lazy";  // each frame starts a Python: only those near the view
       this.appendChild(frame);
       window.addEventListener("message", function (event) {
         var m = event.data;
