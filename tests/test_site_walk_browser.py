@@ -296,6 +296,25 @@ def test_the_worker_doors_errors_are_the_http_doors_kinds(context, servers):
     assert len(workers) == 1  # the lesson's walks and this client: one Python
 
 
+MODULE_LESSON = """<!doctype html><html lang="en"><head><meta charset="utf-8">
+<title>a walk</title><script type="module" src="micrograd/embed.js"></script></head>
+<body><p>a * a</p><micrograd-walk preset="square" hide="order"></micrograd-walk></body></html>
+"""
+
+
+def test_embed_js_loaded_as_a_module_next_to_the_site_works_too(context, served, servers):
+    # a lesson in the folder above the site's: the script finds its folder by its src
+    (served.parent / "module-lesson.html").write_text(MODULE_LESSON)
+    page = context.new_page()
+    page.goto(servers["sub"] + "../module-lesson.html")
+    walks_ready(page, 1)
+    walk = page.locator("micrograd-walk")
+    walk.locator("g.node[data-name='f']").wait_for(timeout=90_000)
+    assert walk.get_attribute("data-ready") == "1" and walk.locator("iframe").count() == 0
+    run_all(walk)
+    assert cell(walk, "a", "grad") == 6.0
+
+
 HOSTILE = '<img src=x onerror="document.body.dataset.owned=1">'
 
 
