@@ -22,6 +22,7 @@ Standard library and micrograd only: no NumPy import here (the tracer brings its
 
 from __future__ import annotations
 
+import importlib.util
 import math
 import random
 
@@ -30,7 +31,7 @@ from ..engine import Value, no_grad
 from ..experiment import FEATURES, n_outputs, task
 from ..losses import LOSSES
 from ..viz.graph import num  # the one wire form for inf and nan
-from . import limits
+from . import limits, play_runner
 
 
 def round_half_even(x, decimals):
@@ -44,6 +45,20 @@ def round_half_even(x, decimals):
         return y / scale
     r = round(y) / scale
     return r if r != 0 else math.copysign(0.0, y)
+
+
+def _has_numpy():
+    try:
+        return importlib.util.find_spec("numpy") is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def rounded(values, decimals, copysign=math.copysign):
+    """``round_half_even(v, decimals)`` of each value (a list), the finite ones inline."""
+    scale = 10.0 ** decimals
+    return [round(v * scale) / scale or copysign(0.0, v) if -1e300 < v < 1e300
+            else round_half_even(v, decimals) for v in values]
 
 
 class PlayError(ValueError):
@@ -218,12 +233,18 @@ class PlaySession:
         batched programs with ``micrograd.trace``, once; without NumPy (or with
         ``traced=False``) every step runs on the eager engine instead."""
         self.traced_loss = self.traced_outputs = self.traced_sums = None
+        if getattr(self, "runner", None) is not None:
+            self.runner.close()
+        self.runner = self.engine_note = None
         if not self.use_tracer:
             return
         try:
             from ..trace import TraceError, trace, trace_loss
         except ImportError:  # no NumPy (the browser's Python): the eager engine
             return
+        port = play_runner.installed()
+        if port is None and not _has_numpy():
+            return  # nothing to run a traced program: the eager engine
         exp = self.experiment
         X = [self.X_train[0], self.X_train[-1]]
         Y = [self.T_train[0], self.T_train[-1]]
@@ -235,13 +256,37 @@ class PlaySession:
                                         cache=False)
             self.traced_sums = trace(self.first_sums, X,
                                      params=self.model.layers[0].parameters(), cache=False)
-        except TraceError:  # pragma: no cover - every model here traces
+        except TraceError as e:  # a user's op without a NumPy kernel: the eager engine
             self.traced_loss = self.traced_outputs = self.traced_sums = None
+            self.engine_note = f"eager: {e}" if port is not None else None
+            return
+        if port is not None:  # the static site: the runner runs the lowered programs
+            self._lower(port)
+
+    def _lower(self, port):
+        """Lower the traced programs for the runner behind ``port``; an op with no
+        lowering (a user's ``define_op``) leaves the session on the eager engine, and
+        ``engine_note`` says why."""
+        from ..trace import LoweringError
+
+        try:
+            self.runner = play_runner.RunnerPrograms(
+                port, self, self.traced_loss, self.traced_outputs, self.traced_sums)
+        except LoweringError as e:
+            self.engine_note = f"eager: {e}"
+        self.traced_loss = self.traced_outputs = self.traced_sums = None
 
     @property
     def traced(self):
         """Whether the steps run through ``micrograd.trace`` (else the eager engine)."""
-        return self.traced_loss is not None
+        return self.traced_loss is not None or self.runner is not None
+
+    @property
+    def engine(self):
+        """What runs the steps: "traced" (NumPy), "runner" (the lowered program, outside
+        Python) or "eager"."""
+        return "runner" if self.runner is not None else (
+            "traced" if self.traced_loss is not None else "eager")
 
     def _loss(self, xs, ys):
         """The eager loss of a batch (the path when tracing is unavailable)."""
@@ -260,6 +305,8 @@ class PlaySession:
             self.opt.zero_grad()
             if self.traced_loss is not None:
                 self.traced_loss.backward(xs, [self.T_train[i] for i in idx])
+            elif self.runner is not None:
+                self.runner.backward(idx, len(idx) == len(self.X_train))
             else:
                 self._loss([[Value(a), Value(b)] for a, b in xs], ys).backward()
             before = [p.data for p in self.params]
@@ -290,6 +337,11 @@ class PlaySession:
         if self.traced_outputs is not None:
             rows = self.traced_outputs(X)  # the tracer's array: cut it there
             return (rows if columns is None else rows[:, columns]).tolist()
+        if self.runner is not None:
+            cols = self.runner.columns("outputs", X)
+            if isinstance(columns, int):
+                return cols[columns]
+            return [list(r) for r in zip(*(cols if columns is None else cols[columns]))]
         with no_grad():
             rows = [[v.data for v in self._every_output([Value(a), Value(b)])]
                     for a, b in X]
@@ -304,6 +356,11 @@ class PlaySession:
         if self.traced_outputs is not None:
             rows = self.traced_outputs(self.grid)  # the tracer's array: cut it there
             return rows[:, scores].tolist(), rows[cells].round(decimals).tolist()
+        if self.runner is not None:
+            cols = self.runner.columns("outputs", self.grid)
+            picked = [[col[c] for c in cells] for col in cols]
+            return ((cols[-1] if k == 1 else [list(r) for r in zip(*cols[-k:])]),
+                    [list(r) for r in zip(*(rounded(col, decimals) for col in picked))])
         rows = self.outputs_at(self.grid)
         return ([r[scores] for r in rows],
                 [[round_half_even(v, decimals) for v in rows[c]] for c in cells])
@@ -312,6 +369,8 @@ class PlaySession:
         """Each first-layer neuron's weighted sum at each point of X: a list of rows."""
         if self.traced_sums is not None:
             return self.traced_sums(X).reshape(len(X), -1).tolist()
+        if self.runner is not None:
+            return [list(r) for r in zip(*self.runner.columns("sums", X))]
         with no_grad():
             return [[v.data for v in self.first_sums([Value(a), Value(b)])] for a, b in X]
 
@@ -327,6 +386,9 @@ class PlaySession:
         scores = self.scores_at(X)
         if self.traced_loss is not None:
             loss = float(self.traced_loss.per_sample(X, T).mean())
+        elif self.runner is not None:
+            per_sample = self.runner.columns("loss", X)[0]
+            loss = math.fsum(per_sample) / len(per_sample)
         else:
             with no_grad():
                 loss = self.loss_spec(scores, y).data

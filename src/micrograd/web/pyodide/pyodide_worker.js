@@ -22,6 +22,8 @@
 // Python's answers and errors become these messages.
 
 import { loadPyodide } from "./pyodide/pyodide.mjs";
+import { load as loadProgram } from "./static/runner/runner.js";
+import { runnerPort } from "./play_runner.js";
 
 const DEFAULT_ENTRY = "micrograd.web.pyodide.bridge:dispatch";
 const SOURCES = "micrograd.zip";
@@ -52,6 +54,8 @@ async function start() {
   post({ progress: "importing micrograd" });
   pyodide.runPython(`import sys; sys.path.insert(0, ${JSON.stringify(HOME)})`);
   const calls = pyodide.pyimport("micrograd.web.pyodide.calls");
+  // the Playground's sessions train through the runner, here beside Python
+  pyodide.pyimport("micrograd.web.play_runner").install(runnerPort(loadProgram));
   const fn = calls.entry_point(entry);
   const ready = JSON.parse(calls.describe(entry));
   ready.seconds = Math.round(performance.now() - started) / 1000;
