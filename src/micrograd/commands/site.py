@@ -122,6 +122,21 @@ def _check_target(out):
                             "site; give a new or empty folder", 2)
 
 
+#: what the site's copy of the page adds to micrograd serve's: the door to the worker
+#: (static/client.js reads it) and the file:// notice (a classic script: modules do not
+#: run from files)
+SITE_HEAD = ('<meta name="micrograd-door" content="pyodide">\n'
+             '<script src="file_check.js"></script>\n')
+
+
+def site_page(html):
+    """micrograd serve's page as the site serves it: the same page, told its door."""
+    head = '<meta charset="utf-8">\n'
+    if head not in html:
+        raise SiteError("the page's index.html lacks its <meta charset> line", 1)
+    return html.replace(head, head + SITE_HEAD, 1)
+
+
 def write_sources(path):
     """micrograd's .py files in one zip (fixed dates and order: the same sources give the
     same bytes, so a browser's cached copy stays valid)."""
@@ -140,7 +155,8 @@ def build(out, runtime):
     """Write the site's files into the folder ``out`` (which exists and is empty)."""
     static = PACKAGE / "web" / "static"
     shutil.copytree(static, out / "static", ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copyfile(static / "index.html", out / "index.html")
+    (out / "index.html").write_text(site_page((static / "index.html").read_text("utf-8")),
+                                    "utf-8")
     for name in SITE_FILES:
         shutil.copyfile(PACKAGE / "web" / "pyodide" / name, out / name)
     (out / "pyodide").mkdir()

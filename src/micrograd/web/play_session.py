@@ -240,6 +240,7 @@ class PlaySession:
             return
         try:
             from ..trace import TraceError, trace, trace_loss
+            from ..trace import runtime  # noqa: F401  (the backend, which needs NumPy)
         except ImportError:  # no NumPy (the browser's Python): the eager engine
             return
         port = play_runner.installed()

@@ -15,7 +15,7 @@
 //                    {ready: {python, platform, micrograd, entry, seconds}}
 //                    {failed: {kind: "load", message}}   Python could not start
 //                    {id, ok: true, data}
-//                    {id, ok: false, error: {kind, message}}
+//                    {id, ok: false, error: {kind, message, field?, free?...}}
 // Calls made before Python is ready wait for it. A call whose entry point returns a job
 // (a generator) runs one turn per task of this worker's event loop, so other messages
 // (a stop, another call) are taken between turns. micrograd.web.pyodide.calls says how
@@ -25,7 +25,7 @@ import { loadPyodide } from "./pyodide/pyodide.mjs";
 import { load as loadProgram } from "./static/runner/runner.js";
 import { runnerPort } from "./play_runner.js";
 
-const DEFAULT_ENTRY = "micrograd.web.pyodide.bridge:dispatch";
+const DEFAULT_ENTRY = "micrograd.web.pyodide.door:call";
 const SOURCES = "micrograd.zip";
 const HOME = "/home/pyodide/site";
 // JSON nested deeper than this is refused before Python reads it: Python's JSON decoder
