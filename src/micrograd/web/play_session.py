@@ -22,7 +22,6 @@ Standard library and micrograd only: no NumPy import here (the tracer brings its
 
 from __future__ import annotations
 
-import importlib.util
 import math
 import random
 
@@ -45,13 +44,6 @@ def round_half_even(x, decimals):
         return y / scale
     r = round(y) / scale
     return r if r != 0 else math.copysign(0.0, y)
-
-
-def _has_numpy():
-    try:
-        return importlib.util.find_spec("numpy") is not None
-    except (ImportError, ValueError):
-        return False
 
 
 def rounded(values, decimals, copysign=math.copysign):
@@ -238,14 +230,14 @@ class PlaySession:
         self.runner = self.engine_note = None
         if not self.use_tracer:
             return
-        try:
-            from ..trace import TraceError, trace, trace_loss
-            from ..trace import runtime  # noqa: F401  (the backend, which needs NumPy)
-        except ImportError:  # no NumPy (the browser's Python): the eager engine
-            return
-        port = play_runner.installed()
-        if port is None and not _has_numpy():
-            return  # nothing to run a traced program: the eager engine
+        from ..trace import TraceError, trace, trace_loss  # (the compiler: stdlib only)
+
+        port = play_runner.installed()  # the static site's runner, beside Python
+        if port is None:
+            try:
+                from ..trace import runtime  # noqa: F401  (the backend, which needs NumPy)
+            except ImportError:  # no NumPy and no runner: the eager engine
+                return
         exp = self.experiment
         X = [self.X_train[0], self.X_train[-1]]
         Y = [self.T_train[0], self.T_train[-1]]
