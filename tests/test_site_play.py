@@ -133,3 +133,30 @@ def test_an_op_with_no_lowering_trains_eagerly_and_the_state_says_so():
     got = json.loads(text.strip().splitlines()[-1])
     assert got["engine"] == "eager"
     assert "cube" in got["note"] and got["note"].startswith("eager")
+
+
+def test_the_runners_rint_is_numpys_round_half_to_even():
+    """The pictures are rounded in the runner by the ``rint`` primitive: every tie, the
+    zeros' signs, the huge, inf and nan as NumPy's rint (to the bit)."""
+    from js_runner import call, run_in_node
+    from micrograd.web.play_runner import rounded_function
+
+    xs = np.array([0.5, 1.5, 2.5, -0.5, -1.5, -2.5, -3.5, 0.49999999999999994, -0.4, 0.4,
+                   -0.0, 0.0, 2.0 ** 52 + 1, -(2.0 ** 52) - 1, 2.0 ** 53, 4503599627370495.5,
+                   1e300, -1e308, np.inf, -np.inf, np.nan, 1.005, 2.675, 157.5, -157.5,
+                   5e-324, -5e-324, 0.125, 0.375])
+    xs = np.concatenate([xs, np.random.default_rng(0).normal(scale=100, size=500)])
+    fn = {"inputs": 1, "buffers": {"o": "B"}, "forward": [["copy", "o", "in0"]],
+          "outputs": ["o"]}
+    wire = {"format": "micrograd-lowered", "version": 1, "params": {"size": 0, "init": []},
+            "state": {}, "optimizer": None,
+            "functions": {"rint": {**fn, "forward": [["rint", "o", "in0"]]},
+                          "round2": rounded_function(fn, 2)}}
+    _, [[r1, r2]] = run_in_node([(wire, [call("rint", xs[:, None]),
+                                         call("round2", xs[:, None])])])
+    with np.errstate(over="ignore"):  # (1e308 * 100: inf, as the runner's)
+        wants = np.rint(xs), np.round(xs, 2)
+    for got, want in zip((r1["outputs"][0], r2["outputs"][0]), wants):
+        same = (np.isnan(got) & np.isnan(want)) | (
+            (got == want) & (np.signbit(got) == np.signbit(want)))
+        assert same.all(), (xs[~same][:5], got[~same][:5], want[~same][:5])

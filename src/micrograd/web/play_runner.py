@@ -14,7 +14,8 @@ The port (a JavaScript object, or anything with these methods)::
 
     load(json_text) -> id                    table(id, key, numbers, width)
     setParams(id, numbers)                   grad(id, fn, key, picked or None) -> numbers
-    evaluate(id, fn, key or None, numbers) -> numbers (output after output)
+    evaluate(id, fn, key or None, numbers, first) -> numbers (output after output,
+                                                from output ``first``)
     drop(id)
 
 Numbers go out as ``array('d')`` (a buffer: every bit kept) and come back as a buffer.
@@ -61,6 +62,30 @@ def _flat(rows, width):
     return out
 
 
+#: the pictures' numbers are rounded to this many decimals (a colour needs no more)
+PICTURE_DECIMALS = 2
+
+
+def rounded_function(fn, decimals):
+    """A lowered function's copy whose outputs are rounded to ``decimals`` as NumPy's
+    ``round`` does (times 10**decimals, to the nearest integer with ties to even,
+    divided back), written in the primitives (``rint``), so the runner rounds the
+    pictures it computes and only the rounded numbers cross to Python."""
+    scale = 10.0 ** decimals
+    out = {**fn, "buffers": dict(fn["buffers"]), "forward": list(fn["forward"])}
+    out["buffers"]["round.scale"] = 1
+    out["forward"].append(["const", "round.scale", scale])
+    outputs = []
+    for j, o in enumerate(fn["outputs"]):
+        r = f"round.{j}"
+        out["buffers"][r] = "B"
+        out["forward"] += [["mul", r, o, "round.scale"], ["rint", r, r],
+                           ["div", r, r, "round.scale"]]
+        outputs.append(r)
+    out["outputs"] = outputs
+    return out
+
+
 class RunnerPrograms:
     """A session's loss (``"loss"``), every neuron's output (``"outputs"``) and the
     first layer's sums (``"sums"``), lowered into one program held by the port, with
@@ -71,13 +96,15 @@ class RunnerPrograms:
         from ..trace import lower
 
         lowered = lower({"loss": loss, "outputs": outputs, "sums": sums})
+        fns = lowered.wire["functions"]
+        fns["pictures"] = rounded_function(fns["outputs"], PICTURE_DECIMALS)
         where = {id(p): i for i, p in enumerate(session.params)}
         self.params = session.params
         self.order = [where[id(p)] for p in lowered.params]  # the vector P's order
         self.port = port
         self.id = port.load(lowered.to_json())
         width = 2 + (session.k if session.k > 1 else 1)
-        self.keys = {}
+        self.keys, self.kept = {}, []
         for name, X, T in (("train", session.X_train, session.T_train),
                            ("test", session.X_test, session.T_test),
                            ("grid", session.grid, None)):
@@ -106,13 +133,23 @@ class RunnerPrograms:
             ps[i].grad += g
         return out[0]
 
-    def columns(self, fn, X):
-        """``fn``'s outputs at the points X (a table's, or any): a list per output."""
+    def columns(self, fn, X, first=0):
+        """``fn``'s outputs at the points X (a table's, or any): a list per output,
+        from output ``first`` on."""
         self._send_params()
         key = self.keys.get(id(X))
-        if fn == "loss":
+        if fn == "loss" and key is not None:
             key += ".loss"
         flat = _floats(self.port.evaluate(self.id, fn, key,
-                                          None if key is not None else _flat(X, 2)))
+                                          None if key is not None else _flat(X, 2), first))
         B = len(X)
         return [flat[j:j + B] for j in range(0, len(flat), B)] if B else []
+
+    def pictures(self, points):
+        """Every output at ``points`` (a fixed list: kept as a table at its first use),
+        rounded to ``PICTURE_DECIMALS`` by the runner: a list per output."""
+        if id(points) not in self.keys:
+            self.keys[id(points)] = name = f"points{len(self.keys)}"
+            self.port.table(self.id, name, _flat(points, 2), 2)
+            self.kept.append(points)  # (so that its id stays its own)
+        return self.columns("pictures", points)

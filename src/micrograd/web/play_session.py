@@ -46,13 +46,6 @@ def round_half_even(x, decimals):
     return r if r != 0 else math.copysign(0.0, y)
 
 
-def rounded(values, decimals, copysign=math.copysign):
-    """``round_half_even(v, decimals)`` of each value (a list), the finite ones inline."""
-    scale = 10.0 ** decimals
-    return [round(v * scale) / scale or copysign(0.0, v) if -1e300 < v < 1e300
-            else round_half_even(v, decimals) for v in values]
-
-
 class PlayError(ValueError):
     """An edit a session refuses (a parameter it does not have, a label its loss
     cannot take, a graph too large to draw)."""
@@ -227,7 +220,7 @@ class PlaySession:
         self.traced_loss = self.traced_outputs = self.traced_sums = None
         if getattr(self, "runner", None) is not None:
             self.runner.close()
-        self.runner = self.engine_note = None
+        self.runner = self.engine_note = self._cells = None
         if not self.use_tracer:
             return
         from ..trace import TraceError, trace, trace_loss  # (the compiler: stdlib only)
@@ -349,11 +342,13 @@ class PlaySession:
         if self.traced_outputs is not None:
             rows = self.traced_outputs(self.grid)  # the tracer's array: cut it there
             return rows[:, scores].tolist(), rows[cells].round(decimals).tolist()
-        if self.runner is not None:
-            cols = self.runner.columns("outputs", self.grid)
-            picked = [[col[c] for c in cells] for col in cols]
-            return ((cols[-1] if k == 1 else [list(r) for r in zip(*cols[-k:])]),
-                    [list(r) for r in zip(*(rounded(col, decimals) for col in picked))])
+        if self.runner is not None and decimals == play_runner.PICTURE_DECIMALS:
+            top = self.runner.columns("outputs", self.grid, first=-k)
+            if self._cells is None or self._cells[0] != cells:
+                self._cells = (list(cells), [self.grid[c] for c in cells])
+            pics = self.runner.pictures(self._cells[1])
+            return (top[0] if k == 1 else [list(r) for r in zip(*top)],
+                    [list(r) for r in zip(*pics)])
         rows = self.outputs_at(self.grid)
         return ([r[scores] for r in rows],
                 [[round_half_even(v, decimals) for v in rows[c]] for c in cells])

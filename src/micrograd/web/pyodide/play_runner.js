@@ -19,6 +19,7 @@ export function runnerPort(load) {
   const programs = new Map();
   let next = 1;
   let runnerMs = 0;
+  let runnerTotal = 0;
 
   const f64 = (x) => {  // a copy, as a Float64Array
     if (x instanceof Float64Array) return x.slice();
@@ -53,7 +54,9 @@ export function runnerPort(load) {
     try {
       return f();
     } finally {
-      runnerMs += performance.now() - t0;
+      const ms = performance.now() - t0;
+      runnerMs += ms;
+      runnerTotal += ms;
     }
   };
 
@@ -95,17 +98,22 @@ export function runnerPort(load) {
       });
     },
     /** The outputs of `fn` at every row of the table (or at `values`, rows of its
-     * inputs, when key is null): one Float64Array, output after output (B each). */
-    evaluate(id, fn, key, values) {
+     * inputs, when key is null), from output `first` on (negative: from the end): one
+     * Float64Array, output after output (B each). */
+    evaluate(id, fn, key, values, first = 0) {
       const p = program(id);
       const X = key === null || key === undefined ? f64(values) : rows(p, key, null);
       return timed(() => {
-        const outs = p.runner.evaluate(fn, X);
+        const outs = p.runner.evaluate(fn, X).slice(first);
         const B = outs.length ? outs[0].length : 0;
         const out = new Float64Array(outs.length * B);
         outs.forEach((o, j) => out.set(o, j * B));
         return out;
       });
+    },
+    /** Milliseconds spent in the runner since the port was made. */
+    get runnerMs() {
+      return runnerTotal;
     },
     /** Milliseconds spent in the runner since the last call. */
     timing() {
