@@ -13,6 +13,9 @@ and the spread of the rounds are printed, with the load average), then once more
 a 4x CPU slowdown of the page (CDP ``Emulation.setCPUThrottlingRate``, a phone's
 speed). Where a step's time goes, per step:
 
+The throttling slows the page's main thread (its drawing and its side of the messages);
+the worker's Python and runner run at full speed under it in this Chromium.
+
 * static: Python (the worker's time in Python, the runner's taken out), runner (the
   lowered program run in JavaScript), transfer (the round trip minus the worker's time:
   the messages to and from the worker), drawing (the page's ``accept``);
@@ -187,7 +190,7 @@ def main(argv=None):
     print("Playground, 2-8-8-1 on 200 points, one full redraw a step; median (min-max) of "
           f"{args.rounds} rounds of {args.seconds:g} s; load average "
           f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on {os.cpu_count()} cores")
-    report("idle CPU", plain)
+    report("unthrottled", plain)
     report("4x CPU throttling (CDP Emulation.setCPUThrottlingRate on the page)", slow)
     errors = [e for r in plain + slow for e in r["errors"]]
     if errors:

@@ -160,3 +160,39 @@ def test_the_runners_rint_is_numpys_round_half_to_even():
         same = (np.isnan(got) & np.isnan(want)) | (
             (got == want) & (np.signbit(got) == np.signbit(want)))
         assert same.all(), (xs[~same][:5], got[~same][:5], want[~same][:5])
+
+
+def test_a_sessions_program_leaves_the_runner_with_it():
+    """A set-up made anew or a session dropped frees its program in the runner; the
+    tail of the outputs (the scores) is what the runner sends for the metrics."""
+    text = in_pyodide(textwrap.dedent("""
+        import gc, json
+        from micrograd.experiment import Experiment
+        from micrograd.web import play_runner
+        from micrograd.web.play_session import PlaySession
+
+        port = play_runner.installed()
+        live = []
+        load, drop = port.load, port.drop
+        class Counting:
+            def __getattr__(self, name):
+                return getattr(port, name)
+            def load(self, text):
+                i = load(text); live.append(i); return i
+            def drop(self, i):
+                live.remove(i); drop(i)
+        play_runner.install(Counting())
+        s = PlaySession(Experiment.from_dict({"dataset": "disk", "samples": 60}))
+        one = list(live)
+        s.reset(init_seed=3)
+        two = list(live)
+        scores = s.scores_at(s.X_test)
+        rows = s.outputs_at(s.X_test)
+        del s
+        gc.collect()
+        print(json.dumps({"one": one, "two": two, "end": live,
+                          "same": scores == [r[-1] for r in rows]}))
+        """))
+    got = json.loads(text.strip().splitlines()[-1])
+    assert len(got["one"]) == 1 and len(got["two"]) == 1 and got["one"] != got["two"]
+    assert got["end"] == [] and got["same"]

@@ -24,6 +24,7 @@ Standard library only.
 
 from __future__ import annotations
 
+import weakref
 from array import array
 
 _PORT = []  # the runner the worker installed (none in CPython: NumPy runs the programs)
@@ -103,6 +104,8 @@ class RunnerPrograms:
         self.order = [where[id(p)] for p in lowered.params]  # the vector P's order
         self.port = port
         self.id = port.load(lowered.to_json())
+        # the port's copy goes with the session (deleted, evicted, or set up anew)
+        self._drop = weakref.finalize(self, port.drop, self.id)
         width = 2 + (session.k if session.k > 1 else 1)
         self.keys, self.kept = {}, []
         for name, X, T in (("train", session.X_train, session.T_train),
@@ -116,7 +119,7 @@ class RunnerPrograms:
                                   for x, t in zip(X, T)), width), width)
 
     def close(self):
-        self.port.drop(self.id)
+        self._drop()
 
     def _send_params(self):
         ps = self.params

@@ -324,6 +324,12 @@ class PlaySession:
             rows = self.traced_outputs(X)  # the tracer's array: cut it there
             return (rows if columns is None else rows[:, columns]).tolist()
         if self.runner is not None:
+            if isinstance(columns, int) and columns < 0:  # the runner sends only that tail
+                return self.runner.columns("outputs", X, first=columns)[0]
+            if isinstance(columns, slice) and columns.stop is None and columns.step is None \
+                    and (columns.start or 0) < 0:
+                cols = self.runner.columns("outputs", X, first=columns.start)
+                return [list(r) for r in zip(*cols)]
             cols = self.runner.columns("outputs", X)
             if isinstance(columns, int):
                 return cols[columns]
