@@ -1,17 +1,21 @@
 """The static site worker's Python side, on this Python: how a request becomes one JSON
-answer (``micrograd.web.pyodide.calls``), the stand-in entry point
-(``micrograd.web.pyodide.bridge``) against the engine, and that none of it needs FastAPI.
+answer (``micrograd.web.pyodide.calls``), the door (``micrograd.web.pyodide.door``: the
+page's operations answered by the request handlers) against the engine, and that none of
+it needs FastAPI.
 The same code in Pyodide, in chromium, is tests/test_site_browser.py."""
 
 import json
 import math
+import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from micrograd.expr import evaluate
-from micrograd.web.pyodide.bridge import LECTURE, dispatch
+from micrograd.web.handlers import run_to_end
+from micrograd.web.pyodide.door import OPERATIONS, Refusal, call
 from micrograd.web.pyodide.calls import Call, entry_point
 
 
@@ -99,65 +103,91 @@ def test_a_job_that_fails_in_a_later_turn_answers_with_the_error():
 
 
 @pytest.mark.parametrize("spec", ["os:system", "micrograd.engine", "micrograd:", "builtins:eval",
-                                  "micrograd.web.pyodide.bridge:dispatch; import os", 42])
+                                  "micrograd.web.pyodide.door:call; import os", 42])
 def test_the_entry_point_is_a_function_of_micrograd_by_name_only(spec):
     with pytest.raises(ValueError, match="micrograd.module:function"):
         entry_point(spec)
 
 
 def test_an_entry_point_that_is_not_a_function_is_refused():
-    with pytest.raises(ValueError, match="no function 'LECTURE'"):
-        entry_point("micrograd.web.pyodide.bridge:LECTURE")
-    assert entry_point("micrograd.web.pyodide.bridge:dispatch") is dispatch
+    with pytest.raises(ValueError, match="no function 'OPERATIONS'"):
+        entry_point("micrograd.web.pyodide.door:OPERATIONS")
+    assert entry_point("micrograd.web.pyodide.door:call") is call
+
+
+def through_the_worker(name, request):
+    """The answer as the worker gets it: the door's job run turn by turn by Call."""
+    job = Call(call, name, json.dumps(request))
+    text = job.step()
+    while text is None:
+        text = job.step()
+    return json.loads(text)
 
 
 def leaf_grads(view):
     return {n["name"]: n["grad"] for n in view["graph"]["nodes"] if n["leaf"]}
 
 
-def test_the_bridge_builds_the_lectures_walk_by_default():
-    view = dispatch("walk.build", {})
-    assert leaf_grads(view) == {"a": 6.0, "b": -4.0, "c": -2.0, "f": 4.0}
-    root = view["graph"]["root"]
-    assert [n["data"] for n in view["graph"]["nodes"] if n["id"] == root] == [-8.0]
-    assert view["walk"]["mode"] == "correct" and len(view["walk"]["forward"]) == 3
-    json.dumps(view, allow_nan=False)  # the answer travels as JSON
+def test_the_door_builds_the_lectures_walk():
+    got = through_the_worker("walk.build", {"preset": "lecture"})
+    assert got["ok"] is True
+    assert leaf_grads(got["data"]) == {"a": 6.0, "b": -4.0, "c": -2.0, "f": 4.0}
+    root = got["data"]["graph"]["root"]
+    assert [n["data"] for n in got["data"]["graph"]["nodes"] if n["id"] == root] == [-8.0]
 
 
 @pytest.mark.parametrize("source, values", [
-    (LECTURE, {"a": 0.5, "f": 3}),
+    ("a = 2; b = -3; c = 10; f = -2; e = a*b; d = e + c; L = d*f", {"a": 0.5, "f": 3}),
     ("x1 = 2; x2 = 0; w1 = -3; w2 = 1; b = 6.8813735870195432; o = tanh(x1*w1 + x2*w2 + b)",
      {}),
     ("a = 2; b = a + 1; c = a*3; d = b*c", {"a": -1.25}),
 ])
-def test_the_bridges_grads_are_the_engines(source, values):
+def test_the_doors_grads_are_the_engines(source, values):
     prog = evaluate(source, values, override=True)
     prog.root.backward()
-    got = leaf_grads(dispatch("walk.build", {"source": source, "values": values}))
+    got = leaf_grads(through_the_worker("walk.build", {"expr": source, "values": values})["data"])
     named = {name: g for name, g in got.items() if name in prog.names}  # not the constants
     assert named == {name: prog.names[name].grad for name in named}
     assert named and set(values) <= set(named)
 
 
-@pytest.mark.parametrize("name, request_, kind, match", [
-    ("walk.nope", {}, "unknown", "no request named 'walk.nope'; known: meta, walk.build"),
-    ("walk.build", [], "refused", "a request is a JSON object, got list"),
-    ("walk.build", {"source": 3}, "refused", "'source' must be a string, got int"),
-    ("walk.build", {"source": "a = 2; b = a *"}, "refused", "column"),
-    ("walk.build", {"source": "a" * 1001}, "refused", "1001 characters"),
-    ("walk.build", {"values": {"a": True}}, "refused", "'a' must be a number, got bool"),
-    ("walk.build", {"values": {"zz": 1}}, "refused", "no leaf named 'zz'"),
-    ("walk.build", {"expr": "a"}, "refused", "not \\['expr'\\]"),
+@pytest.mark.parametrize("name, request_, error", [
+    ("walk.nope", {}, {"kind": "unknown"}),
+    ("walk", {"preset": "lecture"}, {"kind": "unknown"}),  # a route, not an operation
+    ("walk.build", [], {"kind": "refused", "message": "a request is a JSON object, got list"}),
+    ("walk.build", {"preset": "nope"}, {"kind": "not_found", "field": "preset"}),
+    ("walk.build", {"expr": "a = 2; b = a *"}, {"kind": "refused", "field": None}),
+    ("walk.build", {"expr": "tanh(x*w)"}, {"kind": "refused", "free": ["x", "w"]}),
+    ("walk.build", {"preset": "lecture", "colour": 1}, {"kind": "invalid"}),
+    ("play.step", {"sid": "gone", "steps": 1}, {"kind": "lost", "field": "sid"}),
 ])
-def test_the_bridge_refuses_what_it_cannot_answer(name, request_, kind, match):
-    got = answer(dispatch, name, request_)
-    assert got["ok"] is False and got["error"]["kind"] == kind
-    assert __import__("re").search(match, got["error"]["message"]), got
+def test_a_refusal_comes_back_with_the_handlers_error_data(name, request_, error):
+    got = through_the_worker(name, request_)
+    assert got["ok"] is False
+    assert {k: got["error"].get(k) for k in error} == error, got
 
 
-def test_the_bridge_says_which_python_answers():
-    got = answer(dispatch, "meta")["data"]
-    assert got["python"] == sys.version.split()[0] and got["requests"] == ["meta", "walk.build"]
+def test_the_door_maps_every_operation_of_the_client_to_a_handler_route():
+    from micrograd.web.handlers import ROUTES
+
+    assert set(OPERATIONS.values()) == set(ROUTES)
+    client = (Path(__file__).resolve().parent.parent / "src" / "micrograd" / "web" / "static"
+              / "client.js").read_text()
+    routes = client[client.index("const ROUTES = {"):]
+    routes = routes[:routes.index("};")]
+    assert set(OPERATIONS) == set(re.findall(r'^  "([\w.]+)":', routes, re.M))
+
+
+def test_one_set_of_sessions_lives_as_long_as_the_worker():
+    made = through_the_worker("play.create", {"dataset": "xor", "hidden": [2]})
+    sid = made["data"]["sid"]
+    stepped = through_the_worker("play.step", {"sid": sid, "steps": 2})
+    assert stepped["ok"] and stepped["data"]["step"] == made["data"]["step"] + 2
+    assert through_the_worker("play.delete", {"sid": sid}) == {"ok": True,
+                                                              "data": {"deleted": True}}
+    assert through_the_worker("play.get", {"sid": sid})["error"]["kind"] == "lost"
+    with pytest.raises(Refusal, match="no playground session"):  # driven without the worker
+        run_to_end(call("play.get", {"sid": sid}))
 
 
 def test_the_workers_python_imports_without_fastapi_or_numpy():
@@ -166,8 +196,11 @@ def test_the_workers_python_imports_without_fastapi_or_numpy():
             "for m in ('fastapi', 'pydantic', 'starlette', 'uvicorn', 'numpy'):\n"
             "    sys.modules[m] = None\n"
             "from micrograd.web.pyodide.calls import Call, entry_point\n"
-            "fn = entry_point('micrograd.web.pyodide.bridge:dispatch')\n"
-            "print(Call(fn, 'walk.build', '{}').step()[:11])\n")
+            "fn = entry_point('micrograd.web.pyodide.door:call')\n"
+            "c = Call(fn, 'walk.build', '{\"preset\": \"lecture\"}')\n"
+            "t = c.step()\n"
+            "while t is None: t = c.step()\n"
+            "print(t[:11])\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          timeout=120)
     assert out.returncode == 0, out.stderr

@@ -44,7 +44,12 @@ def test_the_site_holds_the_page_the_runtime_the_sources_and_the_worker(built):
     for p in static.rglob("*"):  # the page's files, as they are, where /static/ serves them
         if p.is_file():
             assert (out / "static" / p.relative_to(static)).read_bytes() == p.read_bytes()
-    assert (out / "index.html").read_bytes() == (static / "index.html").read_bytes()
+    # the same page, told its door (the worker) and given the file:// notice
+    page = (static / "index.html").read_text()
+    assert (out / "index.html").read_text() == page.replace(
+        '<meta charset="utf-8">\n', '<meta charset="utf-8">\n' + site.SITE_HEAD, 1)
+    assert '<meta name="micrograd-door" content="pyodide">' in site.SITE_HEAD
+    assert '<meta name="micrograd-door"' not in page  # micrograd serve's page: HTTP
     for name in site.RUNTIME_FILES:
         assert (out / "pyodide" / name).read_bytes() == (RUNTIME / name).read_bytes(), name
     for name in ("pyodide_worker.js", "pyodide_client.js", "file_check.js",
@@ -60,7 +65,7 @@ def test_the_sources_are_every_py_file_of_the_package_and_nothing_else(built):
     want = sorted(f"micrograd/{p.relative_to(PACKAGE).as_posix()}" for p in PACKAGE.rglob("*.py")
                   if "__pycache__" not in p.parts)
     assert sorted(names) == want
-    assert "micrograd/web/pyodide/bridge.py" in names and "micrograd/engine.py" in names
+    assert "micrograd/web/pyodide/door.py" in names and "micrograd/engine.py" in names
     assert not [n for n in names if "test" in n.split("/")[-1] or not n.endswith(".py")]
 
 
@@ -69,8 +74,9 @@ def test_the_sources_archive_alone_runs_the_lecture(built, tmp_path):
     code = ("import sys; sys.path.insert(0, sys.argv[1])\n"
             "import micrograd\n"
             "assert micrograd.__file__.startswith(sys.argv[1]), micrograd.__file__\n"
-            "from micrograd.web.pyodide.bridge import dispatch\n"
-            "g = dispatch('walk.build', {})['graph']\n"
+            "from micrograd.web.handlers import run_to_end\n"
+            "from micrograd.web.pyodide.door import call\n"
+            "g = run_to_end(call('walk.build', {'preset': 'lecture'}))['graph']\n"
             "print(sorted((n['name'], n['grad']) for n in g['nodes'] if n['leaf']))\n")
     proc = subprocess.run([sys.executable, "-c", code, str(out / "micrograd.zip")],
                           capture_output=True, text=True, cwd=tmp_path, timeout=120,

@@ -199,10 +199,10 @@ CALLS = """async () => {
   for (let i = 0; i < 100; i++) deep = { values: deep };
   const [unknown, refused, nested, a, b] = await Promise.all([
     outcome(python.call("walk.nope", {})),
-    outcome(python.call("walk.build", { source: "a = 2; b = a *" })),
+    outcome(python.call("walk.build", { expr: "a = 2; b = a *" })),
     outcome(python.call("walk.build", deep)),
-    outcome(python.call("walk.build", { values: { a: 3 } })),
-    outcome(python.call("walk.build", { source: "x = 0.5; y = x*x" })),
+    outcome(python.call("walk.build", { preset: "lecture", values: { a: 3 } })),
+    outcome(python.call("walk.build", { expr: "x = 0.5; y = x*x" })),
   ]);
   const grads = (r) => Object.fromEntries(
     r.data.graph.nodes.filter((n) => n.leaf && /^[a-z]/.test(n.name)).map((n) => [n.name, n.grad]));
@@ -221,10 +221,10 @@ def test_the_workers_messages_answers_and_errors(browser, servers):
     got = page.evaluate(CALLS)
     context.close()
     assert got["progress"] == ["loading Python", "loading micrograd", "importing micrograd"]
-    assert got["meta"]["entry"] == "micrograd.web.pyodide.bridge:dispatch"
+    assert got["meta"]["entry"] == "micrograd.web.pyodide.door:call"
     assert got["meta"]["platform"] == "emscripten" and got["meta"]["seconds"] > 0
     assert got["unknown"]["kind"] == "unknown"
-    assert "no request named 'walk.nope'" in got["unknown"]["message"]
+    assert "no operation named 'walk.nope'" in got["unknown"]["message"]
     assert got["refused"]["kind"] == "refused" and "column" in got["refused"]["message"]
     assert got["nested"] == {"kind": "refused",
                              "message": "the request is nested over 64 levels deep"}

@@ -13,6 +13,9 @@ DIR gets:
   pyodide_worker.js       the module Web Worker that runs them (pyodide_client.js is the
                           page's side of it; file_check.js says what to do when the
                           page is opened from a file)
+  embed.js, embed.html    walks inside a lesson: the <micrograd-walk> element (in the
+                          lesson itself next to these files, in an iframe elsewhere)
+  lesson.html             a sample lesson: backprop's text with its walks in between
   pyodide-check.html      a page that starts Python and shows the lecture's grads
   site.json               what was written, with the sizes
 
@@ -41,8 +44,9 @@ PYODIDE_VERSION = "314.0.7"
 RUNTIME_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip",
                  "pyodide-lock.json", "package.json")
 #: the worker and its page-side files, from micrograd/web/pyodide/
-SITE_FILES = ("pyodide_worker.js", "pyodide_client.js", "file_check.js",
-              "pyodide-check.html", "pyodide-check.js")
+SITE_FILES = ("pyodide_worker.js", "pyodide_client.js", "file_check.js", "play_runner.js",
+              "pyodide-check.html", "pyodide-check.js", "embed.js", "embed.html",
+              "embed_walk.js", "embed_frame.js", "lesson.html")
 SOURCES = "micrograd.zip"
 MANIFEST = "site.json"
 FORMAT = "micrograd-site"
@@ -122,6 +126,21 @@ def _check_target(out):
                             "site; give a new or empty folder", 2)
 
 
+#: what the site's copy of the page adds to micrograd serve's: the door to the worker
+#: (static/client.js reads it) and the file:// notice (a classic script: modules do not
+#: run from files)
+SITE_HEAD = ('<meta name="micrograd-door" content="pyodide">\n'
+             '<script src="file_check.js"></script>\n')
+
+
+def site_page(html):
+    """micrograd serve's page as the site serves it: the same page, told its door."""
+    head = '<meta charset="utf-8">\n'
+    if head not in html:
+        raise SiteError("the page's index.html lacks its <meta charset> line", 1)
+    return html.replace(head, head + SITE_HEAD, 1)
+
+
 def write_sources(path):
     """micrograd's .py files in one zip (fixed dates and order: the same sources give the
     same bytes, so a browser's cached copy stays valid)."""
@@ -140,7 +159,8 @@ def build(out, runtime):
     """Write the site's files into the folder ``out`` (which exists and is empty)."""
     static = PACKAGE / "web" / "static"
     shutil.copytree(static, out / "static", ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copyfile(static / "index.html", out / "index.html")
+    (out / "index.html").write_text(site_page((static / "index.html").read_text("utf-8")),
+                                    "utf-8")
     for name in SITE_FILES:
         shutil.copyfile(PACKAGE / "web" / "pyodide" / name, out / name)
     (out / "pyodide").mkdir()

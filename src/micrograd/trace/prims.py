@@ -51,6 +51,8 @@ PRIMS = {p.name: p for p in (
     Prim("pow", 2, False, "out = a**b as C99 pow: pow(1, b) = 1 and pow(a, +-0) = 1 even "
                           "for nan; pow(-1, +-inf) = 1; pow(-inf, b) is +-inf or +-0 by "
                           "b's sign and oddness"),
+    Prim("rint", 1, True, "out = a rounded to the nearest integer, ties to even (IEEE "
+                          "roundToIntegralTiesToEven: rint(-0.5) = -0; inf and nan kept)"),
     Prim("lt", 2, True, "out = 1 where a < b, else 0 (0 where either is nan)"),
     Prim("le", 2, True, "out = 1 where a <= b, else 0"),
     Prim("gt", 2, True, "out = 1 where a > b, else 0"),

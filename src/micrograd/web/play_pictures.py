@@ -298,7 +298,7 @@ def play_state(session, *, history="all", points=False, graph_layout=False):
     out = {"config": session.experiment.to_dict(), "task": session.kind,
            "step": session.step_count, "epoch": session.epoch, "lr": session.opt.lr,
            "metrics": dict(session.metrics), "nparams": session.nparams,
-           "engine": "traced" if session.traced else "eager",
+           "engine": session.engine,
            "diverged": session.diverged_at is not None,
            "diverged_at": session.diverged_at,
            "history": list(session.history if history == "all" else session.history[-1:]),
@@ -306,6 +306,8 @@ def play_state(session, *, history="all", points=False, graph_layout=False):
            "thumbnails": thumbnails(session, pictures),
            "zero_lines": zero_lines(session), "network": network_view(session),
            "params": parameter_table(session)}
+    if session.engine_note is not None:  # why a session that could run elsewhere is eager
+        out["engine_note"] = session.engine_note
     out["points"] = data_points(session) if points else None
     out["graph"] = None if session.inspect is None else point_graph(session, graph_layout)
     return out

@@ -30,7 +30,7 @@ from ..engine import Value, no_grad
 from ..experiment import FEATURES, n_outputs, task
 from ..losses import LOSSES
 from ..graph import num  # the one wire form for inf and nan
-from . import limits
+from . import limits, play_runner
 
 
 def round_half_even(x, decimals):
@@ -229,11 +229,17 @@ class PlaySession:
         batched programs with ``micrograd.trace``, once; without NumPy (or with
         ``traced=False``) every step runs on the eager engine instead."""
         self.traced_loss = self.traced_outputs = self.traced_sums = None
+        if getattr(self, "runner", None) is not None:
+            self.runner.close()
+        self.runner = self.engine_note = self._cells = None
         if not self.use_tracer:
             return
-        if not _numpy_available():  # the browser's Python: the eager engine
-            return
-        from ..trace import TraceError, trace, trace_loss
+        from ..trace import TraceError, trace, trace_loss  # (the compiler: stdlib only)
+
+        port = play_runner.installed()  # the static site's runner, beside Python
+        if port is None:
+            if not _numpy_available():  # no NumPy and no runner: the eager engine
+                return
         exp = self.experiment
         X = [self.X_train[0], self.X_train[-1]]
         Y = [self.T_train[0], self.T_train[-1]]
@@ -245,13 +251,37 @@ class PlaySession:
                                         cache=False)
             self.traced_sums = trace(self.first_sums, X,
                                      params=self.model.layers[0].parameters(), cache=False)
-        except TraceError:  # pragma: no cover - every model here traces
+        except TraceError as e:  # a user's op without a NumPy kernel: the eager engine
             self.traced_loss = self.traced_outputs = self.traced_sums = None
+            self.engine_note = f"eager: {e}" if port is not None else None
+            return
+        if port is not None:  # the static site: the runner runs the lowered programs
+            self._lower(port)
+
+    def _lower(self, port):
+        """Lower the traced programs for the runner behind ``port``; an op with no
+        lowering (a user's ``define_op``) leaves the session on the eager engine, and
+        ``engine_note`` says why."""
+        from ..trace import LoweringError
+
+        try:
+            self.runner = play_runner.RunnerPrograms(
+                port, self, self.traced_loss, self.traced_outputs, self.traced_sums)
+        except LoweringError as e:
+            self.engine_note = f"eager: {e}"
+        self.traced_loss = self.traced_outputs = self.traced_sums = None
 
     @property
     def traced(self):
         """Whether the steps run through ``micrograd.trace`` (else the eager engine)."""
-        return self.traced_loss is not None
+        return self.traced_loss is not None or self.runner is not None
+
+    @property
+    def engine(self):
+        """What runs the steps: "traced" (NumPy), "runner" (the lowered program, outside
+        Python) or "eager"."""
+        return "runner" if self.runner is not None else (
+            "traced" if self.traced_loss is not None else "eager")
 
     def _loss(self, xs, ys):
         """The eager loss of a batch (the path when tracing is unavailable)."""
@@ -270,6 +300,8 @@ class PlaySession:
             self.opt.zero_grad()
             if self.traced_loss is not None:
                 self.traced_loss.backward(xs, [self.T_train[i] for i in idx])
+            elif self.runner is not None:
+                self.runner.backward(idx, len(idx) == len(self.X_train))
             else:
                 self._loss([[Value(a), Value(b)] for a, b in xs], ys).backward()
             before = [p.data for p in self.params]
@@ -300,6 +332,17 @@ class PlaySession:
         if self.traced_outputs is not None:
             rows = self.traced_outputs(X)  # the tracer's array: cut it there
             return (rows if columns is None else rows[:, columns]).tolist()
+        if self.runner is not None:
+            if isinstance(columns, int) and columns < 0:  # the runner sends only that tail
+                return self.runner.columns("outputs", X, first=columns)[0]
+            if isinstance(columns, slice) and columns.stop is None and columns.step is None \
+                    and (columns.start or 0) < 0:
+                cols = self.runner.columns("outputs", X, first=columns.start)
+                return [list(r) for r in zip(*cols)]
+            cols = self.runner.columns("outputs", X)
+            if isinstance(columns, int):
+                return cols[columns]
+            return [list(r) for r in zip(*(cols if columns is None else cols[columns]))]
         with no_grad():
             rows = [[v.data for v in self._every_output([Value(a), Value(b)])]
                     for a, b in X]
@@ -314,6 +357,13 @@ class PlaySession:
         if self.traced_outputs is not None:
             rows = self.traced_outputs(self.grid)  # the tracer's array: cut it there
             return rows[:, scores].tolist(), rows[cells].round(decimals).tolist()
+        if self.runner is not None and decimals == play_runner.PICTURE_DECIMALS:
+            top = self.runner.columns("outputs", self.grid, first=-k)
+            if self._cells is None or self._cells[0] != cells:
+                self._cells = (list(cells), [self.grid[c] for c in cells])
+            pics = self.runner.pictures(self._cells[1])
+            return (top[0] if k == 1 else [list(r) for r in zip(*top)],
+                    [list(r) for r in zip(*pics)])
         rows = self.outputs_at(self.grid)
         return ([r[scores] for r in rows],
                 [[round_half_even(v, decimals) for v in rows[c]] for c in cells])
@@ -322,6 +372,8 @@ class PlaySession:
         """Each first-layer neuron's weighted sum at each point of X: a list of rows."""
         if self.traced_sums is not None:
             return self.traced_sums(X).reshape(len(X), -1).tolist()
+        if self.runner is not None:
+            return [list(r) for r in zip(*self.runner.columns("sums", X))]
         with no_grad():
             return [[v.data for v in self.first_sums([Value(a), Value(b)])] for a, b in X]
 
@@ -337,6 +389,9 @@ class PlaySession:
         scores = self.scores_at(X)
         if self.traced_loss is not None:
             loss = float(self.traced_loss.per_sample(X, T).mean())
+        elif self.runner is not None:
+            per_sample = self.runner.columns("loss", X)[0]
+            loss = math.fsum(per_sample) / len(per_sample)
         else:
             with no_grad():
                 loss = self.loss_spec(scores, y).data

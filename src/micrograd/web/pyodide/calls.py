@@ -1,9 +1,9 @@
 """How the static site's worker calls Python: a request in, one JSON answer out.
 
     >>> from micrograd.web.pyodide.calls import Call, entry_point
-    >>> dispatch = entry_point("micrograd.web.pyodide.bridge:dispatch")
-    >>> Call(dispatch, "meta", "{}").step()[:24]
-    '{"ok":true,"data":{"pyth'
+    >>> call = entry_point("micrograd.web.pyodide.door:call")
+    >>> Call(call, "walk.build", '{"preset": "diamond"}').step() is None  # a job: turns
+    True
 
 The worker (``pyodide_worker.js``) names the entry point as ``module:function`` (a module
 of the ``micrograd`` package) and calls ``function(name, request)`` for every message
@@ -13,7 +13,9 @@ runs such a job one ``step()`` at a time and takes other messages (a stop, anoth
 request) between the steps. The answer is the JSON text of ``{"ok": true, "data": ...}``
 or ``{"ok": false, "error": {"kind": ..., "message": ...}}``:
 
-* an exception with a ``kind`` attribute (a string) gives that kind;
+* an exception with a ``kind`` attribute (a string) gives that kind, and one with an
+  ``error`` attribute (a dict: a request handler's error data) adds its fields
+  (``field``, ``free``...);
 * a ``ValueError`` or ``TypeError`` is a request refused (``"refused"``): that is how
   micrograd's modules say that their input is wrong;
 * anything else is ``"internal"``, with the exception's type in the message;
@@ -66,8 +68,14 @@ def _error(err, kind=None):
     if not isinstance(kind, str):
         kind = "refused" if isinstance(err, (ValueError, TypeError)) else "internal"
     message = str(err) if kind != "internal" else f"{type(err).__name__}: {err}"
-    return json.dumps({"ok": False, "error": {"kind": kind, "message": message}},
-                      separators=(",", ":"))
+    extra = getattr(err, "error", None)  # a handler's error data: field, free...
+    error = {**extra} if isinstance(extra, dict) and kind != "internal" else {}
+    error.update(kind=kind, message=message)
+    try:
+        return json.dumps({"ok": False, "error": error}, allow_nan=False, separators=(",", ":"))
+    except (TypeError, ValueError):
+        return json.dumps({"ok": False, "error": {"kind": kind, "message": message}},
+                          separators=(",", ":"))
 
 
 class Call:

@@ -7,15 +7,17 @@
 //   const data = await python.call("walk.build", {}); // a PythonError if refused
 //
 // A call resolves with the answer's data, or rejects with a PythonError whose kind says
-// why ("refused", "unknown", "stopped", "internal", "unavailable", "load"); an
+// why (a handler's kind: "invalid", "refused", "not_found", "lost", "busy"; or
+// "unknown", "stopped", "internal", "unavailable", "load"; `.error` is the whole error); an
 // AbortSignal given as {signal} stops its job between two turns. Relative URLs only:
 // the site works under any path. No globals.
 
 export class PythonError extends Error {
-  constructor({ kind, message }) {
-    super(message);
+  constructor(error) {
+    super(error.message);
     this.name = "PythonError";
-    this.kind = kind;
+    this.kind = error.kind;
+    this.error = error;  // all of it: a handler's refusal adds field, free...
   }
 }
 

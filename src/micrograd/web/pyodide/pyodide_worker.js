@@ -15,15 +15,17 @@
 //                    {ready: {python, platform, micrograd, entry, seconds}}
 //                    {failed: {kind: "load", message}}   Python could not start
 //                    {id, ok: true, data}
-//                    {id, ok: false, error: {kind, message}}
+//                    {id, ok: false, error: {kind, message, field?, free?...}}
 // Calls made before Python is ready wait for it. A call whose entry point returns a job
 // (a generator) runs one turn per task of this worker's event loop, so other messages
 // (a stop, another call) are taken between turns. micrograd.web.pyodide.calls says how
 // Python's answers and errors become these messages.
 
 import { loadPyodide } from "./pyodide/pyodide.mjs";
+import { load as loadProgram } from "./static/runner/runner.js";
+import { runnerPort } from "./play_runner.js";
 
-const DEFAULT_ENTRY = "micrograd.web.pyodide.bridge:dispatch";
+const DEFAULT_ENTRY = "micrograd.web.pyodide.door:call";
 const SOURCES = "micrograd.zip";
 const HOME = "/home/pyodide/site";
 // JSON nested deeper than this is refused before Python reads it: Python's JSON decoder
@@ -52,6 +54,10 @@ async function start() {
   post({ progress: "importing micrograd" });
   pyodide.runPython(`import sys; sys.path.insert(0, ${JSON.stringify(HOME)})`);
   const calls = pyodide.pyimport("micrograd.web.pyodide.calls");
+  // the Playground's sessions train through the runner, here beside Python
+  const port = runnerPort(loadProgram);
+  pyodide.pyimport("micrograd.web.play_runner").install(port);
+  self.micrograd = { port, busyMs: 0 };  // what benchmarks/static_play.py reads
   const fn = calls.entry_point(entry);
   const ready = JSON.parse(calls.describe(entry));
   ready.seconds = Math.round(performance.now() - started) / 1000;
@@ -103,11 +109,15 @@ async function answer(id, name, request) {
   const call = py.calls.Call(py.fn, name, JSON.stringify(body));
   running.add(id);
   try {
+    let t0 = performance.now();
     let text = call.step();
     while (text === undefined) {
+      self.micrograd.busyMs += performance.now() - t0;
       await nextTurn();
+      t0 = performance.now();
       text = stops.has(id) ? call.close() : call.step();
     }
+    self.micrograd.busyMs += performance.now() - t0;  // Python's time (and the runner's)
     post({ id, ...JSON.parse(text) });
   } finally {
     running.delete(id);

@@ -1,7 +1,7 @@
 /* micrograd serve's page: one Walk and one Playground, a tab each, their state in the
  * URL. The entry point of index.html (the one module it loads). */
 
-import { httpClient } from "./client.js";
+import { pageClient } from "./client.js";
 import { Playground } from "./playground.js";
 import { HashState } from "./urlstate.js";
 import { Walk } from "./walk.js";
@@ -10,16 +10,28 @@ const PAGES = ["walk", "play"];
 const byId = (id) => document.getElementById(id);
 
 async function main() {
-  const client = httpClient();
+  const loading = byId("loading");
+  const started = performance.now();
+  // the static site's Python says how its loading goes (the HTTP door says nothing)
+  const progress = (text) => {
+    loading.textContent = `Starting Python in this page: ${text}…`;
+    loading.hidden = false;
+  };
+  const client = pageClient({ onProgress: progress });
   const conn = byId("conn"), banner = byId("banner");
   client.onConnection = (down, message) => { conn.textContent = message || ""; conn.hidden = !down; };
   let meta;
   try {
     meta = await client.call("meta", {});
   } catch (e) {
-    banner.textContent = "cannot reach the micrograd server: " + e.message; banner.hidden = false;
+    loading.hidden = true;
+    banner.textContent = (client.door === "pyodide" ? "cannot start Python: "
+      : "cannot reach the micrograd server: ") + e.message;
+    banner.hidden = false;
     return;
   }
+  loading.hidden = true;
+  document.body.dataset.pythonSeconds = String((performance.now() - started) / 1000);
   const url = new HashState();
   const walk = new Walk(byId("page-walk"), { client, meta, url, idPrefix: "w-" });
   const play = new Playground(byId("page-play"), { client, meta, url, idPrefix: "p-", banner });

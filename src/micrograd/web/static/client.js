@@ -1,12 +1,15 @@
-/* The page's one way to its Python side.
+/* The page's one way to its Python side, through one of two doors.
  *
+ *   const client = pageClient();                 // the door this page was served with:
  *   const client = httpClient();                 // micrograd serve, over HTTP
+ *   const client = workerClient({onProgress});   // the static site: Python in a worker
  *   const doc = await client.call("walk.build", { preset: "diamond" });
  *   client.farewell("play.delete", { sid });     // the tab is closing: sent, never awaited
  *   client.onConnection = (down, message) => ...;
  *
  * A client is any object with `call(name, request) -> Promise<data>` and
- * `farewell(name, request)`. The operations and their requests are today's JSON bodies
+ * `farewell(name, request)`; both doors answer the same operations with the same JSON
+ * values (tests/test_site_doors.py replays one log of requests through both). The operations and their requests are today's JSON bodies
  * (docs/web.md lists them); a session's operations carry its `sid` in the request:
  *
  *   meta                {}                                    -> the page's catalogue
@@ -32,6 +35,7 @@
  *   refused  the request was read and refused (a bad value, an unknown name)
  *   down     no answer at all
  *   bug      the Python side failed: a bug to report
+ *   stopped  the call's job was stopped by its AbortSignal (the worker door only)
  * By default `down` and `busy` are not thrown: the client says so through onConnection
  * and asks again (down: after 0.5 s, 1 s, 2 s, then every 4 s; busy: after the time the
  * server names), so a caller never sees "Failed to fetch".
@@ -40,7 +44,7 @@
  * re-creation when it is lost, and the farewell when the page closes.
  */
 
-export const KINDS = ["lost", "busy", "refused", "down", "bug"];
+export const KINDS = ["lost", "busy", "refused", "down", "bug", "stopped"];
 
 export class ClientError extends Error {
   constructor(kind, message, { field = null, data = null } = {}) {
@@ -234,4 +238,89 @@ export class PlaySession {
 
   /** the page is closing: free the session now (idle expiry would, later) */
   drop() { if (this.sid) this.client.farewell("play.delete", { sid: this.sid }); }
+}
+
+/* ------------------------------------------------------------------ the worker door */
+
+/** Which door this page was served with: "pyodide" when the page says so (`micrograd
+ *  site` writes `<meta name="micrograd-door" content="pyodide">` into its index.html),
+ *  else "http". */
+export function pageDoor(doc = document) {
+  const tag = doc.querySelector('meta[name="micrograd-door"]');
+  return tag && tag.content === "pyodide" ? "pyodide" : "http";
+}
+
+/** The client of the door this page was served with (options go to that door). */
+export function pageClient(options = {}) {
+  return pageDoor() === "pyodide" ? workerClient(options) : httpClient(options);
+}
+
+/** an error kind of the handlers (micrograd.web.handlers.errors) or of the worker ->
+ *  the client's kind, as the HTTP door maps their statuses */
+const WORKER_KINDS = {
+  invalid: "refused", refused: "refused", not_found: "refused", lost: "lost", busy: "busy",
+  stopped: "stopped", load: "down", unavailable: "down", unknown: "bug", internal: "bug",
+};
+
+/** A worker's error as the HTTP door would give it: same kind, message, field, data. */
+function workerError(name, error) {
+  const { kind, message = "", field = null } = error || {};
+  let mine = WORKER_KINDS[kind] || "bug";
+  if (kind === "not_found" && SESSION_OPS.has(name)) mine = "lost";  // a 404 on a session
+  const data = error && "free" in error ? { free: error.free } : {};
+  return new ClientError(mine, message, { field: field || fieldOf({ error: message }), data });
+}
+
+/** One Python per site folder, shared by every client and component of the page. */
+const PYTHONS = new Map();
+
+function sitePython(root) {
+  if (!PYTHONS.has(root)) {
+    const listeners = [];
+    const started = import(new URL("pyodide_client.js", root).href).then(({ startPython }) =>
+      startPython({ root: new URL(root), onProgress: (text) => listeners.forEach((f) => f(text)) }));
+    PYTHONS.set(root, { started, listeners });
+  }
+  return PYTHONS.get(root);
+}
+
+/** The client of the static site: every call goes to micrograd's request handlers in
+ *  Pyodide, in the site's module Web Worker (pyodide_worker.js, one per page and site
+ *  folder, shared). `root`: the site's folder (default: the one above this module's).
+ *  `onProgress(text)` hears the worker's loading messages; `ready` resolves with what
+ *  the worker says once Python is up ({python, micrograd, seconds...}). */
+export function workerClient({ root = new URL("../", import.meta.url).href, onProgress } = {}) {
+  const shared = sitePython(root);
+  if (onProgress) shared.listeners.push(onProgress);
+  const client = {
+    door: "pyodide",
+    down: false,
+    onConnection: null,
+    ready: shared.started.then((python) => python.ready),
+
+    async call(name, request, { signal } = {}) {
+      let python;
+      try {
+        python = await shared.started;
+        await python.ready;
+      } catch (e) {
+        const message = `Python did not start in this page: ${e.message}`;
+        client.down = true;
+        if (client.onConnection) client.onConnection(true, message);
+        throw new ClientError("down", message);
+      }
+      try {
+        return await python.call(name, request || {}, { signal });
+      } catch (e) {
+        throw workerError(name, { ...(e.error || {}), kind: e.kind || "internal",
+                                  message: e.message });
+      }
+    },
+
+    farewell(name, request) {
+      client.call(name, request).catch(() => {});
+    },
+  };
+  client.ready.catch(() => {});
+  return client;
 }

@@ -423,7 +423,8 @@ export class Playground {
     this.frames += 1;  // drawings of the boundary (one per response)
     $("boundary").dataset.frames = String(this.frames);
     $("epoch").textContent = String(s.epoch);
-    $("engine-name").textContent = s.engine;
+    // an op with no lowering: eager, and the note says why (shown as text, never HTML)
+    $("engine-name").textContent = s.engine_note || s.engine;
     $("stepn").textContent = String(s.step);
     const m = s.metrics, reg = s.task === "regression";
     $("trloss").textContent = fmt(m.train_loss); $("teloss").textContent = fmt(m.test_loss);

@@ -13,6 +13,8 @@
  *     idPrefix  the prefix of its parts' ids (default: one of its own)
  *   walk.start()  draws the opening graph (once; later calls do nothing)
  *   walk.fromUrl()  reads the set-up from the URL again (back, forward, a link edited)
+ *   walk.setupFrom(get)  a set-up from texts by WalkSetup's fields (a URL, an element's
+ *                  attributes: embed_walk.js)
  *
  * The Python side sends one document per graph: `graph`, the layout (micrograd.viz), and
  * `walk`, micrograd.walk's Walk as micrograd.wire encodes it. Every text drawn or written
@@ -102,22 +104,35 @@ export class Walk {
 
   /** the state in the URL: a link, a reload, or the browser's back and forward */
   fromUrl() {
-    const q = this.url.read(), get = (name) => q.get(this.key(name)) || undefined;
+    const q = this.url.read();
+    this.open(this.setupFrom((name) => q.get(this.key(name)), (key) => q.get(key)));
+  }
+
+  /** A set-up (open's argument) read from texts by WalkSetup's fields, as a link writes
+   *  them (values as `name:value,...`, hide as `group,...`): `get(field)` gives a
+   *  field's text or null (a URL's key, an element's attribute); `raw(key)` reads an
+   *  older link's own keys (`recursive=1`...). Nothing read here is ever parsed as HTML:
+   *  the texts go to the Python side, which checks them, and are shown as text. */
+  setupFrom(get, raw = () => null) {
+    const text = (name) => {
+      const v = get(name);
+      return v === null || v === undefined || v === "" ? undefined : String(v);
+    };
     const values = {};
-    for (const part of (get("values") || "").split(",")) {
+    for (const part of (text("values") || "").split(",")) {
       const i = part.lastIndexOf(":");
       if (i > 0) values[decodeURIComponent(part.slice(0, i))] = Number(part.slice(i + 1));
     }
-    let mode = get("mode");
+    let mode = text("mode");
     if (!mode) {  // a link from before the mode key
-      const old = this.modeList.find((m) => q.get(m.key) === "1");
-      const short = Object.keys(OLD_MODE_KEY).find((k) => q.get(k) === "1");
+      const old = this.modeList.find((m) => raw(m.key) === "1");
+      const short = Object.keys(OLD_MODE_KEY).find((k) => raw(k) === "1");
       mode = old ? old.key : short ? OLD_MODE_KEY[short] : undefined;
     }
-    this.open({ preset: get("preset"), expr: get("expr"),
-                values: Object.keys(values).length ? values : undefined,
-                ask: get("ask"), of: get("of"), mode, step: Number(get("step")) || 0,
-                hide: (get("hide") || "").split(",") });
+    return { preset: text("preset"), expr: text("expr"),
+             values: Object.keys(values).length ? values : undefined,
+             ask: text("ask"), of: text("of"), mode, step: Number(text("step")) || 0,
+             hide: (text("hide") || "").split(",").map((g) => g.trim()) };
   }
 
   /** Open a set-up, in WalkSetup's fields (an unknown preset or mode: the first) */

@@ -24,6 +24,14 @@
 const cpow = (x, y) =>
   (x === 1 || (x === -1 && (y === Infinity || y === -Infinity))) ? 1 : Math.pow(x, y);
 
+/* IEEE round to integral, ties to even (C's rint under the default rounding mode):
+ * Math.round rounds ties up, so a tie that lands on an odd number steps back one. The
+ * sign of a zero is kept (Math.round(-0.4) is -0); inf and nan pass through. */
+const rint = (x) => {
+  const r = Math.round(x);
+  return (r - x === 0.5 && r % 2 !== 0) ? r - 1 : r;
+};
+
 /* prim -> kernel(out, operands, n): writes out[0..n) from operands, each [array, stride]
  * (stride 0: one element, broadcast). One line of semantics each, as in prims.py. */
 export const KERNELS = Object.freeze({
@@ -43,6 +51,7 @@ export const KERNELS = Object.freeze({
   sin: (o, [[a, sa]], n) => { for (let i = 0; i < n; i++) o[i] = Math.sin(a[i * sa]); },
   cos: (o, [[a, sa]], n) => { for (let i = 0; i < n; i++) o[i] = Math.cos(a[i * sa]); },
   pow: (o, [[a, sa], [b, sb]], n) => { for (let i = 0; i < n; i++) o[i] = cpow(a[i * sa], b[i * sb]); },
+  rint: (o, [[a, sa]], n) => { for (let i = 0; i < n; i++) o[i] = rint(a[i * sa]); },
   lt: (o, [[a, sa], [b, sb]], n) => { for (let i = 0; i < n; i++) o[i] = a[i * sa] < b[i * sb] ? 1 : 0; },
   le: (o, [[a, sa], [b, sb]], n) => { for (let i = 0; i < n; i++) o[i] = a[i * sa] <= b[i * sb] ? 1 : 0; },
   gt: (o, [[a, sa], [b, sb]], n) => { for (let i = 0; i < n; i++) o[i] = a[i * sa] > b[i * sb] ? 1 : 0; },
@@ -71,7 +80,7 @@ export const PRIMS = Object.freeze(Object.keys(KERNELS));
 
 /** Operands per primitive: a count, or -1 (one or more); const reads a number. */
 export const ARITY = Object.freeze({
-  const: 0, copy: 1, neg: 1, abs: 1, sqrt: 1, exp: 1, log: 1, log1p: 1, tanh: 1, sin: 1,
+  const: 0, copy: 1, neg: 1, abs: 1, rint: 1, sqrt: 1, exp: 1, log: 1, log1p: 1, tanh: 1, sin: 1,
   cos: 1, total: 1, add: 2, sub: 2, mul: 2, div: 2, pow: 2, lt: 2, le: 2, gt: 2, ge: 2,
   eq: 2, select: 3, sum: -1,
 });

@@ -1,0 +1,87 @@
+// Walks inside a lesson: the script a teacher includes to get the <micrograd-walk>
+// element (docs/web.md, "Walks inside a lesson", lists its attributes: a stable API).
+//
+//   <script src="../micrograd/embed.js"></script>     (or the site's full address)
+//   <micrograd-walk preset="diamond" mode="recursive" hide="order,nudge"></micrograd-walk>
+//
+// A classic script, so that it loads from any host (a module script from another origin
+// needs that host to allow it, and python -m http.server does not). When the lesson is
+// next to the site's files (the same origin) each element becomes a Walk in the lesson
+// itself, every walk of the page on one Python (embed_walk.js); on another origin
+// each element makes an iframe of the site's embed.html (a module worker and the
+// WebAssembly cannot be loaded from another origin), which fits its height to the walk.
+// Attribute texts are passed on as they are and only ever shown as text. No globals.
+(function () {
+  "use strict";
+  if (!window.customElements || customElements.get("micrograd-walk")) return;
+  // where this script came from: the site's folder (as a module, currentScript is null)
+  var script = document.currentScript;
+  if (!script) {
+    var all = document.querySelectorAll("script[src]");
+    for (var i = all.length - 1; i >= 0 && !script; i--) {
+      if (/(^|\/)embed\.js([?#].*)?$/.test(all[i].src)) script = all[i];
+    }
+  }
+  var site = new URL("./", script ? script.src : location.href);
+  var direct = site.origin === location.origin;
+  var NOT_PASSED = { id: 1, class: 1, style: 1, title: 1, hidden: 1 };
+
+  function say(element, text) {
+    var p = document.createElement("p");
+    p.className = "mg-embed-status error";
+    p.setAttribute("role", "alert");
+    p.textContent = text;  // text, never HTML
+    element.appendChild(p);
+  }
+
+  class MicrogradWalk extends HTMLElement {
+    connectedCallback() {
+      if (this.started) return;
+      this.started = true;
+      if (location.protocol === "file:") {
+        say(this, "This walk runs Python in your browser, which a page opened from a file " +
+          "cannot do: serve the folder (for example: python -m http.server) and open it " +
+          "through the server (http, not file).");
+        return;
+      }
+      if (direct) this.inPage(); else this.inFrame();
+    }
+
+    inPage() {
+      var element = this;
+      import(new URL("embed_walk.js", site).href).then(function (m) {
+        return m.mountWalk(element, m.attributes(element));
+      }).then(function (walk) {
+        element.walk = walk;
+        element.dataset.ready = "1";
+      }, function (err) {
+        if (!element.querySelector(".mg-embed-status")) say(element, "micrograd: " + err.message);
+      });
+    }
+
+    inFrame() {
+      var query = new URLSearchParams();
+      for (var i = 0; i < this.attributes.length; i++) {
+        var a = this.attributes[i];
+        if (!NOT_PASSED[a.name] && a.name.indexOf("data-") !== 0) query.set(a.name, a.value);
+      }
+      var frame = document.createElement("iframe");
+      frame.src = new URL("embed.html", site).href + "#" + query.toString();
+      frame.title = this.getAttribute("title") || "micrograd: a walk through a computation graph";
+      frame.style.cssText = "display:block;width:100%;height:640px;border:0";
+      frame.loading = "lazy";  // each frame starts a Python: only those near the view
+      this.appendChild(frame);
+      window.addEventListener("message", function (event) {
+        var m = event.data;
+        if (event.source !== frame.contentWindow || event.origin !== site.origin) return;
+        if (m && m.micrograd === "height" && isFinite(m.height) && m.height > 0) {
+          frame.style.height = Math.min(Math.ceil(m.height), 4000) + "px";
+        }
+      });
+      this.frame = frame;
+      this.dataset.ready = "frame";
+    }
+  }
+
+  customElements.define("micrograd-walk", MicrogradWalk);
+})();
