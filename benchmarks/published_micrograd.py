@@ -1,9 +1,11 @@
-"""micrograd's published engine and nn, written again here: the baseline of the benchmarks
-and the reference of the drop-in tests (tests/test_micrograd_dropin.py).
+"""micrograd's published engine and nn, written again here: the reference of the drop-in
+tests (tests/test_micrograd_dropin.py) and of the mistakes gallery's tests. The speed
+figures do not come from it: ``benchmarks/engine.py`` measures ours against the real
+package, micrograd 0.1.0 from the package index.
 
 This is the algorithm of micrograd's repository (``micrograd/engine.py``, ``nn.py``),
-kept deliberately faithful so that ``benchmarks/engine.py`` measures ours against it,
-not against a straw man:
+kept deliberately faithful, so that the tests compare ours with it and not with a straw
+man:
 
 * every op stores a closure ``_backward`` that captures ``out`` and is stored on ``out``
   (a reference cycle per node, so the graph is freed only by the cyclic GC);

@@ -2,9 +2,10 @@
 
 The reference is ``benchmarks/published_micrograd.py``: an independent implementation of
 micrograd's published algorithm (closures, a set of inputs, a recursive topological sort,
-int grads), the same one the speed benchmarks measure against. Our ``micrograd.nn`` must
-build the same network from the same draws of Python's global ``random``, print the same
-reprs, and train micrograd's demo to the same loss at every step.
+int grads; the speed benchmark measures against the real package instead). Our
+``micrograd.nn`` must build the same network from the same draws of Python's global
+``random``, print the same reprs, and train micrograd's demo to the same loss at every
+step.
 """
 
 import contextlib
