@@ -28,6 +28,12 @@ def test_checked_modules_keep_the_limits(name):
     assert not over, ", ".join(f"{s.name} ({s.lines} lines)" for s in over)
 
 
+def test_the_engine_reads_in_under_500_lines():
+    """The first file a newcomer opens stays short: Value, its ops and backward()."""
+    files, _ = sizes.measure_all([str(PACKAGE / "engine.py")])
+    assert files[0].lines < 500, f"engine.py has {files[0].lines} lines"
+
+
 def test_the_measure_counts_what_a_reader_scrolls_through(tmp_path):
     body = "\n".join(f"        x{i} = {i}" for i in range(79))
     source = textwrap.dedent('''\

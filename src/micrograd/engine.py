@@ -25,11 +25,11 @@ from __future__ import annotations
 import math
 from numbers import Real
 
-from . import checks
 from . import engine_fast as _fast
 from . import grad_mode as _gm
 from . import ops as _ops
 from .chain_rule import contributions_at, sweep, sweep_steps, topological_order
+from .checks import one_per_input
 from .engine_fast import interior_order, push_grads
 from .grad_mode import AnomalyError, detect_anomaly, enable_grad, is_grad_enabled, no_grad
 from .ops import (ABS, ADD, COS, DIV, EXP, LOG, MUL, POW, POWC, RELU, SIGMOID, SIN, SOFTPLUS,
@@ -477,8 +477,7 @@ def define_op(key, forward, grad, *, arity=1, name=None, formula="", rule="",
     if meth is not None and meth in vars(Value) and not hasattr(vars(Value)[meth], "op"):
         raise ValueError(f"Value already has a method {meth!r}: choose another name")
     op = _ops.register(_ops.Op(
-        key, name or key, arity, forward, checks.one_per_input(grad, key, arity),
-        has_arg=has_arg,
+        key, name or key, arity, forward, one_per_input(grad, key, arity), has_arg=has_arg,
         formula=formula or f"{key}({', '.join('xy'[:arity])})", rule=rule,
         np_forward=np_forward, method=meth), replace=True)
 
