@@ -153,44 +153,65 @@ def test_gradcheck_first_and_second_order(name):
 
 # ---- the conventions at the kinks, pinned exactly -------------------------------------
 
-@pytest.mark.parametrize("x,d1", [(-1.0, 0.0), (0.0, 0.0), (-0.0, 0.0), (1.0, 1.0)])
-def test_relu_kink_convention(torch, x, d1):
+RELU_KINK = [(-1.0, 0.0), (0.0, 0.0), (-0.0, 0.0), (1.0, 1.0)]
+ABS_KINK = [(-1.0, -1.0), (0.0, 0.0), (1.0, 1.0)]
+
+
+@pytest.mark.parametrize("x,d1", RELU_KINK)
+def test_relu_kink_convention(x, d1):
     # relu'(0) = 0 and relu'' = relu''' = 0 everywhere, the kink included: the rule returns
-    # a constant, so its derivative is exactly zero. PyTorch gives the same numbers.
+    # a constant, so its derivative is exactly zero
     f = lambda v: v.relu()  # noqa: E731
     assert grad(f)(x) == d1
     assert grad(grad(f))(x) == 0.0
     assert grad(grad(grad(f)))(x) == 0.0
     assert jvp(f, (x,), (1.0,))[1] == d1
+
+
+@pytest.mark.parametrize("x,d1", RELU_KINK)
+def test_relu_kink_convention_is_torchs(torch, x, d1):
     t = torch.tensor(x, dtype=torch.float64, requires_grad=True)
     (g,) = torch.autograd.grad(torch.relu(t), t, create_graph=True)
     (g2,) = torch.autograd.grad(g, t)
     assert (g.item(), g2.item()) == (d1, 0.0)
 
 
-@pytest.mark.parametrize("x,d1", [(-1.0, -1.0), (0.0, 0.0), (1.0, 1.0)])
-def test_abs_kink_convention(torch, x, d1):
+@pytest.mark.parametrize("x,d1", ABS_KINK)
+def test_abs_kink_convention(x, d1):
     f = lambda v: abs(v)  # noqa: E731
     assert grad(f)(x) == d1
     assert grad(grad(f))(x) == 0.0
     assert jvp(f, (x,), (1.0,))[1] == d1
+
+
+@pytest.mark.parametrize("x,d1", ABS_KINK)
+def test_abs_kink_convention_is_torchs(torch, x, d1):
     t = torch.tensor(x, dtype=torch.float64, requires_grad=True)
     (g,) = torch.autograd.grad(torch.abs(t), t, create_graph=True)
     (g2,) = torch.autograd.grad(g, t)
     assert (g.item(), g2.item()) == (d1, 0.0)
 
 
-def test_pow_zero_base_convention(torch):
+def x_pow_y(x, y):
+    return x ** y
+
+
+def test_pow_zero_base_convention():
     # d(x**y)/dy = x**y log x is 0 at x == 0, y >= 0 (torch's convention). Our rule returns
-    # that 0 as a constant, so every derivative of it there is 0 as well; torch computes
-    # the masked branch anyway and its double backward leaks nan (0 * log 0). First
-    # derivatives agree exactly; from second order on, ours is 0 where torch has nan.
-    f = lambda x, y: x ** y  # noqa: E731
-    ours, ref = mg_derivs(f, (0.0, 2.0)), th_derivs(torch, f, (0.0, 2.0))
-    for idx in [(0,), (1,), (0, 0), (0, 0, 0)]:
-        assert ours[idx] == ref[idx]
+    # that 0 as a constant, so every derivative of it there is 0 as well
+    ours = mg_derivs(x_pow_y, (0.0, 2.0))
     assert (ours[(0,)], ours[(1,)], ours[(0, 0)], ours[(0, 0, 0)]) == (0.0, 0.0, 2.0, 0.0)
     assert ours[(1, 0)] == ours[(1, 1)] == ours[(1, 0, 0)] == 0.0
+
+
+def test_pow_zero_base_against_torch(torch):
+    # torch computes the masked branch anyway and its double backward leaks nan
+    # (0 * log 0): first derivatives agree exactly; from second order on, ours is 0 where
+    # torch has nan
+    ours, ref = mg_derivs(x_pow_y, (0.0, 2.0)), th_derivs(torch, x_pow_y, (0.0, 2.0))
+    for idx in [(0,), (1,), (0, 0), (0, 0, 0)]:
+        assert ours[idx] == ref[idx]
+    assert ours[(1, 0)] == ours[(1, 1)] == 0.0
     assert math.isnan(ref[(1, 0)]) and math.isnan(ref[(1, 1)])
 
 
