@@ -6,15 +6,41 @@ table; a new built-in op (``micrograd.ops.BUILTIN``) without an entry here fails
 ``test_every_op_has_a_spec``.
 """
 
+import importlib
 import math
 
-import torch
-import torch.nn.functional as F
 from hypothesis import strategies as st
 
 from micrograd.engine import Value
 
 inf, nan = math.inf, math.nan
+
+
+class _Torch:
+    """A PyTorch function by name (``torch.exp``, ``F.softplus``), looked up in torch when
+    called: the table, and the tests that read it without calling a twin, load where torch
+    is missing (Pyodide's Python). A call without torch fails with the ImportError."""
+
+    def __init__(self, *path):
+        self._path = path
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return _Torch(*self._path, name)
+
+    def __call__(self, *args, **kwargs):
+        found = importlib.import_module("torch")
+        for name in self._path:
+            found = getattr(found, name)
+        return found(*args, **kwargs)
+
+    def __repr__(self):
+        return ".".join(("torch", *self._path))
+
+
+torch = _Torch()
+F = torch.nn.functional
 
 
 def floats(lo, hi):

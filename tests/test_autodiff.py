@@ -14,7 +14,6 @@ import random
 import warnings
 
 import pytest
-import torch
 from opinfo import higher_order_cases
 
 from micrograd import ops
@@ -58,7 +57,7 @@ def mg_derivs(f, xs, order=3):
     return out
 
 
-def th_derivs(f, xs, order=3):
+def th_derivs(torch, f, xs, order=3):
     ts = [torch.tensor(x, dtype=torch.float64, requires_grad=True) for x in xs]
     level = {(): f(*ts)}
     out = {}
@@ -76,7 +75,7 @@ def th_derivs(f, xs, order=3):
     return out
 
 
-def torch_jvp(f, xs, ts):
+def torch_jvp(torch, f, xs, ts):
     """torch.func.jvp in float64 (its first call imports a module that warns about
     torch.jit.script; pytest turns warnings into errors)."""
     with warnings.catch_warnings():
@@ -99,43 +98,43 @@ def test_case_builds_its_op(name):
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_first_derivatives_match_torch(name):
+def test_first_derivatives_match_torch(torch, name):
     _, mg, th, dom, _ = CASES[name]
     argnums = tuple(range(len(dom)))
     for xs in points(name):
         ours = grad(mg, argnums=argnums)(*xs)
-        ref = th_derivs(th, xs, order=1)
+        ref = th_derivs(torch, th, xs, order=1)
         for i in argnums:
             assert same(ours[i], ref[(i,)], rtol=1e-12), (xs, i, ours[i], ref[(i,)])
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_higher_order_matches_torch(name):
+def test_higher_order_matches_torch(torch, name):
     _, mg, th, _, _ = CASES[name]
     for xs in points(name):
-        ours, ref = mg_derivs(mg, xs), th_derivs(th, xs)
+        ours, ref = mg_derivs(mg, xs), th_derivs(torch, th, xs)
         assert ours.keys() == ref.keys()
         for idx in ref:
             assert same(ours[idx], ref[idx], rtol=1e-10), (xs, idx, ours[idx], ref[idx])
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_higher_order_at_edges_matches_torch(name):
+def test_higher_order_at_edges_matches_torch(torch, name):
     _, mg, th, _, edges = CASES[name]
     for xs in edges:
-        ours, ref = mg_derivs(mg, xs), th_derivs(th, xs)
+        ours, ref = mg_derivs(mg, xs), th_derivs(torch, th, xs)
         for idx in ref:
             assert same(ours[idx], ref[idx], rtol=1e-9), (xs, idx, ours[idx], ref[idx])
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_forward_mode_matches_torch_and_reverse(name):
+def test_forward_mode_matches_torch_and_reverse(torch, name):
     _, mg, th, dom, _ = CASES[name]
     rng = random.Random(name)
     for xs in points(name):
         ts = tuple(rng.uniform(-2, 2) for _ in dom)
         out, tout = jvp(mg, xs, ts)
-        tout_ref = torch_jvp(th, xs, ts)[1]
+        tout_ref = torch_jvp(torch, th, xs, ts)[1]
         assert same(tout, tout_ref.item(), rtol=1e-12)
         rev = grad(mg, argnums=tuple(range(len(dom))))(*xs)
         assert same(tout, sum(g * t for g, t in zip(rev, ts)), rtol=1e-12)
@@ -154,44 +153,65 @@ def test_gradcheck_first_and_second_order(name):
 
 # ---- the conventions at the kinks, pinned exactly -------------------------------------
 
-@pytest.mark.parametrize("x,d1", [(-1.0, 0.0), (0.0, 0.0), (-0.0, 0.0), (1.0, 1.0)])
+RELU_KINK = [(-1.0, 0.0), (0.0, 0.0), (-0.0, 0.0), (1.0, 1.0)]
+ABS_KINK = [(-1.0, -1.0), (0.0, 0.0), (1.0, 1.0)]
+
+
+@pytest.mark.parametrize("x,d1", RELU_KINK)
 def test_relu_kink_convention(x, d1):
     # relu'(0) = 0 and relu'' = relu''' = 0 everywhere, the kink included: the rule returns
-    # a constant, so its derivative is exactly zero. PyTorch gives the same numbers.
+    # a constant, so its derivative is exactly zero
     f = lambda v: v.relu()  # noqa: E731
     assert grad(f)(x) == d1
     assert grad(grad(f))(x) == 0.0
     assert grad(grad(grad(f)))(x) == 0.0
     assert jvp(f, (x,), (1.0,))[1] == d1
+
+
+@pytest.mark.parametrize("x,d1", RELU_KINK)
+def test_relu_kink_convention_is_torchs(torch, x, d1):
     t = torch.tensor(x, dtype=torch.float64, requires_grad=True)
     (g,) = torch.autograd.grad(torch.relu(t), t, create_graph=True)
     (g2,) = torch.autograd.grad(g, t)
     assert (g.item(), g2.item()) == (d1, 0.0)
 
 
-@pytest.mark.parametrize("x,d1", [(-1.0, -1.0), (0.0, 0.0), (1.0, 1.0)])
+@pytest.mark.parametrize("x,d1", ABS_KINK)
 def test_abs_kink_convention(x, d1):
     f = lambda v: abs(v)  # noqa: E731
     assert grad(f)(x) == d1
     assert grad(grad(f))(x) == 0.0
     assert jvp(f, (x,), (1.0,))[1] == d1
+
+
+@pytest.mark.parametrize("x,d1", ABS_KINK)
+def test_abs_kink_convention_is_torchs(torch, x, d1):
     t = torch.tensor(x, dtype=torch.float64, requires_grad=True)
     (g,) = torch.autograd.grad(torch.abs(t), t, create_graph=True)
     (g2,) = torch.autograd.grad(g, t)
     assert (g.item(), g2.item()) == (d1, 0.0)
 
 
+def x_pow_y(x, y):
+    return x ** y
+
+
 def test_pow_zero_base_convention():
     # d(x**y)/dy = x**y log x is 0 at x == 0, y >= 0 (torch's convention). Our rule returns
-    # that 0 as a constant, so every derivative of it there is 0 as well; torch computes
-    # the masked branch anyway and its double backward leaks nan (0 * log 0). First
-    # derivatives agree exactly; from second order on, ours is 0 where torch has nan.
-    f = lambda x, y: x ** y  # noqa: E731
-    ours, ref = mg_derivs(f, (0.0, 2.0)), th_derivs(f, (0.0, 2.0))
-    for idx in [(0,), (1,), (0, 0), (0, 0, 0)]:
-        assert ours[idx] == ref[idx]
+    # that 0 as a constant, so every derivative of it there is 0 as well
+    ours = mg_derivs(x_pow_y, (0.0, 2.0))
     assert (ours[(0,)], ours[(1,)], ours[(0, 0)], ours[(0, 0, 0)]) == (0.0, 0.0, 2.0, 0.0)
     assert ours[(1, 0)] == ours[(1, 1)] == ours[(1, 0, 0)] == 0.0
+
+
+def test_pow_zero_base_against_torch(torch):
+    # torch computes the masked branch anyway and its double backward leaks nan
+    # (0 * log 0): first derivatives agree exactly; from second order on, ours is 0 where
+    # torch has nan
+    ours, ref = mg_derivs(x_pow_y, (0.0, 2.0)), th_derivs(torch, x_pow_y, (0.0, 2.0))
+    for idx in [(0,), (1,), (0, 0), (0, 0, 0)]:
+        assert ours[idx] == ref[idx]
+    assert ours[(1, 0)] == ours[(1, 1)] == 0.0
     assert math.isnan(ref[(1, 0)]) and math.isnan(ref[(1, 1)])
 
 

@@ -6,7 +6,6 @@ import math
 from pathlib import Path
 
 import pytest
-import torch
 
 from micrograd import autodiff, ops
 from micrograd import gradcheck as gradcheck_module
@@ -23,19 +22,19 @@ def f2(x, y):  # runs with either argument a plain float (argnums leaves the oth
     return (x * y).tanh() + x ** 3 * (y * x).exp()
 
 
-def f2_torch(x, y):
-    return torch.tanh(x * y) + x ** 3 * torch.exp(y * x)
+def f2_torch(x, y):  # f2 on tensors, through the tensors' own tanh and exp
+    return (x * y).tanh() + x ** 3 * (y * x).exp()
 
 
-def t64(*xs):
+def t64(torch, *xs):
     return [torch.tensor(x, dtype=torch.float64, requires_grad=True) for x in xs]
 
 
 # ---- grad / value_and_grad ------------------------------------------------------------
 
-def test_grad_floats_in_floats_out_and_argnums():
+def test_grad_floats_in_floats_out_and_argnums(torch):
     x, y = 0.7, -0.4
-    tx, ty = t64(x, y)
+    tx, ty = t64(torch, x, y)
     gx, gy = torch.autograd.grad(f2_torch(tx, ty), [tx, ty])
     assert type(grad(f2)(x, y)) is float
     assert math.isclose(grad(f2)(x, y), gx.item(), rel_tol=1e-14)
@@ -51,14 +50,14 @@ def test_grad_floats_in_floats_out_and_argnums():
     assert grad(lambda a, *, k: a * k)(2.0, k=5.0) == 5.0
 
 
-def test_grad_on_values_gives_a_graph_linked_to_them():
+def test_grad_on_values_gives_a_graph_linked_to_them(torch):
     x, y = Value(0.7), Value(-0.4)
     gx = grad(f2)(x, y)
     assert isinstance(gx, Value)
     assert math.isclose(gx.data, grad(f2)(0.7, -0.4), rel_tol=1e-15)
     # d/dy (df/dx) through the returned graph, against torch
     (dyx,) = gradients(gx, [y])
-    tx, ty = t64(0.7, -0.4)
+    tx, ty = t64(torch, 0.7, -0.4)
     (tgx,) = torch.autograd.grad(f2_torch(tx, ty), [tx], create_graph=True)
     (tdyx,) = torch.autograd.grad(tgx, [ty])
     assert math.isclose(dyx.data, tdyx.item(), rel_tol=1e-13)
@@ -132,14 +131,14 @@ def test_gradients_errors():
 
 
 @pytest.mark.filterwarnings("ignore:Using backward\\(\\) with create_graph=True")
-def test_backward_create_graph_matches_torch_pattern():
+def test_backward_create_graph_matches_torch_pattern(torch):
     # y.backward(create_graph=True); g = x.grad; x.grad = 0; g.backward(): torch's recipe
     x, w = Value(0.8), Value(-1.3)
     y = (x * w).sigmoid() * x.log()
     backward(y, create_graph=True)
     gx, gw = x.grad, w.grad
     assert isinstance(gx, Value) and isinstance(y.grad, Value)
-    tx, tw = t64(0.8, -1.3)
+    tx, tw = t64(torch, 0.8, -1.3)
     ty = torch.sigmoid(tx * tw) * torch.log(tx)
     ty.backward(create_graph=True)
     assert math.isclose(gx.data, tx.grad.item(), rel_tol=1e-14)
@@ -173,7 +172,7 @@ def test_backward_errors():
 
 # ---- Jacobians, Hessians, HVP against torch ---------------------------------------------
 
-def test_hessian_and_hvp_match_torch():
+def test_hessian_and_hvp_match_torch(torch):
     xs = (0.7, -0.4)
     H = hessian(f2)(*xs)
     Ht = torch.autograd.functional.hessian(f2_torch, tuple(
@@ -322,7 +321,7 @@ def test_docs_page_examples_print_what_the_page_says():
     assert result.attempted > 10 and result.failed == 0
 
 
-def test_value_backward_create_graph_gives_differentiable_grads():
+def test_value_backward_create_graph_gives_differentiable_grads(torch):
     # Value.backward(create_graph=True) is autodiff.backward: x.grad is a Value graph
     x = Value(0.3)
     y = x.tanh() * x

@@ -11,8 +11,6 @@ import time
 from fractions import Fraction
 
 import pytest
-import torch
-from opinfo import SPEC
 
 from micrograd import engine, ops
 from micrograd.chain_rule import sweep, topological_order
@@ -21,7 +19,7 @@ from micrograd.engine import AnomalyError, Value, detect_anomaly, enable_grad, n
 SRC = pathlib.Path(engine.__file__).resolve().parent
 
 
-def tensor(x):
+def tensor(torch, x):
     return torch.tensor(x, dtype=torch.float64, requires_grad=True)
 
 
@@ -143,14 +141,16 @@ def test_fast_paths_agree_with_the_op_table(seed):
 
 
 @pytest.mark.parametrize("seed", range(3))
-def test_random_graph_against_torch(seed):
+def test_random_graph_against_torch(torch, seed):
+    from opinfo import SPEC  # the op table's torch twins (it imports torch)
+
     leaves, root = random_graph(seed, n=150)
     root.backward()
     # replay the same graph in torch by walking it in order
     ts = {}
     for v in topological_order(root):
         if v._fn is None:
-            ts[v] = tensor(v.data)
+            ts[v] = tensor(torch, v.data)
             continue
         args = [ts[p] for p in v._prev]
         twin = SPEC[v._fn.key]["torch"]  # the op's PyTorch twin, from the one op table
@@ -223,24 +223,27 @@ def test_a_graph_is_freed_by_reference_counting_alone():
 # ---- accumulation ----
 
 
-def test_two_backward_calls_accumulate_like_torch():
+def test_two_backward_calls_accumulate_in_the_leaves():
     a = Value(2.0)
     b = a * 3
     c = b * b
     c.backward()
     assert (a.grad, b.grad) == (36.0, 12.0)
     c.backward()
+    assert a.grad == 72.0  # leaves accumulate, as in torch
+    # NOTE: interior nodes differ on purpose: ours hold the last pass (12), torch's
+    # retained interior grads accumulate too (24)
+    assert b.grad == 12.0
 
-    ta = tensor(2.0)
+
+def test_two_backward_calls_accumulate_like_torch(torch):
+    ta = tensor(torch, 2.0)
     tb = ta * 3
     tb.retain_grad()
     tc = tb * tb
     tc.backward(retain_graph=True)
     tc.backward()
-    assert a.grad == ta.grad.item() == 72.0  # leaves accumulate, as in torch
-    # NOTE: interior nodes differ on purpose: ours hold the last pass (12), torch's
-    # retained interior grads accumulate too (24)
-    assert b.grad == 12.0 and tb.grad.item() == 24.0
+    assert ta.grad.item() == 72.0 and tb.grad.item() == 24.0  # the numbers pinned above
 
 
 def test_zero_grad_between_calls_gives_the_same_grads():
@@ -452,10 +455,9 @@ def test_importing_the_engine_does_not_import_numpy():
     assert out.stdout.strip() == "False", out.stderr
 
 
-def test_numpy_float_data_at_a_kink():
+def test_numpy_float_data_at_a_kink(np):
     # numpy.float64 has a .data attribute (a memoryview): the kink rules must read the
     # number, not that attribute (an optimizer may leave numpy scalars in .data)
-    import numpy as np
     for method, expected in (("relu", 1.0), ("abs", -1.0)):
         x = Value(0.0)
         x.data = np.float64(-2.0) if method == "abs" else np.float64(2.0)
@@ -503,9 +505,7 @@ def test_a_label_must_be_text():
     assert Value(1.0, label=None).label == ""
 
 
-def test_backward_takes_a_number_not_an_array():
-    import numpy as np
-
+def test_backward_takes_a_number_not_an_array(np):
     x = Value(2.0)
     with pytest.raises(TypeError, match="backward's grad needs a real number.*ndarray"):
         (x * x).backward(grad=np.array([1.0, 2.0]))

@@ -4,17 +4,18 @@ import math
 import random
 
 import pytest
-import torch
 
 from micrograd.engine import Value
 from micrograd.nn import ACTIVATIONS, MLP, Layer, Module, Neuron
 
-TORCH_ACT = {"tanh": torch.tanh, "relu": torch.relu, "sigmoid": torch.sigmoid,
-             "softplus": lambda x: torch.logaddexp(x, torch.zeros_like(x)),
-             "linear": lambda x: x}
+
+def torch_act(torch, name):
+    return {"tanh": torch.tanh, "relu": torch.relu, "sigmoid": torch.sigmoid,
+            "softplus": lambda x: torch.logaddexp(x, torch.zeros_like(x)),
+            "linear": lambda x: x}[name]
 
 
-def torch_twin(model):
+def torch_twin(torch, model):
     """(weights, biases) per layer as float64 leaf tensors carrying the model's numbers."""
     layers = []
     for layer in model.layers:
@@ -26,10 +27,10 @@ def torch_twin(model):
     return layers
 
 
-def torch_forward(layers, X):
+def torch_forward(torch, layers, X):
     h = torch.tensor(X, dtype=torch.float64)
     for W, b, act in layers:
-        h = TORCH_ACT[act](h @ W.T + b)
+        h = torch_act(torch, act)(h @ W.T + b)
     return h[:, 0]
 
 
@@ -38,7 +39,7 @@ def torch_forward(layers, X):
     (2, [16, 16, 1], "relu", "linear"),  # micrograd's repository
     (4, [5, 3], "sigmoid", "softplus"),
 ])
-def test_mlp_forward_and_backward_match_torch(nin, nouts, act, out_act):
+def test_mlp_forward_and_backward_match_torch(torch, nin, nouts, act, out_act):
     rng = random.Random(7)
     model = MLP(nin, nouts, act, out_act, seed=3, bias_init="uniform")  # biases move too
     X = [[rng.uniform(-2, 2) for _ in range(nin)] for _ in range(6)]
@@ -50,8 +51,8 @@ def test_mlp_forward_and_backward_match_torch(nin, nouts, act, out_act):
     model.zero_grad()
     loss.backward()
 
-    layers = torch_twin(model)
-    t_out = torch_forward(layers, X)
+    layers = torch_twin(torch, model)
+    t_out = torch_forward(torch, layers, X)
     t_loss = ((t_out - torch.tensor(ys, dtype=torch.float64)) ** 2).sum()
     t_loss.backward()
 
@@ -225,9 +226,7 @@ def test_one_neuron_hidden_layer_chains():
     assert math.isclose(out.data, expected, rel_tol=1e-15)
 
 
-def test_mlp_takes_numpy_rows_and_a_bare_number():
-    import numpy as np
-
+def test_mlp_takes_numpy_rows_and_a_bare_number(np):
     model = MLP(2, [3, 1], seed=4)
     row = np.array([0.5, -1.5])
     assert model(row).data == model([0.5, -1.5]).data

@@ -17,7 +17,6 @@ A new op in the table without an entry here fails ``test_every_op_has_a_spec``.
 import math
 
 import pytest
-import torch
 from hypothesis import assume, given
 from hypothesis import strategies as st
 from opinfo import SPEC, floats
@@ -57,7 +56,7 @@ def run_ours(key, xs, arg, upstream):
     return y.data, [v.grad for v in vs]
 
 
-def run_torch(key, xs, arg, upstream):
+def run_torch(torch, key, xs, arg, upstream):
     spec = SPEC[key]
     ts = [torch.tensor(x, dtype=torch.float64, requires_grad=True) for x in xs]
     y = spec["torch"](*ts, arg) if ops.BUILTIN[key].has_arg else spec["torch"](*ts)
@@ -73,9 +72,9 @@ def times_three(y):
     return y * 3.0
 
 
-def check_against_torch(key, xs, arg, upstream, rel=1e-12, grad_abs=TINY):
+def check_against_torch(torch, key, xs, arg, upstream, rel=1e-12, grad_abs=TINY):
     val, grads = run_ours(key, xs, arg, upstream)
-    tval, tgrads = run_torch(key, xs, arg, upstream)
+    tval, tgrads = run_torch(torch, key, xs, arg, upstream)
     where = f"{key}{tuple(xs)}" + (f" arg={arg!r}" if arg is not None else "")
     assert same(val, tval, rel), f"{where}: value {val!r}, torch {tval!r}"
     for i, (g, tg) in enumerate(zip(grads, tgrads)):
@@ -91,13 +90,13 @@ def draw_point(data, key):
 
 @pytest.mark.parametrize("key", KEYS)
 @given(data=st.data())
-def test_value_and_grad_match_torch(key, data):
+def test_value_and_grad_match_torch(torch, key, data):
     xs, arg = draw_point(data, key)
     # NOTE: tanh' = 1 - out*out and sigmoid' = out*(1 - out) reuse the output, as torch's
     # rules do; where they are tiny (tanh(8)), one ulp of difference between math.tanh and
     # torch.tanh in ``out`` is a 1e-10 relative difference in the gradient, hence the
     # absolute tolerance (the upstream here is 2(f+1), of order 1).
-    check_against_torch(key, xs, arg, square_plus_one, rel=1e-11, grad_abs=1e-14)
+    check_against_torch(torch, key, xs, arg, square_plus_one, rel=1e-11, grad_abs=1e-14)
 
 
 @pytest.mark.parametrize("key", KEYS)
@@ -129,8 +128,8 @@ EDGES = [(key, xs, arg) for key in KEYS for xs, arg in SPEC[key]["edges"]]
 @pytest.mark.parametrize("key,xs,arg", EDGES,
                          ids=[f"{k}{xs}" + (f"^{a:.3g}" if a is not None else "")
                               for k, xs, a in EDGES])
-def test_edges_match_torch_exactly(key, xs, arg):
-    check_against_torch(key, list(xs), arg, times_three)
+def test_edges_match_torch_exactly(torch, key, xs, arg):
+    check_against_torch(torch, key, list(xs), arg, times_three)
 
 
 @pytest.mark.parametrize("key", KEYS)
@@ -150,7 +149,7 @@ def test_rules_run_on_values(key, data):
 
 @pytest.mark.parametrize("key", KEYS)
 @given(data=st.data())
-def test_second_derivatives_match_torch(key, data):
+def test_second_derivatives_match_torch(torch, key, data):
     """The rules run on Values build graphs of their own: backpropagating a local
     derivative gives a row of the Hessian, as torch's double backward does."""
     xs, arg = draw_point(data, key)
@@ -269,7 +268,7 @@ COMPOSITES = {
 
 @pytest.mark.parametrize("name", COMPOSITES)
 @given(a=floats(-3, 3), b=floats(0.2, 4))
-def test_composites_match_torch(name, a, b):
+def test_composites_match_torch(torch, name, a, b):
     ours, theirs = COMPOSITES[name]
     va, vb = Value(a), Value(b)
     y = ours(va, vb)

@@ -5,8 +5,8 @@
 // Loads Pyodide from this folder's node_modules (installed by `npm ci`; nothing is
 // fetched at run time), unpacks the pinned pytest wheels (web-runtime/wheels, checked
 // against the hashes in pyodide-test-requirements.txt) into its site-packages, copies the
-// package (src/micrograd), the tests and pyproject.toml into its file system and runs
-// pytest there. With no arguments it runs the test files listed in PURE_TESTS below; the
+// package (src/micrograd), the tests, the docs and pyproject.toml into its file system
+// and runs pytest there. With no arguments it runs the test files listed in PURE_TESTS below; the
 // exit status is pytest's.
 
 import { createHash } from "node:crypto";
@@ -20,17 +20,23 @@ const WHEELS = path.join(HERE, "wheels");
 const REQUIREMENTS = path.join(HERE, "pyodide-test-requirements.txt");
 const PYODIDE_DIR = path.join(HERE, "node_modules", "pyodide");
 
-// The test files that need neither NumPy nor torch at import: the engine's standard-library
-// side (the expression language, the walk, graph views, model files, the lecture's
-// listings) on Python 3.14. The files that import torch or NumPy at the top (the
-// engine's and nn's among them: they check every op against PyTorch) cannot be
-// collected here.
+// The test files that need neither NumPy nor torch at import: the engine, nn, the op
+// table and autodiff, the engine's standard-library side (the expression language, the
+// walk, graph views, model files, the lecture's listings) on Python 3.14. Their tests that
+// compare against PyTorch or feed NumPy numbers ask for the `torch` or `np` fixture
+// (tests/conftest.py), which imports it on use; those are left out here (NEEDS_FIXTURES).
 export const PURE_TESTS = [
+  "tests/test_autodiff.py",
+  "tests/test_autodiff_api.py",
+  "tests/test_autodiff_random.py",
   "tests/test_checks.py",
   "tests/test_draw_dot.py",
+  "tests/test_engine.py",
   "tests/test_engine_layout.py",
   "tests/test_expr.py",
   "tests/test_io.py",
+  "tests/test_nn.py",
+  "tests/test_ops_reference.py",
   "tests/test_pow_huge.py",
   "tests/test_readme.py",
   "tests/test_seed_listings.py",
@@ -38,6 +44,9 @@ export const PURE_TESTS = [
   "tests/test_viz.py",
   "tests/test_walk.py",
 ];
+
+// The fixtures that import what Pyodide has not: a test that asks for one is left out.
+const NEEDS_FIXTURES = ["torch", "np"];
 
 // The tests in those files that need what Pyodide has not, by reason. A test id without
 // brackets leaves out all its parametrized cases.
@@ -69,6 +78,8 @@ const NEEDS = {
     "tests/test_smoke.py::test_the_engine_page_example_prints_what_the_page_says",
     "tests/test_engine_layout.py::test_threads_running_backward_on_one_graph_finish_and_leave_it_usable",
     "tests/test_engine_layout.py::test_importing_the_engine_changes_no_collector_setting_and_leaves_no_node",
+    "tests/test_engine.py::test_validation_under_python_O",
+    "tests/test_engine.py::test_importing_the_engine_does_not_import_numpy",
   ],
   "file modes, umask, devices and fifos (Emscripten's in-memory file system has none)": [
     "tests/test_io.py::test_save_onto_a_folder_or_unwritable_place_names_the_users_path",
@@ -83,6 +94,9 @@ const NEEDS = {
     "tests/test_draw_dot.py::test_trace_is_iterative",
     "tests/test_engine_layout.py::test_memory_per_node_is_at_most_100_bytes",
     "tests/test_io.py::test_deeply_nested_file_is_a_model_file_error",
+    "tests/test_engine.py::test_a_million_op_chain_backpropagates_in_linear_time",
+    "tests/test_engine.py::test_deep_chain_under_a_small_recursion_limit",
+    "tests/test_autodiff_api.py::test_deep_graph_needs_no_recursion",
   ],
 };
 
@@ -152,6 +166,7 @@ async function main() {
   const root = "/home/pyodide/repo";
   copyTree(FS, path.join(REPO, "src", "micrograd"), `${root}/src/micrograd`);
   copyTree(FS, path.join(REPO, "tests"), `${root}/tests`);
+  copyTree(FS, path.join(REPO, "docs"), `${root}/docs`);
   for (const file of ["pyproject.toml", "README.md"]) {
     FS.writeFile(`${root}/${file}`, fs.readFileSync(path.join(REPO, file)));
   }
@@ -162,6 +177,7 @@ async function main() {
   const chosen = named ? args : [...PURE_TESTS, ...args];
   pyodide.globals.set("PYTEST_ARGS", pyodide.toPy(["-p", "no:cacheprovider", ...chosen]));
   pyodide.globals.set("LEFT_OUT", pyodide.toPy(Object.values(NEEDS).flat()));
+  pyodide.globals.set("LEFT_OUT_FIXTURES", pyodide.toPy(NEEDS_FIXTURES));
   const code = await pyodide.runPythonAsync(`
 import os, sys, platform
 os.chdir(${JSON.stringify(root)})
@@ -170,24 +186,26 @@ print(f"Python {platform.python_version()} on {sys.platform} (Pyodide)", flush=T
 import pytest
 
 class LeaveOut:
-    """Deselects the tests that need what Pyodide has not (NEEDS in the runner)."""
+    """Deselects the tests that need what Pyodide has not: those NEEDS names, and those
+    that ask for a fixture of NEEDS_FIXTURES."""
 
-    def __init__(self, ids):
-        self.ids, self.seen = set(ids), set()
+    def __init__(self, ids, fixtures):
+        self.ids, self.fixtures, self.seen = set(ids), set(fixtures), set()
 
     def pytest_collection_modifyitems(self, config, items):
         keep, out = [], []
         for item in items:
             base = item.nodeid.split("[")[0]
             hit = item.nodeid if item.nodeid in self.ids else base if base in self.ids else None
-            (out if hit else keep).append(item)
             if hit:
                 self.seen.add(hit)
+            needs = self.fixtures.intersection(getattr(item, "fixturenames", ()))
+            (out if hit or needs else keep).append(item)
         if out:
             config.hook.pytest_deselected(items=out)
             items[:] = keep
 
-leave_out = LeaveOut(LEFT_OUT)
+leave_out = LeaveOut(LEFT_OUT, LEFT_OUT_FIXTURES)
 code = int(pytest.main(list(PYTEST_ARGS), plugins=[leave_out]))
 named = {a.split("::")[0] for a in PYTEST_ARGS if a.startswith("tests/")}
 stale = sorted(i for i in leave_out.ids - leave_out.seen if i.split("::")[0] in named)
