@@ -52,8 +52,9 @@ export function startPython({ root = new URL("./", import.meta.url), entry, onPr
     } else if (pending.has(m.id)) {
       const { resolve, reject } = pending.get(m.id);
       pending.delete(m.id);
-      if (m.ok) resolve(m.data);
-      else reject(new PythonError(m.error));
+      const answer = "text" in m ? JSON.parse(m.text) : m;  // an answer comes as its JSON text
+      if (answer.ok) resolve(answer.data);
+      else reject(new PythonError(answer.error));
     }
   };
   // the worker's module did not load (a missing file, a browser without module workers)
