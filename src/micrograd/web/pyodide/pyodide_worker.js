@@ -14,8 +14,9 @@
 //                                                  micrograd", "importing micrograd")
 //                    {ready: {python, platform, micrograd, entry, seconds}}
 //                    {failed: {kind: "load", message}}   Python could not start
-//                    {id, ok: true, data}
-//                    {id, ok: false, error: {kind, message, field?, free?...}}
+//                    {id, text}    text: the answer as JSON, {"ok": true, "data": ...}
+//                                  or {"ok": false, "error": {kind, message, field?...}}
+//                    {id, ok: false, error: {kind, message}}   refused before Python
 // Calls made before Python is ready wait for it. A call whose entry point returns a job
 // (a generator) runs one turn per task of this worker's event loop, so other messages
 // (a stop, another call) are taken between turns. micrograd.web.pyodide.calls says how
