@@ -32,16 +32,21 @@ LECTURE_GRADS = {"a": 6, "b": -4, "c": -2, "f": 4}
 TIMES = {}
 
 
-@pytest.fixture(scope="module")
-def served(tmp_path_factory):
-    """The site in served/course/micrograd/; yields its folder."""
-    top = tmp_path_factory.mktemp("served")
+def build_site(top):
+    """``micrograd site`` into TOP/course/micrograd/ (a sub-path); (folder, its output)."""
     out = top / SUB
     out.parent.mkdir(parents=True)
     proc = subprocess.run([sys.executable, "-m", "micrograd", "site", str(out)],
                           capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert proc.returncode == 0, proc.stderr
-    TIMES["size"] = proc.stdout.splitlines()[0]
+    return out, proc.stdout
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    """The site in served/course/micrograd/; yields its folder."""
+    out, printed = build_site(tmp_path_factory.mktemp("served"))
+    TIMES["size"] = printed.splitlines()[0]
     yield out
     ARTIFACTS.mkdir(exist_ok=True)
     (ARTIFACTS / "site-load-times.json").write_text(json.dumps(TIMES, indent=1) + "\n")

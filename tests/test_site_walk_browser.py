@@ -14,8 +14,6 @@ The load times go to test-artifacts/site-walk-load-times.json.
 
 import json
 import re
-import subprocess
-import sys
 import time
 from pathlib import Path
 from urllib.parse import quote, urlparse
@@ -23,7 +21,8 @@ from urllib.parse import quote, urlparse
 import pytest
 from playwright.sync_api import sync_playwright
 
-from test_site_browser import ARGS, CHROMIUM, NO_OTHER_HOST, SUB, StaticServer, foreign, guard
+from test_site_browser import (ARGS, CHROMIUM, NO_OTHER_HOST, SUB, StaticServer, build_site,
+                               foreign, guard)
 
 pytestmark = pytest.mark.browser
 
@@ -36,12 +35,7 @@ TIMES = {}
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
     """The site in served/course/micrograd/; yields its folder."""
-    top = tmp_path_factory.mktemp("served")
-    out = top / SUB
-    out.parent.mkdir(parents=True)
-    proc = subprocess.run([sys.executable, "-m", "micrograd", "site", str(out)],
-                          capture_output=True, text=True, cwd=ROOT, timeout=120)
-    assert proc.returncode == 0, proc.stderr
+    out, _ = build_site(tmp_path_factory.mktemp("served"))
     yield out
     if not TIMES:  # a run of other tests: keep the last figures
         return
