@@ -113,8 +113,13 @@ def page(browser, srv):
 
 def open_play(page, srv, hash_):
     page.goto(f"{srv.url}#{hash_}")
+    play_ready(page)
+
+
+def play_ready(page):
+    """wait until the page is built (the Playground exists) and its first state answered"""
     page.wait_for_selector("body[data-ready='1']")
-    page.wait_for_function("Play.state && Play.accepted")
+    page.wait_for_function("Play && Play.state && Play.accepted")
 
 
 def pause(page):
@@ -311,7 +316,7 @@ def test_the_url_reproduces_the_setup_and_a_bad_link_opens_the_defaults(page, br
         # a hand-edited link with a refused value: the defaults, and why
         other.goto("about:blank")
         other.goto(f"{srv.url}#page=play&lr=1000&ds=xor")
-        other.wait_for_function("Play.state && Play.accepted")
+        play_ready(other)
         other.wait_for_selector("#banner:not([hidden])")
         assert "refused" in other.inner_text("#banner")
         assert other.evaluate("Play.state.lr") == 0.1 and "lr=1000" not in other.url
@@ -467,7 +472,7 @@ def test_a_lesson_link_hides_chosen_controls(page, browser, srv):
     other = new_page(browser, srv)
     try:
         other.goto(link)
-        other.wait_for_function("Play.state && Play.accepted")
+        play_ready(other)
         assert other.is_hidden("#p-dataset") and other.is_hidden("#p-params")
         assert other.is_hidden("#p-lesson")
         assert other.is_visible("#p-lr") and other.is_visible("#p-play")
