@@ -78,7 +78,11 @@ def test_the_lectures_grads_come_out_as_plain_data():
 
 
 def test_meta_is_the_http_meta(client):
-    assert run("meta", {})["answer"] == client.get("/api/meta").json()
+    mine, http = run("meta", {})["answer"], client.get("/api/meta").json()
+    assert mine == http
+    # the same JSON text: an integer cap stays an integer (6, not 6.0) through HTTP
+    assert json.dumps(mine["limits"]) == json.dumps(http["limits"])
+    assert all(type(v) is int for k, v in http["limits"].items() if k.startswith("max_"))
 
 
 def test_a_playground_session_answers_as_over_http(client):
@@ -140,6 +144,7 @@ def test_each_kind_of_error_is_data_and_maps_to_its_status(client):
         assert (err["kind"], err["field"]) == (kind, field), (body, err)
         r = client.post(path, json=body)
         assert r.status_code == STATUS[kind] and r.json()["error"] == err["message"]
+        assert r.json().get("field") == err["field"], (body, r.json())  # the refused field
 
 
 def test_missing_values_name_the_free_names():

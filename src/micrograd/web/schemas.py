@@ -344,9 +344,11 @@ class PlayState(BaseModel):
     lr: float
     nparams: int
     metrics: Metrics
-    engine: Literal["traced", "eager"] = Field(
+    engine: Literal["traced", "eager", "runner"] = Field(
         description="traced: micrograd.trace runs the model's scalar graph over the batch "
-                    "with NumPy; eager: the Value graph, sample by sample")
+                    "with NumPy; eager: the Value graph, sample by sample; runner: the "
+                    "traced program lowered to array primitives and run by the page's "
+                    "JavaScript runner (the static site)")
     history: List[List[Optional[Num]]] = Field(description="rows [step, train_loss, "
                                                            "test_loss, train_acc, test_acc]"
                                                            " (accuracy null: regression)")
@@ -402,7 +404,8 @@ class Meta(BaseModel):
     losses: List[str]
     optimizers: List[str]
     play_defaults: PlayConfigIn
-    limits: Dict[str, float]
+    limits: Dict[str, Union[int, float]] = Field(description="the server's caps (counts as "
+                                                              "integers)")
     play_limits: Dict[str, int] = Field(description="the playground's own caps (hidden "
                                                     "layers, classes, hand edits, nodes "
                                                     "of one point's graph)")

@@ -1,5 +1,6 @@
 """Outcomes of the handlers' jobs as HTTP answers: the answer as JSON, an error kind as
-its status (``{"error": message}``, plus ``free`` for the walk's missing values)."""
+its status (``{"error": message}``, plus ``field`` naming the refused field where the
+handler knows it, and ``free`` for the walk's missing values)."""
 
 from __future__ import annotations
 
@@ -29,8 +30,9 @@ def respond(outcome):
         return outcome["answer"]
     err = outcome["error"]
     body = {"error": cut_message(err["message"])}
-    if "free" in err:
-        body["free"] = err["free"]
+    for key in ("field", "free"):  # the refused field, the walk's missing values
+        if err.get(key) is not None:
+            body[key] = err[key]
     headers = {"Retry-After": str(err["retry_after"])} if "retry_after" in err else None
     return JSONResponse(body, status_code=STATUS[err["kind"]], headers=headers)
 
