@@ -77,6 +77,13 @@ def test_canonical_links():
                    "step": "4", "ask": "a", "hide": "order,nudge"}
     assert WalkSetup.from_url(url) == s
     assert WalkSetup().to_url() == {"preset": "sum_times"}
+    # a lesson's questions: some, in the lecture's order as given, or none at all
+    few = WalkSetup(preset="diamond", questions=["grad", "path"])
+    assert few.to_url() == {"preset": "diamond", "questions": "grad,path"}
+    assert WalkSetup.from_url(few.to_url()) == few
+    none = WalkSetup(preset="diamond", questions=[])
+    assert none.to_url() == {"preset": "diamond", "questions": ""}
+    assert WalkSetup.from_url(none.to_url()) == none
     assert WalkSetup(preset=None, expr="a = 1").source == "a = 1"
     assert WalkSetup(preset="square").source == PRESETS["square"].expr
 
@@ -94,7 +101,9 @@ def test_canonical_links():
     ({"values": {"a": "2"}}, "the value of a must be a finite number"),
     ({"values": {"": 1.0}}, "a leaf's name is text of 1 to 100 characters"),
     ({"values": {f"x{i}": 1.0 for i in range(101)}}, "at most 100 leaf values, got 101"),
-    ({"hide": ["everything"]}, "hide lists controls among graph, values"),
+    ({"hide": ["everything"]}, "hide lists each at most once, among graph, values"),
+    ({"hide": ["graph", "graph"]}, "hide lists each at most once"),
+    ({"questions": ["why"]}, "questions lists each at most once, among value, local"),
     ({"ask": "a" * 61}, "ask is 61 characters long; the cap is 60"),
     ({"colour": "red"}, "unknown field 'colour'"),
 ])

@@ -41,7 +41,7 @@ from urllib.parse import unquote
 from .urltext import NUMBER, js_component, js_number
 
 __all__ = ["WalkSetup", "WalkSetupError", "Preset", "Mode", "PRESETS", "MODES",
-           "CONTROLS", "MAX_EXPR_CHARS", "MAX_NAME_CHARS", "MAX_VALUES", "MAX_STEP"]
+           "CONTROLS", "QUESTIONS", "MAX_EXPR_CHARS", "MAX_NAME_CHARS", "MAX_VALUES", "MAX_STEP"]
 
 MAX_EXPR_CHARS = 1000   # characters in an expression
 MAX_NAME_CHARS = 100    # a leaf's name given a value
@@ -103,6 +103,11 @@ MODES = {m.key: m for m in [
          "included: the lecture's L = (a*b + c) * f gives grad[a] = 24, not 6."),
 ]}
 
+#: the kinds of question the Walk asks, in the lecture's order, with their short titles
+#: (asked and checked by micrograd.web.walk_questions)
+QUESTIONS = {"value": "a forward value", "local": "a local derivative",
+             "grad": "a gradient", "path": "one path's share"}
+
 #: groups of the Walk's controls a lesson link can hide
 CONTROLS = {"graph": "the preset and the expression", "values": "the leaf values",
             "modes": "the teaching modes", "steps": "the step buttons",
@@ -132,7 +137,8 @@ def _f(kind, default, label, help, **meta):
 @dataclass
 class WalkSetup:
     """One Walk: ``preset`` or ``expr`` (exactly one), leaf ``values``, the ``mode``,
-    ``step`` (steps shown), the question ``d(of)/d(ask)``, and controls to ``hide``."""
+    ``step`` (steps shown), the question ``d(of)/d(ask)``, the kinds of ``questions`` asked
+    in sequence, and controls to ``hide``."""
 
     preset: str | None = _f("choice", "sum_times", "preset", "one of the lecture's "
                             "graphs (none: your own expression)", choices=tuple(PRESETS))
@@ -149,6 +155,10 @@ class WalkSetup:
                          max_len=MAX_NODE_CHARS)
     of: str | None = _f("text", None, "question: of", "the question's output node "
                         "(default: the root)", max_len=MAX_NODE_CHARS)
+    questions: list = _f("choices", list(QUESTIONS), "questions", "the kinds of question "
+                         "asked, in this order: " + ", ".join(
+                             f"{k} ({t})" for k, t in QUESTIONS.items()),
+                         choices=tuple(QUESTIONS), max_len=len(QUESTIONS))
     hide: list = _f("choices", [], "hidden controls", "controls a lesson hides",
                     choices=tuple(CONTROLS), max_len=len(CONTROLS))
 
@@ -215,11 +225,14 @@ class WalkSetup:
                 d[key] = query[key]
         if query.get("hide"):
             d["hide"] = [h for h in query["hide"].split(",") if h]
+        if query.get("questions") is not None:  # "" asks none
+            d["questions"] = [q for q in query["questions"].split(",") if q]
         return cls.from_dict(d)
 
     def to_url(self):
         """The link's query, canonical: ``preset`` or ``expr``, then whatever differs
-        from the defaults (``v``, ``mode``, ``step``, ``ask``, ``of``, ``hide``)."""
+        from the defaults (``v``, ``mode``, ``step``, ``ask``, ``of``, ``questions``,
+        ``hide``)."""
         out = {"preset": self.preset} if self.preset is not None else {"expr": self.expr}
         if self.values:
             out["v"] = ",".join(f"{js_component(k)}:{js_number(v)}"
@@ -231,6 +244,8 @@ class WalkSetup:
         for key in ("ask", "of"):
             if getattr(self, key):
                 out[key] = getattr(self, key)
+        if self.questions != list(QUESTIONS):
+            out["questions"] = ",".join(self.questions)
         if self.hide:
             out["hide"] = ",".join(self.hide)
         return out
@@ -243,7 +258,7 @@ class WalkSetup:
                         for p in PRESETS.values()],
             "modes": [{"key": m.key, "title": m.title, "lesson": m.lesson}
                       for m in MODES.values()],
-            "controls": dict(CONTROLS),
+            "controls": dict(CONTROLS), "questions": dict(QUESTIONS),
             "fields": [_field_spec(f) for f in fields(cls)],
             "limits": {"max_expr_chars": MAX_EXPR_CHARS, "max_name_chars": MAX_NAME_CHARS,
                        "max_values": MAX_VALUES, "max_step": MAX_STEP},
@@ -283,8 +298,9 @@ def _check_field(name, meta, x):
     elif kind == "values":
         _check_values(name, meta, x)
     else:  # choices
-        if not isinstance(x, list) or any(h not in meta["choices"] for h in x):
-            raise WalkSetupError(f"{name} lists controls among "
+        if not isinstance(x, list) or any(h not in meta["choices"] for h in x) \
+                or len(set(x)) != len(x):
+            raise WalkSetupError(f"{name} lists each at most once, among "
                                  f"{', '.join(meta['choices'])}, got {x!r:.60}", name)
 
 

@@ -197,6 +197,19 @@ class Question(BaseModel):
     text: str
 
 
+class AskedQuestion(BaseModel):
+    kind: Literal["value", "local", "grad", "path"] = Field(
+        description="a forward value, a local derivative, the gradient d(of)/d(wrt), "
+                    "one path's share (micrograd.web.walk_questions)")
+    title: str
+    text: str
+    hint: str = Field(description="a pointer for a learner who asks, not the number")
+    node: Optional[str] = Field(None, description="value: the node asked about")
+    edge: Optional[str] = Field(None, description="local, path: the edge asked about")
+    of: Optional[str] = None
+    wrt: Optional[str] = None
+
+
 class WalkResponse(BaseModel):
     title: str
     source: str
@@ -210,6 +223,8 @@ class WalkResponse(BaseModel):
     neurons: List[Neuron]
     lesson: Lesson
     question: Optional[Question]
+    questions: List[AskedQuestion] = Field(description="the questions in sequence (their "
+                                                       "answers are checked, not sent)")
 
 
 class OrderResponse(BaseModel):

@@ -34,7 +34,7 @@ from ..graph import fmt4
 from ..walk import WalkError
 from ..walk_setup import PRESETS
 from ..wire import encode
-from . import limits
+from . import limits, walk_questions
 
 __all__ = ["build", "visit_order", "nudge", "check", "PRESETS", "FUNCTIONS",
            "WalkViewError", "free_names"]
@@ -247,10 +247,11 @@ def _node(g, name, what):
 
 
 def build(source, values=None, *, assign=False, recursive=False, no_zero_grad=False,
-          title="", preset=None, ask=None, of=None):
+          title="", preset=None, ask=None, of=None, questions=tuple(walk_questions.KINDS)):
     """The page's document for one graph: ``graph`` (the layout, records showing the
     walk's final grads), ``walk`` (the encoded ``Walk``), the leaves, the edges' texts,
-    the neurons, the reused-node lesson and the question."""
+    the neurons, the reused-node lesson, the question d(of)/d(ask) and the sequence of
+    ``questions`` of the kinds asked (``walk_questions``; their answers are not sent)."""
     modes = [m for m, on in (("assign", assign), ("recursive", recursive),
                              ("no_zero_grad", no_zero_grad)) if on]
     if len(modes) > 1:
@@ -258,6 +259,7 @@ def build(source, values=None, *, assign=False, recursive=False, no_zero_grad=Fa
                             f"{' and '.join(modes)})")
     mode = modes[0] if modes else "correct"
     g = _EditableGraph(source, values)
+    question = _question(g, preset, ask, of)
     w = g.walk(mode=mode)
     if len(w.forward) + len(w.backward) > limits.MAX_STEPS:
         raise WalkViewError(f"this walk has {len(w.forward) + len(w.backward)} steps; the "
@@ -267,7 +269,8 @@ def build(source, values=None, *, assign=False, recursive=False, no_zero_grad=Fa
             "leaves": [{"id": n.id, "name": name, "value": encode(n.value.data)}
                        for name, n in g.leaves.items()],
             "free": g.free, "edge_notes": _edge_notes(g), "neurons": _neurons(g),
-            "lesson": _lesson(g), "question": _question(g, preset, ask, of)}
+            "lesson": _lesson(g), "question": question,
+            "questions": walk_questions.ask(g, question, questions)}
 
 
 def visit_order(source, order, values=None):
@@ -306,30 +309,47 @@ def nudge(source, leaf, h=1e-4, values=None):
         raise WalkViewError(str(err)) from None
 
 
-def check(source, answer, values=None, *, preset=None, ask=None, of=None):
-    """Check a learner's answer to the graph's question against the engine's number:
-    ``Value.backward()`` run on a fresh graph of the same text, the grad read off the
-    Value itself. Returns ``{correct, question, hint}`` (and the number once correct).
-    An answer within 0.05% (or 0.0005 near zero) counts: the learner types decimals."""
+def check(source, answer, values=None, *, preset=None, ask=None, of=None, kind="grad"):
+    """Check a learner's answer to one of the graph's questions (``kind``: a forward
+    value, a local derivative, the gradient d(of)/d(ask), one path's share) against the
+    engine's number, computed on a fresh graph of the same text (a grad read off the
+    Value itself after ``backward()``). Returns ``{correct, question, hint}`` (and the
+    number once correct). An answer within 0.05% (or 0.0005 near zero) counts: the
+    learner types decimals."""
     if isinstance(answer, bool) or not isinstance(answer, (int, float)) \
             or not math.isfinite(answer):
         raise WalkViewError(f"the answer must be a finite number, got {answer!r}")
+    if kind not in walk_questions.KINDS:
+        raise WalkViewError(f"unknown kind of question {kind!r:.40}; the kinds are "
+                            + ", ".join(walk_questions.KINDS))
     g = _EditableGraph(source, values)
-    q = _question(g, preset, ask, of)
-    if q is None:
+    gq = _question(g, preset, ask, of)
+    if gq is None:
         raise WalkViewError("this graph has no leaf to ask about")
-    of_v, wrt_v = g.by_id[q["of"]].value, g.by_id[q["wrt"]].value
-    of_v.backward()
-    truth = wrt_v.grad
+    asked = walk_questions.ask(g, gq, (kind,))
+    if not asked:
+        raise WalkViewError(f"this graph has no question of {walk_questions.KINDS[kind]} "
+                            "(a path's share is asked where a node is used twice)")
+    q = asked[0]
+    truth = walk_questions.answer(g, q)
     if not math.isfinite(truth):
-        raise WalkViewError(f"d{g.by_id[q['of']].name}/d{g.by_id[q['wrt']].name} is "
-                            f"{fmt(truth)} here: pick values where it is a number")
+        raise WalkViewError(f"the answer is {fmt(truth)} here: pick values where it is a "
+                            "number")
     ok = _close(answer, truth)
-    out = {"correct": ok, "question": q["text"], "answer": float(answer),
-           "hint": "" if ok else _hint(g, q, answer, truth)}
+    if ok:
+        hint = ""
+    elif kind == "grad":
+        hint = _hint(g, q, answer, truth)
+    elif truth != 0 and _close(answer, -truth):
+        hint = "check the sign"
+    else:
+        hint = q["hint"]
+    out = {"correct": ok, "question": q["text"], "answer": float(answer), "hint": hint}
     out["grad"] = encode(truth) if ok else None
-    out["text"] = (f"right: d{g.by_id[q['of']].name}/d{g.by_id[q['wrt']].name} = "
-                   f"{fmt4(truth)}" if ok else "not quite")
+    out["text"] = f"right: {fmt4(truth)}" if ok else "not quite"
+    if ok and kind == "grad":
+        out["text"] = (f"right: d{g.by_id[q['of']].name}/d{g.by_id[q['wrt']].name} = "
+                       f"{fmt4(truth)}")
     return out
 
 

@@ -7,7 +7,7 @@ learner's answer. Each is one turn of work; the documents come from ``walkview``
 
 from __future__ import annotations
 
-from .. import limits, walkview
+from .. import limits, walk_questions, walkview
 from .errors import Failure, clip
 from .fields import Field, read
 
@@ -26,7 +26,11 @@ ASKED = (
     Field("of", "str", None, max_length=limits.MAX_NODE_CHARS, nullable=True,
           description="the question's output node (default: the root)"),
 )
+KINDS = tuple(walk_questions.KINDS)
 WALK = GRAPH + ASKED + (
+    Field("questions", "list", list(KINDS), items="str", choices=KINDS,
+          max_items=len(KINDS), description="the kinds of question asked, in the order "
+                                             "value, local, grad, path"),
     Field("assign", "bool", False, description="teaching mode: '=' instead of '+='"),
     Field("recursive", "bool", False, description="teaching mode: recursive backward, "
                                                   "no topological sort"),
@@ -39,6 +43,8 @@ ORDER = GRAPH + (
 )
 CHECK = GRAPH + ASKED + (
     Field("answer", "number", description="the learner's number (text refused)"),
+    Field("kind", "str", "grad", choices=KINDS,
+          description="which question: value, local, grad (d(of)/d(ask)) or path"),
 )
 NUDGE = GRAPH + (
     Field("leaf", "str", max_length=limits.MAX_NODE_CHARS),
@@ -79,7 +85,8 @@ def walk(request, sessions=None):
         return walkview.build(source, req["values"], assign=req["assign"],
                               recursive=req["recursive"],
                               no_zero_grad=req["no_zero_grad"], title=title,
-                              preset=preset, ask=req["ask"], of=req["of"])
+                              preset=preset, ask=req["ask"], of=req["of"],
+                              questions=tuple(req["questions"]))
     except walkview.WalkViewError as err:
         raise _refused(err) from None
 
@@ -90,7 +97,7 @@ def check(request, sessions=None):
     source, _, preset = _source(req)
     try:
         return walkview.check(source, req["answer"], req["values"], preset=preset,
-                              ask=req["ask"], of=req["of"])
+                              ask=req["ask"], of=req["of"], kind=req["kind"])
     except walkview.WalkViewError as err:
         raise _refused(err) from None
 
