@@ -366,7 +366,7 @@ def test_a_neuron_folds_into_one_box_and_opens_again(page, server):
 
 
 def test_question_under_the_graph_is_checked_with_a_hint(page, server):
-    open_walk(page, server, "preset=sum_times")
+    open_walk(page, server, "preset=sum_times&questions=grad")
     assert page.inner_text("#w-q-text") == "With a = 2, b = -3, c = 10, what is df/da?"
     page.fill("#w-q-answer", "-10")
     page.click("#w-q-check")
@@ -384,7 +384,7 @@ def test_question_under_the_graph_is_checked_with_a_hint(page, server):
 
 def test_a_teachers_lesson_link_asks_its_own_question(page, server):
     source = "x = 0.5; y = x*x; z = exp(y) * x"
-    open_walk(page, server, f"expr={quote(source)}&ask=x&of=y")
+    open_walk(page, server, f"expr={quote(source)}&ask=x&of=y&questions=grad")
     assert page.inner_text("#w-q-text") == "With x = 0.5, what is dy/dx?"
     truth = engine("x = 0.5; y = x*x")["x"].grad
     page.fill("#w-q-answer", repr(truth))

@@ -26,6 +26,8 @@
 import { GraphView } from "./graphview.js";
 import { el, fillSelect, mount, uniquePrefix } from "./dom.js";
 import { WALK_MARKUP } from "./walk_markup.js";
+import { QuestionPanel } from "./walk_questions.js";
+import { LessonBuilder } from "./walk_lesson.js";
 
 /** a mode's key in links written before the `mode` key (`assign=1`, `recursive=1`,
  *  `no_zero_grad=1`), and the one whose key was shorter than the mode's */
@@ -58,6 +60,8 @@ export class Walk {
     this.modeSelect = el("select", { id: this.prefix + "mode" });
     fillSelect(this.modeSelect, this.modeList.map((m) => [m.key, m.title]));
     this.$("modes").appendChild(el("label", { title: mode.help }, mode.label + " ", this.modeSelect));
+    this.questions = new QuestionPanel(this.$, { client, spec: () => this.spec() });
+    this.lesson = new LessonBuilder(this.$, { described: this.described, setup: () => this.linkFields() });
   }
 
   /** a field's key in the URL */
@@ -84,7 +88,6 @@ export class Walk {
     $("reset").onclick = () => this.setK(0);
     this.modeSelect.addEventListener("change", () => { this.modeTitle(); this.reload(null, true); });
     $("nudge").onclick = () => this.nudge();
-    $("q").addEventListener("submit", (ev) => { ev.preventDefault(); this.check(); });
     $("ask-values").addEventListener("submit", (ev) => { ev.preventDefault(); this.giveFree(); });
     $("order-run").onclick = () => this.runOrder();
     $("order-clear").onclick = () => { this.order = []; this.orderResult = null; this.drawOrder(); this.draw(); };
@@ -132,17 +135,23 @@ export class Walk {
     return { preset: text("preset"), expr: text("expr"),
              values: Object.keys(values).length ? values : undefined,
              ask: text("ask"), of: text("of"), mode, step: Number(text("step")) || 0,
-             hide: (text("hide") || "").split(",").map((g) => g.trim()) };
+             hide: (text("hide") || "").split(",").map((g) => g.trim()),
+             // "" asks no question; absent asks them all
+             questions: get("questions") === "" ? [] : text("questions") === undefined ? undefined
+               : text("questions").split(",").map((k) => k.trim()) };
   }
 
   /** Open a set-up, in WalkSetup's fields (an unknown preset or mode: the first) */
-  open({ preset, expr, values, ask, of, mode, step = 0, hide = [] } = {}) {
+  open({ preset, expr, values, ask, of, mode, step = 0, hide = [], questions } = {}) {
     const $ = this.$;
     this.modeSelect.value = this.modeList.some((m) => m.key === mode) ? mode : this.modeList[0].key;
     this.modeTitle();
     this.hide = hide.filter((g) => this.fields.hide.choices.includes(g));
     this.applyHide();
     this.openAt = step;
+    const kinds = Object.keys(this.described.questions);
+    this.asking = questions === undefined ? null : kinds.filter((k) => questions.includes(k));
+    this.lesson.ask(this.asking);
     const extra = { ask, of };
     if (values) extra.values = values;
     if (expr) {
@@ -174,6 +183,8 @@ export class Walk {
   /** hide the groups of controls this lesson hides */
   applyHide() {
     for (const e of this.root.querySelectorAll("[data-ctl]")) e.hidden = this.hidden(e.dataset.ctl);
+    // the teacher's builder: on the page itself, not in a lesson (nor inside an embed)
+    this.$("teach").hidden = this.hide.length > 0 || !this.url;
     if (this.doc) this.drawQuestion();
   }
 
@@ -194,6 +205,7 @@ export class Walk {
     if (source.values) body.values = source.values;
     if (source.ask) body.ask = source.ask;
     if (source.of) body.of = source.of;
+    if (this.asking) body.questions = this.asking;
     await this.fetchGraph(body, true, push, source.values);
   }
 
@@ -201,6 +213,7 @@ export class Walk {
     if (!this.source) return;
     const body = { ...this.spec(), ...this.modes() };
     if (values) body.values = { ...body.values, ...values };
+    if (this.asking) body.questions = this.asking;
     await this.fetchGraph(body, false, push);
   }
 
@@ -269,17 +282,22 @@ export class Walk {
     this.load({ expr: this.source.expr, ask: this.source.ask, of: this.source.of, values }, true);
   }
 
+  /** The current set-up as WalkSetup's fields, each a link's text or null (the default). */
+  linkFields() {
+    const s = this.source, mode = this.modeSelect.value;
+    return { preset: s.preset || null, expr: s.preset ? null : s.expr,
+             values: this.doc.leaves.map((l) => `${encodeURIComponent(l.name)}:${l.value}`).join(","),
+             mode: mode === this.fields.mode.default ? null : mode,
+             step: this.k || null, ask: s.ask || null, of: s.of || null,
+             questions: this.asking ? this.asking.join(",") : null,
+             hide: this.hide.length ? this.hide.join(",") : null };
+  }
+
   writeUrl(push) {
+    if (this.doc) this.lesson.update();
     if (!this.url) return;
-    const s = this.source, key = (name) => this.key(name);
-    const mode = this.modeSelect.value;
-    const params = { page: "walk", [key("preset")]: s.preset || null,
-                     [key("expr")]: s.preset ? null : s.expr,
-                     [key("values")]: this.doc.leaves.map((l) => `${encodeURIComponent(l.name)}:${l.value}`).join(","),
-                     [key("mode")]: mode === this.fields.mode.default ? null : mode,
-                     [key("step")]: this.k || null,
-                     [key("ask")]: s.ask || null, [key("of")]: s.of || null };
-    if (this.hide.length) params[key("hide")] = this.hide.join(",");
+    const params = { page: "walk" };
+    for (const [name, text] of Object.entries(this.linkFields())) params[this.key(name)] = text;
     // the keys of older links give way to the mode key
     for (const k of this.modeList.map((m) => m.key).concat(Object.keys(OLD_MODE_KEY))) params[k] = null;
     if (push) this.url.push(params); else this.url.write(params);
@@ -313,6 +331,7 @@ export class Walk {
     this.k = k; this.orderResult = null; this.draw();
     if (k > 0) this.view.show(this.steps[k - 1].s.node);  // the step's node on screen
     if (this.url) this.url.write({ [this.key("step")]: k || null });
+    this.lesson.update();
   }
 
   /** after the first k steps: node id -> its record's texts (the Python side's; "data ·"
@@ -442,27 +461,8 @@ export class Walk {
     } catch (e) { $("nudge-out").textContent = "error: " + e.message; }
   }
 
-  /* ---- the question under the graph ---- */
-  drawQuestion() {
-    const q = this.doc.question, $ = this.$;
-    $("q").hidden = !q || this.hidden("question");
-    if (!q) return;
-    $("q-text").textContent = q.text;
-    $("q-answer").value = "";
-    $("q-out").textContent = ""; $("q-out").className = "qout";
-  }
-
-  async check() {
-    const out = this.$("q-out");
-    const raw = this.$("q-answer").value.trim();
-    const answer = Number(raw);
-    if (raw === "" || !isFinite(answer)) { out.className = "qout bad"; out.textContent = "type a number, e.g. -4 or 0.5"; return; }
-    try {
-      const r = await this.client.call("walk.check", { ...this.spec(), answer });
-      out.className = r.correct ? "qout good" : "qout bad";
-      out.textContent = r.correct ? r.text : `${r.text}: ${r.hint}`;
-    } catch (e) { out.className = "qout bad"; out.textContent = "error: " + e.message; }
-  }
+  /* ---- the questions under the graph (walk_questions.js) ---- */
+  drawQuestion() { this.questions.show(this.doc.questions || [], this.hidden("question")); }
 
   /* ---- the visit-order experiment ---- */
   placeNode(id) {

@@ -35,11 +35,19 @@ export const WALK_MARKUP = `
     <div class="graphcol">
       <div data-role="graph" class="graphbox"></div>
       <form data-role="q" class="question" hidden>
+        <div class="qhead">
+          <span data-role="q-count"></span> <b data-role="q-title"></b>
+          <span data-role="q-dots" class="qdots" aria-label="the questions"></span>
+        </div>
         <label data-for="q-answer" data-role="q-text">question</label>
         <span class="qrow">
           <input data-role="q-answer" type="text" inputmode="decimal" autocomplete="off" placeholder="e.g. -4">
           <button type="submit" data-role="q-check">check</button>
+          <button type="button" data-role="q-hint">hint</button>
+          <button type="button" data-role="q-prev" aria-label="previous question">← previous</button>
+          <button type="button" data-role="q-next" aria-label="next question">next →</button>
         </span>
+        <span data-role="q-hinttext" class="qhint" hidden></span>
         <span data-role="q-out" class="qout" aria-live="polite"></span>
       </form>
     </div>
@@ -74,4 +82,16 @@ export const WALK_MARKUP = `
     <button type="button" data-role="order-topo">fill reverse-topological order</button>
     <div data-role="order-result" class="result" aria-live="polite"></div>
   </section>
+
+  <details class="teach" data-role="teach">
+    <summary>teacher: a lesson link or a walk for your own page</summary>
+    <p>Set the graph, its values, the mode and the step up, choose the questions and what the
+      learner should not see, and share the link, or paste the element into a lesson page
+      that loads the site's <code>embed.js</code>.</p>
+    <div data-role="teach-q" class="hidelist"></div>
+    <div data-role="teach-hide" class="hidelist"></div>
+    <label class="chk"><input data-role="teach-step" type="checkbox" checked> open at the current step</label>
+    <label class="fld wide">lesson link <input data-role="teach-url" type="text" readonly></label>
+    <label class="fld wide">lesson element <input data-role="teach-embed" type="text" readonly></label>
+  </details>
 `;
