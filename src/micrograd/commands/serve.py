@@ -47,6 +47,10 @@ def add_parser(subparsers):
                    help="close a connection idle this long between requests (default 5)")
     p.add_argument("--max-connections", type=int, default=200, metavar="N",
                    help="connections served at once; more get a 503 (default 200)")
+    p.add_argument("--timing", action="store_true",
+                   help="report how long requests wait for their turns: a Server-Timing "
+                        "header on every answer and GET /api/debug/turns (for "
+                        "benchmarks/serve_latency.py)")
     p.add_argument("--log-level", default="warning",
                    choices=["critical", "error", "warning", "info", "debug"],
                    help="server log level (default warning)")
@@ -133,7 +137,7 @@ def run(args):
               "use the page (there is no authentication)", file=sys.stderr)
     print(f"micrograd serve: {url}  (Ctrl-C to stop)", flush=True)
 
-    config = uvicorn.Config(create_app(allowed_hosts=args.allow_host),
+    config = uvicorn.Config(create_app(allowed_hosts=args.allow_host, timing=args.timing),
                             log_level=args.log_level, access_log=False,
                             http=timed_protocol(args.request_timeout),
                             timeout_keep_alive=args.keep_alive,

@@ -48,6 +48,8 @@ from .routers.page import STATIC
 from .server.guard import Guard
 from .server.schedule import TurnScheduler
 from .server.sessions import SessionStore
+from .server.timing import ServerTiming, TurnLog
+from .server.timing import router as timing_router
 
 log = logging.getLogger("micrograd.web")
 
@@ -92,12 +94,15 @@ def _json_errors(app):
 
 def create_app(*, max_sessions=limits.MAX_SESSIONS,
                idle_seconds=limits.SESSION_IDLE_SECONDS,
-               evict_after=limits.SESSION_EVICTABLE_SECONDS, allowed_hosts=()):
+               evict_after=limits.SESSION_EVICTABLE_SECONDS, allowed_hosts=(),
+               timing=False):
     """The FastAPI app; ``max_sessions`` / ``idle_seconds`` bound the playground sessions
     (a full store gives a resting session's place to a new one after ``evict_after`` s);
     ``allowed_hosts``: names besides the server's address and ``localhost`` that a
-    request's Host may give (see ``micrograd.web.server.guard``)."""
-    turns = TurnScheduler()
+    request's Host may give (see ``micrograd.web.server.guard``); ``timing``: report
+    each request's wait for its turn (``micrograd.web.server.timing``)."""
+    log = TurnLog() if timing else None
+    turns = TurnScheduler(log=log)
 
     @asynccontextmanager
     async def lifespan(app):
@@ -107,6 +112,8 @@ def create_app(*, max_sessions=limits.MAX_SESSIONS,
     app = FastAPI(title="micrograd serve", version=__version__, lifespan=lifespan,
                   description="Walk a graph; train a network live. Every number is "
                               "computed by micrograd.")
+    if timing:
+        app.add_middleware(ServerTiming)
     app.add_middleware(Guard, allowed_hosts=allowed_hosts)
     app.state.turns = turns
     app.state.sessions = SessionStore(max_sessions=max_sessions, idle_seconds=idle_seconds,
@@ -115,4 +122,6 @@ def create_app(*, max_sessions=limits.MAX_SESSIONS,
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     for feature in (page, walk, play):
         app.include_router(feature.router)
+    if timing:
+        app.include_router(timing_router(log))
     return app

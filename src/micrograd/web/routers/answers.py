@@ -9,7 +9,8 @@ from fastapi.responses import JSONResponse
 
 from ..handlers import dispatch
 from ..handlers.errors import cut_message
-from ..server.schedule import WALK
+from ..server.schedule import WALK, TurnNote
+from ..server.timing import ARRIVAL, NOTE
 
 #: an error kind -> its HTTP status
 STATUS = {"invalid": 422, "refused": 400, "not_found": 404, "lost": 404, "busy": 503}
@@ -38,7 +39,11 @@ def respond(outcome):
 
 
 async def answer(http: Request, lane, route, request):
-    """Run the job of ``route`` on ``request`` (plain data) in ``lane``'s turns."""
+    """Run the job of ``route`` on ``request`` (plain data) in ``lane``'s turns; its
+    TurnNote (the wait, the turns) goes in the request's state for ``--timing``."""
     state = http.app.state
-    outcome = await state.turns.run(lane, dispatch(route, request, state.sessions))
+    scope_state = http.scope.setdefault("state", {})
+    note = TurnNote(route, arrival=scope_state.get(ARRIVAL))
+    scope_state[NOTE] = note
+    outcome = await state.turns.run(lane, dispatch(route, request, state.sessions), note)
     return respond(outcome)

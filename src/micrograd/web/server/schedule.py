@@ -29,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
+import time
 from collections import OrderedDict, deque
 
 #: the lane of the walk routes (every other lane is one playground session, or a new one)
@@ -37,11 +38,30 @@ WALK = "walk"
 log = logging.getLogger("micrograd.web")
 
 
-class _Job:
-    __slots__ = ("fut", "gen", "loop")
+class TurnNote:
+    """When a job's request arrived (``arrival``: its first byte, when the connection
+    says so, else when it was queued), when it was queued, when its first turn began
+    and its last ended (``time.perf_counter`` seconds), how many turns it took and the
+    longest one."""
 
-    def __init__(self, gen, loop, fut):
-        self.gen, self.loop, self.fut = gen, loop, fut
+    __slots__ = ("route", "lane", "arrival", "queued", "start", "end", "turns", "longest")
+
+    def __init__(self, route=None, arrival=None):
+        self.route, self.arrival, self.lane = route, arrival, None
+        self.queued = self.start = self.end = None
+        self.turns, self.longest = 0, 0.0
+
+    @property
+    def wait(self):
+        """Seconds from the request's arrival to its first turn (None before it)."""
+        return None if self.start is None else self.start - self.arrival
+
+
+class _Job:
+    __slots__ = ("fut", "gen", "loop", "note")
+
+    def __init__(self, gen, loop, fut, note):
+        self.gen, self.loop, self.fut, self.note = gen, loop, fut, note
 
 
 def _one_turn(fn, args, kwargs):
@@ -53,8 +73,9 @@ class TurnScheduler:
     """One work thread; turns go to the walk lane first, then to the sessions in
     rotation."""
 
-    def __init__(self, walk_burst=4):
+    def __init__(self, walk_burst=4, log=None):
         self.walk_burst = walk_burst
+        self.log = log
         self._cond = threading.Condition()
         self._walk = deque()            # walk jobs, first come first served
         self._lanes = OrderedDict()     # lane -> deque of jobs; the next lane first
@@ -69,11 +90,16 @@ class TurnScheduler:
         """``fn(*args, **kwargs)`` as one turn of ``lane``; its result or its exception."""
         return await self.run(lane, _one_turn(fn, args, kwargs))
 
-    async def run(self, lane, gen):
+    async def run(self, lane, gen, note=None):
         """Run the generator ``gen`` one turn (one ``next``) at a time on the work
         thread; its return value, or the exception it raised."""
         loop = asyncio.get_running_loop()
-        job = _Job(gen, loop, loop.create_future())
+        note = TurnNote() if note is None else note
+        note.queued = time.perf_counter()
+        if note.arrival is None:
+            note.arrival = note.queued
+        note.lane = "walk" if lane == WALK else "session"
+        job = _Job(gen, loop, loop.create_future(), note)
         with self._cond:
             if self._closed:
                 raise RuntimeError("the turn scheduler is closed")
@@ -110,23 +136,41 @@ class TurnScheduler:
         return self._lanes[lane][0], lane
 
     def _serve(self):
+        last_end = None
         while True:
             with self._cond:
                 while not (self._walk or self._lanes or self._closed):
+                    last_end = None
                     self._cond.wait()
                 if self._closed:
                     return
                 job, lane = self._pick()
+                if not self._lanes:
+                    last_end = None
             done, result, error = False, None, None
+            note = job.note
+            start = time.perf_counter()
             if job.fut.cancelled():   # its request is gone: do no more of its work
                 done = True
             else:
+                if note.start is None:
+                    note.start = start
                 try:
                     next(job.gen)
                 except StopIteration as stop:
                     done, result = True, stop.value
                 except Exception as exc:  # noqa: BLE001 - delivered to the request, raised there
                     done, error = True, exc
+            end = time.perf_counter()
+            note.end, note.turns = end, note.turns + 1
+            note.longest = max(note.longest, end - start)
+            if self.log is not None:
+                kind = "walk" if lane is None else "session"
+                self.log.turn(kind, start, end, last_end if lane is not None else None)
+                if done:
+                    self.log.job(note)
+            if lane is not None:
+                last_end = end
             self.turns += 1
             with self._cond:
                 queue = self._walk if lane is None else self._lanes[lane]
