@@ -1,7 +1,7 @@
 """A walk request beside 16 heavy training tabs: how long it waits for its turn, how long
 it takes, and how long any turn holds the others.
 
-    PYTHONPATH=src python benchmarks/serve_latency.py                    # 3 rounds, ~2 min
+    PYTHONPATH=src python benchmarks/serve_latency.py                    # 3 rounds, ~3 min
     PYTHONPATH=src python benchmarks/serve_latency.py --baseline ../old  # interleaved with
                                                                          # another checkout
 
@@ -13,13 +13,13 @@ Each round starts one real ``micrograd serve --port 0 --timing`` (127.0.0.1 only
   (1,800 points) a batch, 20 steps a request, each tab asking again as soon as an answer
   comes;
 * once every tab has trained, for ``--seconds``: a walk request (the lecture's preset, as
-  the page sends it) every 0.25 s, and a big graph's walk (176 nodes, the heaviest kind
-  of layout) every 2 s;
+  the page sends it) every 0.25 s; then as long again with, besides, a big graph's walk
+  (176 nodes, the heaviest kind of layout) every 2 s;
 * reads what the server measured itself (``--timing``): each walk request's wait from
   its arrival to its first turn (the ``Server-Timing`` header) and, from
   ``GET /api/debug/turns``, the longest turn of each route and work thread and the
   longest hold of training (a session kept waiting between two training turns while
-  something else ran);
+  something else ran), for each of the two phases;
 * and the client's end-to-end time of each walk request, and the machine's load average
   (``os.getloadavg``) at the start and the end of the measurement.
 
@@ -148,7 +148,37 @@ def probe(port, body, every, seconds, out):
     c.close()
 
 
+def measure(port, admin, seconds, steps, with_big):
+    """One phase: the lecture's walk every 0.25 s (and the big graph's every 2 s when
+    ``with_big``) for ``seconds``; the server's report of the phase."""
+    admin.call("GET", "/api/debug/turns?reset=true")
+    load0, steps0, t0 = os.getloadavg()[0], steps.value, time.monotonic()
+    small, big = [], []
+    heavy = threading.Thread(target=probe, args=(port, big_graph(), 2.0, seconds, big))
+    if with_big:
+        heavy.start()
+    probe(port, LECTURE, 0.25, seconds, small)
+    if with_big:
+        heavy.join()
+    rate = (steps.value - steps0) / (time.monotonic() - t0)
+    _, turns = admin.call("GET", "/api/debug/turns")
+    waits = [m["wait"] for _, m in small]
+    e2e = [1e3 * dt for dt, _ in small]
+    threads, routes = turns["threads"], turns["routes"]
+    return {"wait p50": statistics.median(waits), "wait p95": pct(waits, 0.95),
+            "wait max": max(waits), "end-to-end p50": statistics.median(e2e),
+            "end-to-end p95": pct(e2e, 0.95), "end-to-end max": max(e2e),
+            "big walk end-to-end max": max((1e3 * dt for dt, _ in big), default=0.0),
+            "longest walk turn": threads["walk"]["longest_turn_ms"],
+            "longest training turn": routes["play.step"]["longest_turn_ms"],
+            "longest training hold": threads["session"]["longest_hold_ms"],
+            "steps/s": rate, "load start": load0, "load end": os.getloadavg()[0],
+            "n": len(small)}
+
+
 def one_round(source, seconds):
+    """(beside training, beside training and big walks): ``measure``'s two phases on a
+    server of its own."""
     proc, port = start_server(source)
     ctx = multiprocessing.get_context("spawn")
     ready, stop, steps = ctx.Semaphore(0), ctx.Event(), ctx.Value("q", 0)
@@ -159,17 +189,9 @@ def one_round(source, seconds):
             if not ready.acquire(timeout=300):
                 raise SystemExit("the tabs did not start training within 300 s")
         admin = Client(port)
-        admin.call("GET", "/api/debug/turns?reset=true")
-        load0, steps0, t0 = os.getloadavg()[0], steps.value, time.monotonic()
-        small, big = [], []
-        heavy = threading.Thread(target=probe, args=(port, big_graph(), 2.0, seconds, big))
-        heavy.start()
-        probe(port, LECTURE, 0.25, seconds, small)
-        heavy.join()
-        rate = (steps.value - steps0) / (time.monotonic() - t0)
-        load1 = os.getloadavg()[0]
-        _, turns = admin.call("GET", "/api/debug/turns")
+        out = [measure(port, admin, seconds, steps, with_big) for with_big in (False, True)]
         admin.close()
+        return out
     finally:
         stop.set()
         tabs.join(60)
@@ -177,23 +199,9 @@ def one_round(source, seconds):
             tabs.kill()
         proc.terminate()
         proc.wait(10)
-    waits = [m["wait"] for _, m in small]
-    e2e = [1e3 * dt for dt, _ in small]
-    threads = turns["threads"]
-    routes = turns["routes"]
-    return {
-        "wait p50": statistics.median(waits), "wait p95": pct(waits, 0.95),
-        "wait max": max(waits),
-        "end-to-end p50": statistics.median(e2e), "end-to-end p95": pct(e2e, 0.95),
-        "end-to-end max": max(e2e),
-        "big walk end-to-end max": max(1e3 * dt for dt, _ in big),
-        "longest walk turn": threads["walk"]["longest_turn_ms"],
-        "longest training turn": routes["play.step"]["longest_turn_ms"],
-        "longest training hold": threads["session"]["longest_hold_ms"],
-        "steps/s": rate, "load start": load0, "load end": load1, "n": len(small),
-    }
 
 
+PHASES = ("beside training", "beside training and big walks")
 ROWS = ["wait p50", "wait p95", "wait max", "end-to-end p50", "end-to-end p95",
         "end-to-end max", "big walk end-to-end max", "longest walk turn",
         "longest training turn", "longest training hold", "steps/s", "load start",
@@ -223,25 +231,25 @@ def main():
     sources = [("this checkout", args.source)]
     if args.baseline:
         sources.insert(0, ("baseline", args.baseline))
-    results = {label: [] for label, _ in sources}
+    results = {(label, phase): [] for label, _ in sources for phase in PHASES}
     print(f"{os.cpu_count()} cores; {TABS} tabs x {STEPS} steps a request; "
           f"walk every 0.25 s, a {len(big_graph()['expr'])}-character graph every 2 s; "
           f"{args.seconds:g} s a round")
     for k in range(args.rounds):
         for label, source in sources:
-            r = one_round(source, args.seconds)
-            results[label].append(r)
-            print(f"round {k + 1} {label}: wait p50/p95/max {r['wait p50']:.1f} / "
-                  f"{r['wait p95']:.1f} / {r['wait max']:.1f} ms, end-to-end "
-                  f"{r['end-to-end p50']:.1f} / {r['end-to-end p95']:.1f} / "
-                  f"{r['end-to-end max']:.1f} ms (n={r['n']}); longest turn: walk "
-                  f"{r['longest walk turn']:.0f} ms, training step "
-                  f"{r['longest training turn']:.0f} ms; training held up to "
-                  f"{r['longest training hold']:.0f} ms; {r['steps/s']:.0f} steps/s; "
-                  f"load {r['load start']:.1f} -> {r['load end']:.1f}", flush=True)
+            for phase, r in zip(PHASES, one_round(source, args.seconds)):
+                results[label, phase].append(r)
+                print(f"round {k + 1} {label}, {phase}: wait p50/p95/max "
+                      f"{r['wait p50']:.1f} / {r['wait p95']:.1f} / {r['wait max']:.1f} ms, "
+                      f"end-to-end {r['end-to-end p50']:.1f} / {r['end-to-end p95']:.1f} / "
+                      f"{r['end-to-end max']:.1f} ms (n={r['n']}); longest turn: walk "
+                      f"{r['longest walk turn']:.0f} ms, training step "
+                      f"{r['longest training turn']:.0f} ms; training held up to "
+                      f"{r['longest training hold']:.0f} ms; {r['steps/s']:.0f} steps/s; "
+                      f"load {r['load start']:.1f} -> {r['load end']:.1f}", flush=True)
     for label, _ in sources:
-        show(label, results[label])
-
+        for phase in PHASES:
+            show(f"{label}, {phase}", results[label, phase])
 
 if __name__ == "__main__":
     main()

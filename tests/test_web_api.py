@@ -426,7 +426,7 @@ def test_unexpected_errors_become_json_500(monkeypatch):
     def boom(*a, **k):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(walkview, "build", boom)
+    monkeypatch.setattr(walkview, "build_in_turns", boom)  # what the walk route runs
     c = TestClient(create_app(), raise_server_exceptions=False)
     r = c.post("/api/walk", json={"preset": "square"})
     assert r.status_code == 500 and "internal error (RuntimeError)" in r.json()["error"]

@@ -490,8 +490,9 @@ def test_a_diverged_session_says_so_in_one_wire_form(loss):
 
 def test_turns_go_to_the_walk_first_then_round_robin():
     """A 6-turn job of session A is running; session B (2 turns) and a walk (1 turn)
-    arrive during A's first turn. Turns: A, walk, B, A, B, A, A, A, A (before: the whole
-    of A, then whoever won the lock)."""
+    arrive during A's first turn. The walk runs at once, on its own thread, while A's
+    first turn is still held; then A, B, A, B, A, A, A, A (before: the walk after A's
+    first turn; before that: the whole of A, then whoever won the lock)."""
     import asyncio
 
     from micrograd.web.server.schedule import WALK, TurnScheduler
@@ -514,16 +515,16 @@ def test_turns_go_to_the_walk_first_then_round_robin():
         while turns.waiting() != (0, 1):
             await asyncio.sleep(0.01)
         b = asyncio.ensure_future(turns.run("B", job("B", 2)))
-        w = asyncio.ensure_future(turns.call(WALK, lambda: order.append("walk") or "w"))
-        while turns.waiting() != (1, 2):
+        w = await asyncio.wait_for(turns.call(WALK, lambda: order.append("walk") or "w"), 10)
+        while turns.waiting() != (0, 2):
             await asyncio.sleep(0.01)
         gate.set()
-        results = await asyncio.gather(a, b, w)
+        results = await asyncio.gather(a, b)
         turns.close()
-        return results
+        return [*results, w]
 
     assert asyncio.run(main()) == ["A", "B", "w"]
-    assert order == ["A", "walk", "B", "A", "B", "A", "A", "A", "A"]
+    assert order == ["walk", "A", "B", "A", "B", "A", "A", "A", "A"]
 
 
 def test_a_job_error_reaches_its_request_and_the_engine_goes_on():

@@ -36,8 +36,8 @@ from ..walk_setup import PRESETS
 from ..wire import encode
 from . import limits, walk_questions
 
-__all__ = ["build", "visit_order", "nudge", "check", "PRESETS", "FUNCTIONS",
-           "WalkViewError", "free_names"]
+__all__ = ["build", "build_in_turns", "visit_order", "nudge", "check", "check_in_turns",
+           "PRESETS", "FUNCTIONS", "WalkViewError", "free_names"]
 
 
 class WalkViewError(ValueError):
@@ -49,6 +49,20 @@ class WalkViewError(ValueError):
     def __init__(self, message, free=None):
         super().__init__(message)
         self.free = free
+
+
+#: a graph with more nodes than this is built in several turns (``build_in_turns``): its
+#: parse, its walk, its layout and its texts each take one
+TURN_NODES = 60
+
+
+def _at_once(job):
+    """Run a job (a generator of turns) to its end; its return value."""
+    while True:
+        try:
+            next(job)
+        except StopIteration as stop:
+            return stop.value
 
 
 #: one-input ops that end a neuron: the drawing can fold the neuron into one box
@@ -246,12 +260,21 @@ def _node(g, name, what):
     return hits[0]
 
 
-def build(source, values=None, *, assign=False, recursive=False, no_zero_grad=False,
-          title="", preset=None, ask=None, of=None, questions=tuple(walk_questions.KINDS)):
+def build(source, values=None, **options):
     """The page's document for one graph: ``graph`` (the layout, records showing the
     walk's final grads), ``walk`` (the encoded ``Walk``), the leaves, the edges' texts,
     the neurons, the reused-node lesson, the question d(of)/d(ask) and the sequence of
-    ``questions`` of the kinds asked (``walk_questions``; their answers are not sent)."""
+    ``questions`` of the kinds asked (``walk_questions``; their answers are not sent).
+    (``build_in_turns``, at once.)"""
+    return _at_once(build_in_turns(source, values, **options))
+
+
+def build_in_turns(source, values=None, *, assign=False, recursive=False,
+                   no_zero_grad=False, title="", preset=None, ask=None, of=None,
+                   questions=tuple(walk_questions.KINDS)):
+    """``build`` as a job: a generator that yields between its phases (parse, walk,
+    layout, texts) when the graph is big (over ``TURN_NODES`` nodes), so a
+    server can run other work in between; returns the document."""
     modes = [m for m, on in (("assign", assign), ("recursive", recursive),
                              ("no_zero_grad", no_zero_grad)) if on]
     if len(modes) > 1:
@@ -260,12 +283,20 @@ def build(source, values=None, *, assign=False, recursive=False, no_zero_grad=Fa
     mode = modes[0] if modes else "correct"
     g = _EditableGraph(source, values)
     question = _question(g, preset, ask, of)
+    big = len(g.nodes) > TURN_NODES
+    if big:
+        yield
     w = g.walk(mode=mode)
     if len(w.forward) + len(w.backward) > limits.MAX_STEPS:
         raise WalkViewError(f"this walk has {len(w.forward) + len(w.backward)} steps; the "
                             f"cap is {limits.MAX_STEPS}")
+    if big:
+        yield
+    graph = g.layout(w)
+    if big:
+        yield
     return {"title": title, "source": source.strip(), "mode": mode,
-            "graph": g.layout(w), "walk": encode(w),
+            "graph": graph, "walk": encode(w),
             "leaves": [{"id": n.id, "name": name, "value": encode(n.value.data)}
                        for name, n in g.leaves.items()],
             "free": g.free, "edge_notes": _edge_notes(g), "neurons": _neurons(g),
@@ -309,13 +340,20 @@ def nudge(source, leaf, h=1e-4, values=None):
         raise WalkViewError(str(err)) from None
 
 
-def check(source, answer, values=None, *, preset=None, ask=None, of=None, kind="grad"):
+def check(source, answer, values=None, **options):
     """Check a learner's answer to one of the graph's questions (``kind``: a forward
     value, a local derivative, the gradient d(of)/d(ask), one path's share) against the
     engine's number, computed on a fresh graph of the same text (a grad read off the
     Value itself after ``backward()``). Returns ``{correct, question, hint}`` (and the
     number once correct). An answer within 0.05% (or 0.0005 near zero) counts: the
-    learner types decimals."""
+    learner types decimals. (``check_in_turns``, at once.)"""
+    return _at_once(check_in_turns(source, answer, values, **options))
+
+
+def check_in_turns(source, answer, values=None, *, preset=None, ask=None, of=None,
+                   kind="grad"):
+    """``check`` as a job: yields after parsing and before the hint (which walks the
+    graph again in each of the teaching modes' mistakes) when the graph is big."""
     if isinstance(answer, bool) or not isinstance(answer, (int, float)) \
             or not math.isfinite(answer):
         raise WalkViewError(f"the answer must be a finite number, got {answer!r}")
@@ -323,6 +361,9 @@ def check(source, answer, values=None, *, preset=None, ask=None, of=None, kind="
         raise WalkViewError(f"unknown kind of question {kind!r:.40}; the kinds are "
                             + ", ".join(walk_questions.KINDS))
     g = _EditableGraph(source, values)
+    big = len(g.nodes) > TURN_NODES
+    if big:
+        yield
     gq = _question(g, preset, ask, of)
     if gq is None:
         raise WalkViewError("this graph has no leaf to ask about")
@@ -336,6 +377,8 @@ def check(source, answer, values=None, *, preset=None, ask=None, of=None, kind="
         raise WalkViewError(f"the answer is {fmt(truth)} here: pick values where it is a "
                             "number")
     ok = _close(answer, truth)
+    if big and not ok:
+        yield  # the hint walks the graph again
     if ok:
         hint = ""
     elif kind == "grad":

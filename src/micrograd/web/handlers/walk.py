@@ -1,7 +1,10 @@
 """The Walk's requests: a graph with its steps, the visit-order experiment, the nudge, a
-learner's answer. Each is one turn of work; the documents come from ``walkview``.
+learner's answer. Each is one turn of work, or several for a big graph (its parse, walk,
+each sweep of its layout, its texts: ``walkview.build_in_turns``); the documents come
+from ``walkview``.
 
-    >>> walk({"preset": "lecture"})["question"]["text"]
+    >>> from micrograd.web.handlers import run_to_end
+    >>> run_to_end(walk({"preset": "lecture"}))["question"]["text"]
     'With a = 2, b = -3, c = 10, f = -2, what is dL/da?'
 """
 
@@ -78,26 +81,28 @@ def _refused(err):
 
 
 def walk(request, sessions=None):
-    """``POST /api/walk``: the page's document for one graph (``walkview.build``)."""
+    """``POST /api/walk``: the page's document for one graph (``walkview.build``), in
+    turns for a big graph."""
     req = read(WALK, request)
     source, title, preset = _source(req)
     try:
-        return walkview.build(source, req["values"], assign=req["assign"],
-                              recursive=req["recursive"],
-                              no_zero_grad=req["no_zero_grad"], title=title,
-                              preset=preset, ask=req["ask"], of=req["of"],
-                              questions=tuple(req["questions"]))
+        return (yield from walkview.build_in_turns(
+            source, req["values"], assign=req["assign"], recursive=req["recursive"],
+            no_zero_grad=req["no_zero_grad"], title=title, preset=preset, ask=req["ask"],
+            of=req["of"], questions=tuple(req["questions"])))
     except walkview.WalkViewError as err:
         raise _refused(err) from None
 
 
 def check(request, sessions=None):
-    """``POST /api/walk/check``: a learner's answer checked against the engine."""
+    """``POST /api/walk/check``: a learner's answer checked against the engine (in
+    turns for a big graph)."""
     req = read(CHECK, request)
     source, _, preset = _source(req)
     try:
-        return walkview.check(source, req["answer"], req["values"], preset=preset,
-                              ask=req["ask"], of=req["of"], kind=req["kind"])
+        return (yield from walkview.check_in_turns(
+            source, req["answer"], req["values"], preset=preset, ask=req["ask"],
+            of=req["of"], kind=req["kind"]))
     except walkview.WalkViewError as err:
         raise _refused(err) from None
 

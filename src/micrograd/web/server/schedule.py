@@ -1,23 +1,39 @@
-"""Fair turns on one work thread: every tab gets its share, and the walk never waits in line.
+"""Turns on two work threads: the walk never waits for training, and every tab gets its share.
 
 All the work of ``micrograd serve`` (the handlers' jobs: ``micrograd.web.handlers``) runs
-on one work thread, one bounded *turn* at a time (micrograd is pure Python: with the GIL a
-second thread would add no speed, and one thread keeps the sessions' traced buffers and
-the engine's modes out of each other's way). A request's work is a *job*: a generator
-that does one turn of work per ``next`` (one optimizer step, one state to draw, one
-session to build, each capped by ``micrograd.web.limits``) and returns its answer. The
-work thread chooses whose turn is next:
+in bounded *turns*. A request's work is a *job*: a generator that does one turn of work
+per ``next`` (one optimizer step, one state to draw, one session to build, one phase of a
+big graph's walk, each capped by ``micrograd.web.limits``) and returns its answer. Two
+work threads run the turns:
 
-* the walk first: a walk request waits at most for the turn in progress (at most
-  ``walk_burst`` walk turns in a row while training waits, so a flood of walk requests
-  cannot starve the tabs either);
-* then the playground sessions in rotation (round robin by session): a tab asking for
-  20 steps gets one step, then goes to the back of the line behind the other tabs.
-  A session's own requests run in the order they came.
+* the **walk thread** runs the walk's jobs (the short, interactive requests of a person
+  stepping through a graph), one turn each in rotation, so a small graph's request waits
+  for at most one turn of a big graph's, never for the whole of it;
+* the **training thread** runs the Playground sessions' jobs, the sessions in rotation
+  (round robin by session): a tab asking for 20 steps gets one step, then goes to the
+  back of the line behind the other tabs. A session's own requests run in the order
+  they came, and a turn is one unit of work (one step), whatever the clock says.
+
+Why a thread of its own for the walk: a walk request that waited for the turn in
+progress waited for whatever that turn was (building the largest session takes about a
+second), and a long walk turn held every tab's training. On its own thread the walk
+*preempts* training: the interpreter hands its lock between running threads every few
+milliseconds (``sys.getswitchinterval()``, 5 ms), so a walk request starts at once and
+shares the processor with the turn in progress instead of queueing behind it, and
+training is never held up for longer than one such slice. Only the walk has such a
+thread: the sessions stay on one thread, which keeps their traced buffers out of each
+other's way (and micrograd is pure Python: with the lock, more threads add no speed).
+
+Every job runs in a context of its own (``contextvars``): the engine's modes
+(``no_grad``, anomaly detection) a job sets stay with that job across its turns, and a
+job suspended inside ``no_grad`` never turns gradients off in another job's turn.
 
 Waiting costs no thread: a request waits on an asyncio future in the server's event loop,
 so a hundred waiting tabs hold no worker and cannot exhaust a thread pool; the work
-thread hands turns on by itself, without a round trip through the event loop.
+threads hand turns on by themselves, without a round trip through the event loop. Each
+job carries a :class:`TurnNote` (when it was queued, when its first turn began, its
+longest turn), which ``web/server/timing.py`` reports when the server runs with
+``--timing``.
 
     >>> turns = TurnScheduler()
     >>> view = await turns.call(WALK, build, source)       # in an async route: one turn
@@ -27,6 +43,7 @@ thread hands turns on by itself, without a round trip through the event loop.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 import threading
 import time
@@ -36,6 +53,8 @@ from collections import OrderedDict, deque
 WALK = "walk"
 
 log = logging.getLogger("micrograd.web")
+
+__all__ = ["WALK", "TurnScheduler", "TurnNote"]
 
 
 class TurnNote:
@@ -58,10 +77,11 @@ class TurnNote:
 
 
 class _Job:
-    __slots__ = ("fut", "gen", "loop", "note")
+    __slots__ = ("fut", "gen", "loop", "ctx", "note")
 
     def __init__(self, gen, loop, fut, note):
         self.gen, self.loop, self.fut, self.note = gen, loop, fut, note
+        self.ctx = contextvars.copy_context()
 
 
 def _one_turn(fn, args, kwargs):
@@ -70,17 +90,18 @@ def _one_turn(fn, args, kwargs):
 
 
 class TurnScheduler:
-    """One work thread; turns go to the walk lane first, then to the sessions in
-    rotation."""
+    """Two work threads: the walk's jobs in rotation on one, the sessions in rotation on
+    the other. ``log``: an object with ``job(note)`` and ``turn(lane_kind, start, end,
+    waited_since)`` (``web/server/timing.TurnLog``), told of every job and turn."""
 
-    def __init__(self, walk_burst=4, log=None):
-        self.walk_burst = walk_burst
+    def __init__(self, log=None):
         self.log = log
-        self._cond = threading.Condition()
-        self._walk = deque()            # walk jobs, first come first served
+        self._lock = threading.Lock()
+        self._walk_ready = threading.Condition(self._lock)
+        self._train_ready = threading.Condition(self._lock)
+        self._walk = deque()            # walk jobs; the next turn is the first one's
         self._lanes = OrderedDict()     # lane -> deque of jobs; the next lane first
-        self._walk_streak = 0
-        self._thread = None
+        self._threads = []
         self._closed = False
         self.turns = 0                  # turns run so far
 
@@ -91,8 +112,9 @@ class TurnScheduler:
         return await self.run(lane, _one_turn(fn, args, kwargs))
 
     async def run(self, lane, gen, note=None):
-        """Run the generator ``gen`` one turn (one ``next``) at a time on the work
-        thread; its return value, or the exception it raised."""
+        """Run the generator ``gen`` one turn (one ``next``) at a time on a work
+        thread; its return value, or the exception it raised. ``note``: a TurnNote to
+        fill in (one is made when None)."""
         loop = asyncio.get_running_loop()
         note = TurnNote() if note is None else note
         note.queued = time.perf_counter()
@@ -100,91 +122,108 @@ class TurnScheduler:
             note.arrival = note.queued
         note.lane = "walk" if lane == WALK else "session"
         job = _Job(gen, loop, loop.create_future(), note)
-        with self._cond:
+        with self._lock:
             if self._closed:
                 raise RuntimeError("the turn scheduler is closed")
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._serve, daemon=True,
-                                                name="micrograd-turns")
-                self._thread.start()
+            if not self._threads:
+                self._start()
             if lane == WALK:
                 self._walk.append(job)
+                self._walk_ready.notify()
             else:
                 self._lanes.setdefault(lane, deque()).append(job)
-            self._cond.notify()
+                self._train_ready.notify()
         return await job.fut
 
     def waiting(self):
         """(walk jobs, session jobs) waiting or running."""
-        with self._cond:
+        with self._lock:
             return len(self._walk), sum(len(q) for q in self._lanes.values())
 
     def close(self):
-        with self._cond:
+        with self._lock:
             self._closed = True
-            self._cond.notify()
+            self._walk_ready.notify_all()
+            self._train_ready.notify_all()
 
-    # -- the work thread ----------------------------------------------------------------
+    def _start(self):
+        for name, target in (("micrograd-walk", self._serve_walk),
+                             ("micrograd-training", self._serve_training)):
+            thread = threading.Thread(target=target, daemon=True, name=name)
+            self._threads.append(thread)
+            thread.start()
 
-    def _pick(self):
-        """The job whose turn it is, and whether it is a walk job (under the lock)."""
-        if self._walk and (self._walk_streak < self.walk_burst or not self._lanes):
-            self._walk_streak += 1
-            return self._walk[0], None
-        self._walk_streak = 0
-        lane = next(iter(self._lanes))
-        return self._lanes[lane][0], lane
+    # -- the work threads ---------------------------------------------------------------
 
-    def _serve(self):
-        last_end = None
+    def _serve_walk(self):
+        """The walk's jobs in rotation: one turn, then the job goes to the back."""
         while True:
-            with self._cond:
-                while not (self._walk or self._lanes or self._closed):
-                    last_end = None
-                    self._cond.wait()
+            with self._lock:
+                while not (self._walk or self._closed):
+                    self._walk_ready.wait()
                 if self._closed:
                     return
-                job, lane = self._pick()
-                if not self._lanes:
-                    last_end = None
-            done, result, error = False, None, None
-            note = job.note
-            start = time.perf_counter()
-            if job.fut.cancelled():   # its request is gone: do no more of its work
-                done = True
-            else:
-                if note.start is None:
-                    note.start = start
-                try:
-                    next(job.gen)
-                except StopIteration as stop:
-                    done, result = True, stop.value
-                except Exception as exc:  # noqa: BLE001 - delivered to the request, raised there
-                    done, error = True, exc
-            end = time.perf_counter()
-            note.end, note.turns = end, note.turns + 1
-            note.longest = max(note.longest, end - start)
-            if self.log is not None:
-                kind = "walk" if lane is None else "session"
-                self.log.turn(kind, start, end, last_end if lane is not None else None)
-                if done:
-                    self.log.job(note)
-            if lane is not None:
-                last_end = end
-            self.turns += 1
-            with self._cond:
-                queue = self._walk if lane is None else self._lanes[lane]
+                job = self._walk[0]
+            done = self._turn(job, "walk")
+            with self._lock:
+                self.turns += 1
+                self._walk.popleft()
+                if not done:
+                    self._walk.append(job)
+
+    def _serve_training(self):
+        """The sessions in rotation: one turn of the first lane's first job, then that
+        lane goes to the back of the line."""
+        last_end = None
+        while True:
+            with self._lock:
+                while not (self._lanes or self._closed):
+                    last_end = None  # nothing waited: an idle gap is no hold-up
+                    self._train_ready.wait()
+                if self._closed:
+                    return
+                lane = next(iter(self._lanes))
+                job = self._lanes[lane][0]
+            done = self._turn(job, "session", last_end)
+            last_end = job.note.end if job.note.end is not None else time.perf_counter()
+            with self._lock:
+                self.turns += 1
+                queue = self._lanes.pop(lane)
                 if done:
                     queue.popleft()
-                if lane is not None:      # this session goes to the back of the line
-                    del self._lanes[lane]
-                    if queue:
-                        self._lanes[lane] = queue
+                if queue:                 # this session goes to the back of the line
+                    self._lanes[lane] = queue
+
+    def _turn(self, job, kind, waited_since=None):
+        """One turn of ``job`` on this thread, in the job's own context; whether the
+        job is done (its answer or error then handed to its request)."""
+        note = job.note
+        start = time.perf_counter()
+        done, result, error = False, None, None
+        if job.fut.cancelled():   # its request is gone: do no more of its work
+            done = True
+        else:
+            if note.start is None:
+                note.start = start
+            try:
+                job.ctx.run(next, job.gen)
+            except StopIteration as stop:
+                done, result = True, stop.value
+            except Exception as exc:  # noqa: BLE001 - delivered to the request, raised there
+                done, error = True, exc
+        end = time.perf_counter()
+        note.end, note.turns = end, note.turns + 1
+        note.longest = max(note.longest, end - start)
+        if self.log is not None:
+            self.log.turn(kind, start, end, waited_since)
             if done:
-                try:
-                    job.loop.call_soon_threadsafe(_deliver, job.fut, result, error)
-                except RuntimeError:      # its event loop is closed: nobody is waiting
-                    log.debug("a finished job's event loop is closed")
+                self.log.job(note)
+        if done:
+            try:
+                job.loop.call_soon_threadsafe(_deliver, job.fut, result, error)
+            except RuntimeError:      # its event loop is closed: nobody is waiting
+                log.debug("a finished job's event loop is closed")
+        return done
 
 
 def _deliver(fut, result, error):
