@@ -164,13 +164,13 @@ def measure(port, admin, seconds, steps, with_big):
     _, turns = admin.call("GET", "/api/debug/turns")
     waits = [m["wait"] for _, m in small]
     e2e = [1e3 * dt for dt, _ in small]
-    threads, routes = turns["threads"], turns["routes"]
+    threads = turns["threads"]
     return {"wait p50": statistics.median(waits), "wait p95": pct(waits, 0.95),
             "wait max": max(waits), "end-to-end p50": statistics.median(e2e),
             "end-to-end p95": pct(e2e, 0.95), "end-to-end max": max(e2e),
             "big walk end-to-end max": max((1e3 * dt for dt, _ in big), default=0.0),
             "longest walk turn": threads["walk"]["longest_turn_ms"],
-            "longest training turn": routes["play.step"]["longest_turn_ms"],
+            "longest training turn": threads["session"]["longest_turn_ms"],
             "longest training hold": threads["session"]["longest_hold_ms"],
             "steps/s": rate, "load start": load0, "load end": os.getloadavg()[0],
             "n": len(small)}

@@ -24,10 +24,10 @@ from .digraph import Digraph, draw_dot
 from .dot import to_dot
 from ..graph import Edge, Node, forward_order, trace
 from .jsonform import layout_to_dict, to_dict, to_json
-from .layout import Box, Layout, layout
+from .layout import Box, Layout, layout, layout_in_turns
 from .png import to_png
 from .svg import render_svg, to_svg
 
-__all__ = ["draw_dot", "Digraph", "trace", "Node", "Edge", "forward_order", "layout", "Layout",
-           "Box", "to_svg", "render_svg", "to_png", "to_dot", "to_dict", "to_json",
-           "layout_to_dict"]
+__all__ = ["draw_dot", "Digraph", "trace", "Node", "Edge", "forward_order", "layout",
+           "layout_in_turns", "Layout", "Box", "to_svg", "render_svg", "to_png", "to_dot",
+           "to_dict", "to_json", "layout_to_dict"]

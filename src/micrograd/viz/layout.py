@@ -184,6 +184,18 @@ def layout(root, rankdir="LR", show_grad=True):
     ``show_grad``: include the ``grad`` cell in every record.
     Returns a :class:`Layout` with a box per record and op node and a polyline per edge.
     """
+    job = layout_in_turns(root, rankdir, show_grad)
+    while True:
+        try:
+            next(job)
+        except StopIteration as stop:
+            return stop.value
+
+
+def layout_in_turns(root, rankdir="LR", show_grad=True):
+    """``layout`` as a job: a generator that yields after the ranks and chains and after
+    every sweep of the ordering and of the placement (a server runs other work in
+    between), and returns the Layout."""
     if rankdir not in ("LR", "TB"):
         raise ValueError(f"rankdir must be 'LR' or 'TB', got {rankdir!r}")
     nodes, edges = root if isinstance(root, tuple) else trace(root)
@@ -191,8 +203,9 @@ def layout(root, rankdir="LR", show_grad=True):
     g = _Vertices(nodes, show_grad)
     _rank(g, edges)                                        # step 1
     chains = _chains(g, edges)                             # step 2
-    layers, crossings = _order(g, chains)                  # step 3
-    boxes, width, height = _coordinates(g, layers, lr)     # step 4
+    yield
+    layers, crossings = yield from _order(g, chains)       # step 3
+    boxes, width, height = yield from _coordinates(g, layers, lr)  # step 4
     return _assemble(g, edges, chains, boxes, width, height, rankdir, show_grad, crossings)
 
 
@@ -291,7 +304,8 @@ def _chains(g, edges):
 def _order(g, chains):
     """Step 3: the order within each rank. Start from the forward order of the values;
     sweep down and up sorting by the barycentre of the neighbours in the previous rank;
-    keep the order with the fewest crossings. Returns ``(layers, crossings)``."""
+    keep the order with the fewest crossings. Returns ``(layers, crossings)`` (a
+    generator: it yields after every sweep)."""
     rank, nv = g.rank, len(g)
     nranks = max(rank) + 1 if rank else 0
     layers = [[] for _ in range(nranks)]
@@ -334,6 +348,7 @@ def _order(g, chains):
         if c < best:
             best = c
             best_layers = [list(layer) for layer in layers]
+        yield
     return best_layers, best
 
 
@@ -341,7 +356,7 @@ def _coordinates(g, layers, lr):
     """Step 4: a box per vertex. Ranks are columns (``lr``) or rows, as wide as their
     widest box; inside one, each box is pulled towards the mean of its neighbours by
     isotonic regression, which keeps the order and the gaps. Returns ``(boxes, width,
-    height)``."""
+    height)`` (a generator: it yields after every pass)."""
     nv, rank, kind = len(g), g.rank, g.kind
     nranks = len(layers)
     along = g.h if lr else g.w  # extent along the order axis
@@ -373,6 +388,7 @@ def _coordinates(g, layers, lr):
                        for v in layer]
             for v, c in zip(layer, _isotonic_place(desired, seps_of(layer))):
                 center[v] = c
+        yield
     lo = min((center[v] - along[v] / 2 for v in range(nv)), default=0.0)
     for v in range(nv):
         center[v] += MARGIN - lo

@@ -52,7 +52,7 @@ class WalkViewError(ValueError):
 
 
 #: a graph with more nodes than this is built in several turns (``build_in_turns``): its
-#: parse, its walk, its layout and its texts each take one
+#: parse, its walk, each sweep of its layout and its texts each take one
 TURN_NODES = 60
 
 
@@ -133,7 +133,8 @@ class _EditableGraph:
     def layout(self, w):
         """The viz layout with the walk's grads in the records. Every node the steps name
         is named in its record (an unnamed op node shows its id, ``n2``), and each record
-        is measured with the widest grad text it shows during the walk."""
+        is measured with the widest grad text it shows during the walk. (A generator: it
+        yields between the layout's sweeps, ``micrograd.viz.layout_in_turns``.)"""
         widest = {}
         for s in w.backward:
             for nid, cell, x in [(s.node, s.cell, s.upstream)] + [
@@ -146,7 +147,7 @@ class _EditableGraph:
             final = w.grads[n.id]
             n.grad = widest[n.id][1] if len(widest.get(n.id, ("",))[0]) > len(
                 w.grad_cells[n.id]) else final
-        lay = _viz.layout_to_dict(_viz.layout((self.nodes, self.edges)))
+        lay = _viz.layout_to_dict((yield from _viz.layout_in_turns((self.nodes, self.edges))))
         for d in lay["nodes"]:  # the records say the walk's final grads
             d["grad"] = encode(w.grads[d["id"]])
             d["cells"][-1] = w.grad_cells[d["id"]]
@@ -272,8 +273,8 @@ def build(source, values=None, **options):
 def build_in_turns(source, values=None, *, assign=False, recursive=False,
                    no_zero_grad=False, title="", preset=None, ask=None, of=None,
                    questions=tuple(walk_questions.KINDS)):
-    """``build`` as a job: a generator that yields between its phases (parse, walk,
-    layout, texts) when the graph is big (over ``TURN_NODES`` nodes), so a
+    """``build`` as a job: a generator that yields between its phases (parse, walk, each
+    sweep of the layout, texts) when the graph is big (over ``TURN_NODES`` nodes), so a
     server can run other work in between; returns the document."""
     modes = [m for m, on in (("assign", assign), ("recursive", recursive),
                              ("no_zero_grad", no_zero_grad)) if on]
@@ -292,7 +293,7 @@ def build_in_turns(source, values=None, *, assign=False, recursive=False,
                             f"cap is {limits.MAX_STEPS}")
     if big:
         yield
-    graph = g.layout(w)
+    graph = (yield from g.layout(w)) if big else _at_once(g.layout(w))
     if big:
         yield
     return {"title": title, "source": source.strip(), "mode": mode,

@@ -1,6 +1,7 @@
 """The Walk's routes: ``POST /api/walk``, ``/api/walk/order``, ``/nudge``, ``/check``.
 
-Each is one turn in the walk's lane (ahead of training: ``web/server/schedule.py``)."""
+Each runs in the walk's lane, on a work thread of its own beside training (one turn, or
+a few for a big graph: ``web/server/schedule.py``)."""
 
 from __future__ import annotations
 
