@@ -154,11 +154,23 @@ def test_a_training_turn_is_one_step_however_quick_and_the_sessions_alternate():
 def test_a_big_graphs_walk_comes_in_several_turns_with_the_same_document():
     source = big_graph()
     turns, outcome = turns_of(dispatch("walk", {"expr": source}, None))
-    assert turns >= 4  # parse, walk, layout, texts
+    assert turns >= 10  # parse, walk, the layout's sweeps (one turn each), texts
     assert outcome["ok"] and outcome["answer"] == build(source)
     assert len(outcome["answer"]["graph"]["nodes"]) > 60
     small_turns, small = turns_of(dispatch("walk", {"preset": "lecture"}, None))
     assert small_turns == 1 and small["ok"]
+
+
+def test_the_layout_in_turns_is_the_layout_one_sweep_a_turn():
+    from micrograd.expr import evaluate
+    from micrograd.viz import layout, layout_in_turns, layout_to_dict
+    from micrograd.viz.layout import PLACE_PASSES
+
+    root = evaluate(big_graph()).root
+    root.backward()  # grads in the records
+    turns, drawn = turns_of(layout_in_turns(root))
+    assert layout_to_dict(drawn) == layout_to_dict(layout(root))
+    assert turns >= 1 + PLACE_PASSES + 1  # ranks and chains, each pass, and more
 
 
 def test_a_big_graphs_check_comes_in_several_turns_with_the_same_verdict():
