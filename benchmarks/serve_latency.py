@@ -14,7 +14,7 @@ Each round starts one real ``micrograd serve --port 0 --timing`` (127.0.0.1 only
   comes;
 * once every tab has trained, for ``--seconds``: a walk request (the lecture's preset, as
   the page sends it) every 0.25 s; then as long again with, besides, a big graph's walk
-  (176 nodes, the heaviest kind of layout) every 2 s;
+  (166 nodes, the heaviest kind of layout) every 2 s;
 * reads what the server measured itself (``--timing``): each walk request's wait from
   its arrival to its first turn (the ``Server-Timing`` header) and, from
   ``GET /api/debug/turns``, the longest turn of each route and work thread and the
@@ -56,7 +56,7 @@ LECTURE = {"preset": "lecture"}
 
 
 def big_graph():
-    """A 176-node graph in 1,000 characters: each node the product of the two before it
+    """A 166-node graph in 1,000 characters: each node the product of the two before it
     plus a leaf, so long edges cross many ranks (the layout's heaviest work)."""
     leaves = "abcdef"
     parts = [f"{x}={v}" for x, v in zip(leaves, (0.5, -0.3, 0.7, 0.2, -0.9, 1.1))]

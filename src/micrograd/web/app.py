@@ -20,6 +20,7 @@ Routes (JSON in and out; every error is ``{"error": message}`` with a 4xx status
     POST   /api/play/{sid}/inspect  follow one point: its whole graph, data and grad
     DELETE /api/play/{sid}/inspect  stop following it
     DELETE /api/play/{sid}        drop a session
+    GET    /api/debug/turns       the waits for turns (only with timing=True: --timing)
 
 How a request flows: the guard (``web/server/guard.py``) refuses foreign hosts and
 origins and bodies over the cap; the route (``web/routers/``) reads the body through its
