@@ -16,7 +16,8 @@ Each round starts one real ``micrograd serve --port 0 --timing`` (127.0.0.1 only
   the page sends it) every 0.25 s; then as long again with, besides, a big graph's walk
   (166 nodes, the heaviest kind of layout) every 2 s;
 * reads what the server measured itself (``--timing``): each walk request's wait from
-  its arrival to its first turn (the ``Server-Timing`` header) and, from
+  its arrival (the event loop read its last byte) to its first turn (the
+  ``Server-Timing`` header) and, from
   ``GET /api/debug/turns``, the longest turn of each route and work thread and the
   longest hold of training (a session kept waiting between two training turns while
   something else ran), for each of the two phases;

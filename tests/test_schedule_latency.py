@@ -271,3 +271,35 @@ def test_a_turn_note_counts_the_wait_from_the_arrival():
     assert note.wait is None
     note.start = 10.25
     assert note.wait == pytest.approx(0.25)
+
+
+def test_micrograd_serve_timing_reports_the_waits_of_a_real_server():
+    import http.client
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    env = dict(os.environ, PYTHONPATH=str(root / "src") + os.pathsep
+               + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.Popen([sys.executable, "-m", "micrograd", "serve", "--port", "0",
+                             "--timing"], stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True, env=env, cwd=root)
+    try:
+        port = int(re.search(r"127\.0\.0\.1:(\d+)/", proc.stdout.readline()).group(1))
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=HANG)
+        conn.request("POST", "/api/walk", body=json.dumps({"preset": "lecture"}),
+                     headers={"content-type": "application/json"})
+        r = conn.getresponse()
+        assert r.status == 200 and json.loads(r.read())["walk"]
+        wait = float(re.search(r"wait;dur=([\d.]+)", r.getheader("server-timing")).group(1))
+        conn.request("GET", "/api/debug/turns")
+        report = json.loads(conn.getresponse().read())
+        assert report["routes"]["walk"]["wait_ms"]["max"] == pytest.approx(wait, abs=1e-3)
+        conn.close()
+    finally:
+        proc.terminate()
+        proc.wait(HANG)
+        proc.stdout.close()

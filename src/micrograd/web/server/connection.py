@@ -8,9 +8,10 @@ deadline: from the connection's opening (or the first byte of the next request o
 kept-alive connection) to the request's last byte. A client too slow gets a 408 and the
 connection is closed. The time the server then spends answering is not counted.
 
-It also notes when each request's first byte arrived (``time.perf_counter``), in the
-request's ASGI scope (``scope["state"][timing.ARRIVAL]``): a request's wait for its turn
-is counted from there (``web/server/timing.py``).
+It also notes when each request has arrived whole (``time.perf_counter``: when the
+event loop read its last byte), in the request's ASGI scope
+(``scope["state"][timing.ARRIVAL]``): a request's wait for its turn is counted from there
+(``web/server/timing.py``), the time a slow client takes to send it is not.
 
     >>> protocol = timed_protocol(request_timeout=10.0)   # uvicorn.Config(http=protocol)
 """
@@ -45,22 +46,16 @@ class TimedH11Protocol(H11Protocol):
 
     def connection_made(self, transport):
         self._deadline = None
-        self._first_byte = None
         super().connection_made(transport)
         self._arm()
 
     def data_received(self, data):
-        now = time.perf_counter()
-        if self._first_byte is None and self.conn.their_state is h11.IDLE:
-            self._first_byte = now   # the first byte of a new request
-        scope = getattr(self, "scope", None)
         super().data_received(data)
-        if self.scope is not scope and isinstance(self.scope.get("state"), dict):
-            # a request's head arrived whole: its scope is new
-            self.scope["state"][ARRIVAL] = self._first_byte or now
-            self._first_byte = None
         if self.conn.their_state in _RECEIVED or self.transport.is_closing():
             self._disarm()           # the request is all here: the clock stops
+            state = self.scope.get("state") if self.scope is not None else None
+            if isinstance(state, dict):
+                state.setdefault(ARRIVAL, time.perf_counter())
         else:
             self._arm()              # part of a request: the clock runs (if not already)
 

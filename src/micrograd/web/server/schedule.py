@@ -58,7 +58,7 @@ __all__ = ["WALK", "TurnScheduler", "TurnNote"]
 
 
 class TurnNote:
-    """When a job's request arrived (``arrival``: its first byte, when the connection
+    """When a job's request arrived (``arrival``: its last byte, when the connection
     says so, else when it was queued), when it was queued, when its first turn began
     and its last ended (``time.perf_counter`` seconds), how many turns it took and the
     longest one."""

@@ -4,8 +4,8 @@
 by default:
 
 * every answer of a job carries a ``Server-Timing`` header (the standard one a browser's
-  developer tools show): ``wait`` (ms from the request's arrival to its first turn: the
-  first byte's arrival as the connection saw it, ``web/server/connection.py``), ``run``
+  developer tools show): ``wait`` (ms from the request's arrival to its first turn: when
+  the event loop read its last byte, ``web/server/connection.py``), ``run``
   (its first turn's start to its last's end), ``longest`` (its longest turn) and
   ``turns`` (how many);
 * ``GET /api/debug/turns`` (``?reset=true`` starts afresh): per route, the jobs, their
