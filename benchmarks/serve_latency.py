@@ -17,15 +17,15 @@ Each round starts one real ``micrograd serve --port 0 --timing`` (127.0.0.1 only
   (166 nodes, the heaviest kind of layout) every 2 s;
 * reads what the server measured itself (``--timing``): each walk request's wait from
   its arrival (the event loop read its last byte) to its first turn (the
-  ``Server-Timing`` header) and, from
-  ``GET /api/debug/turns``, the longest turn of each route and work thread and the
-  longest hold of training (a session kept waiting between two training turns while
-  something else ran), for each of the two phases;
+  ``Server-Timing`` header) and, from ``GET /api/debug/turns``, the longest turn of
+  each work thread and the longest hold of training (a session kept waiting between two
+  training turns while something else ran), for each of the two phases;
 * and the client's end-to-end time of each walk request, and the machine's load average
   (``os.getloadavg``) at the start and the end of the measurement.
 
 It prints each round, then the median and the range over the rounds (and, with
-``--baseline``, the same for the other checkout, its rounds interleaved with these).
+``--baseline``, the same for the other checkout, its rounds interleaved with these, and
+the ratio of the medians, this checkout's over the baseline's).
 """
 
 from __future__ import annotations
@@ -251,6 +251,13 @@ def main():
     for label, _ in sources:
         for phase in PHASES:
             show(f"{label}, {phase}", results[label, phase])
+    if args.baseline:
+        for phase in PHASES:
+            print(f"this checkout / baseline, {phase} (ratio of the medians)")
+            for row in ROWS[:-2]:
+                now, then = (statistics.median(r[row] for r in results[label, phase])
+                             for label in ("this checkout", "baseline"))
+                print(f"  {row:26s} {now / then if then else float('nan'):9.2f}")
 
 if __name__ == "__main__":
     main()
