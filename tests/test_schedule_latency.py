@@ -287,9 +287,9 @@ def test_micrograd_serve_timing_reports_the_waits_of_a_real_server():
     proc = subprocess.Popen([sys.executable, "-m", "micrograd", "serve", "--port", "0",
                              "--timing"], stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL, text=True, env=env, cwd=root)
+    port = int(re.search(r"127\.0\.0\.1:(\d+)/", proc.stdout.readline()).group(1))
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=HANG)
     try:
-        port = int(re.search(r"127\.0\.0\.1:(\d+)/", proc.stdout.readline()).group(1))
-        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=HANG)
         conn.request("POST", "/api/walk", body=json.dumps({"preset": "lecture"}),
                      headers={"content-type": "application/json"})
         r = conn.getresponse()
@@ -298,8 +298,8 @@ def test_micrograd_serve_timing_reports_the_waits_of_a_real_server():
         conn.request("GET", "/api/debug/turns")
         report = json.loads(conn.getresponse().read())
         assert report["routes"]["walk"]["wait_ms"]["max"] == pytest.approx(wait, abs=1e-3)
-        conn.close()
     finally:
+        conn.close()
         proc.terminate()
         proc.wait(HANG)
         proc.stdout.close()
