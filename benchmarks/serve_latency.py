@@ -16,10 +16,11 @@ Each round starts one real ``micrograd serve --port 0 --timing`` (127.0.0.1 only
   the page sends it) every 0.25 s; then as long again with, besides, a big graph's walk
   (166 nodes, the heaviest kind of layout) every 2 s;
 * reads what the server measured itself (``--timing``): each walk request's wait from
-  its arrival (the event loop read its last byte) to its first turn (the
-  ``Server-Timing`` header) and, from ``GET /api/debug/turns``, the longest turn of
-  each work thread and the longest hold of training (a session kept waiting between two
-  training turns while something else ran), for each of the two phases;
+  its arrival (the event loop read its last byte) to its first turn, and the part of it
+  spent in the scheduler's queue (the ``Server-Timing`` header) and, from
+  ``GET /api/debug/turns``, the longest turn of each work thread and the longest hold
+  of training (a session kept waiting between two training turns while something else
+  ran), for each of the two phases;
 * and the client's end-to-end time of each walk request, and the machine's load average
   (``os.getloadavg``) at the start and the end of the measurement.
 
@@ -164,11 +165,14 @@ def measure(port, admin, seconds, steps, with_big):
     rate = (steps.value - steps0) / (time.monotonic() - t0)
     _, turns = admin.call("GET", "/api/debug/turns")
     waits = [m["wait"] for _, m in small]
+    queues = [m.get("queue", float("nan")) for _, m in small]  # (an older server: none)
     e2e = [1e3 * dt for dt, _ in small]
     threads = turns["threads"]
     return {"wait p50": statistics.median(waits), "wait p95": pct(waits, 0.95),
-            "wait max": max(waits), "end-to-end p50": statistics.median(e2e),
-            "end-to-end p95": pct(e2e, 0.95), "end-to-end max": max(e2e),
+            "wait max": max(waits), "queue p50": statistics.median(queues),
+            "queue p95": pct(queues, 0.95), "queue max": max(queues),
+            "end-to-end p50": statistics.median(e2e), "end-to-end p95": pct(e2e, 0.95),
+            "end-to-end max": max(e2e),
             "big walk end-to-end max": max((1e3 * dt for dt, _ in big), default=0.0),
             "longest walk turn": threads["walk"]["longest_turn_ms"],
             "longest training turn": threads["session"]["longest_turn_ms"],
@@ -203,7 +207,8 @@ def one_round(source, seconds):
 
 
 PHASES = ("beside training", "beside training and big walks")
-ROWS = ["wait p50", "wait p95", "wait max", "end-to-end p50", "end-to-end p95",
+ROWS = ["wait p50", "wait p95", "wait max", "queue p50", "queue p95", "queue max",
+        "end-to-end p50", "end-to-end p95",
         "end-to-end max", "big walk end-to-end max", "longest walk turn",
         "longest training turn", "longest training hold", "steps/s", "load start",
         "load end"]
@@ -241,7 +246,9 @@ def main():
             for phase, r in zip(PHASES, one_round(source, args.seconds)):
                 results[label, phase].append(r)
                 print(f"round {k + 1} {label}, {phase}: wait p50/p95/max "
-                      f"{r['wait p50']:.1f} / {r['wait p95']:.1f} / {r['wait max']:.1f} ms, "
+                      f"{r['wait p50']:.1f} / {r['wait p95']:.1f} / {r['wait max']:.1f} ms "
+                      f"(in the queue {r['queue p50']:.1f} / {r['queue p95']:.1f} / "
+                      f"{r['queue max']:.1f} ms), "
                       f"end-to-end {r['end-to-end p50']:.1f} / {r['end-to-end p95']:.1f} / "
                       f"{r['end-to-end max']:.1f} ms (n={r['n']}); longest turn: walk "
                       f"{r['longest walk turn']:.0f} ms, training step "

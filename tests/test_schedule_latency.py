@@ -249,7 +249,8 @@ def test_timing_is_reported_only_when_asked_for():
         r = c.post("/api/walk", json={"expr": big_graph()})
         header = r.headers["server-timing"]
         metrics = dict(re.findall(r"(\w+);(?:dur|desc)=\"?([\d.]+)", header))
-        assert set(metrics) == {"wait", "run", "longest", "turns"}
+        assert set(metrics) == {"wait", "queue", "run", "longest", "turns"}
+        assert 0 <= float(metrics["queue"]) <= float(metrics["wait"])
         assert int(metrics["turns"]) >= 4
         assert 0 <= float(metrics["longest"]) <= float(metrics["run"])
         report = c.get("/api/debug/turns").json()

@@ -5,7 +5,8 @@ by default:
 
 * every answer of a job carries a ``Server-Timing`` header (the standard one a browser's
   developer tools show): ``wait`` (ms from the request's arrival to its first turn: when
-  the event loop read its last byte, ``web/server/connection.py``), ``run``
+  the event loop read its last byte, ``web/server/connection.py``), ``queue`` (the part
+  of it from the job's queueing, once the route had read and checked the body), ``run``
   (its first turn's start to its last's end), ``longest`` (its longest turn) and
   ``turns`` (how many);
 * ``GET /api/debug/turns`` (``?reset=true`` starts afresh): per route, the jobs, their
@@ -107,7 +108,8 @@ class ServerTiming:
             note = scope.get("state", {}).get(NOTE)
             if message["type"] == "http.response.start" and note is not None \
                     and note.start is not None:
-                value = (f"wait;dur={_ms(note.wait)}, run;dur={_ms(note.end - note.start)}, "
+                value = (f"wait;dur={_ms(note.wait)}, queue;dur={_ms(note.start - note.queued)}, "
+                         f"run;dur={_ms(note.end - note.start)}, "
                          f"longest;dur={_ms(note.longest)}, turns;desc=\"{note.turns}\"")
                 message = {**message, "headers": [*message.get("headers", ()),
                                                   (b"server-timing", value.encode())]}
