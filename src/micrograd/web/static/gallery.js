@@ -40,9 +40,10 @@ function rich(text) {
   return frag;
 }
 
-/** A number as the page shows it, its full value in the title and data-value. */
+/** A number as the page shows it, its full value in the title and data-value (a text,
+ *  such as a fact's sentence, as it is). */
 function numberCell(x, tag = "td") {
-  const cell = el(tag, { text: fmt(x) });
+  const cell = typeof x === "string" ? el(tag, {}, rich(x)) : el(tag, { text: fmt(x) });
   if (x !== null && x !== undefined) {
     cell.dataset.value = String(x);
     cell.title = String(x);
