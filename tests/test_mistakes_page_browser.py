@@ -64,6 +64,8 @@ READ_CARD = """(card) => ({
   facts: Object.fromEntries([...card.querySelectorAll('.mg-g-facts dt')].map((dt) =>
     [dt.textContent, dt.nextElementSibling.dataset.value])),
   walk: (card.querySelector('a.mg-g-walklink') || {}).hash || null,
+  overflow: (() => { const box = card.querySelector('.mg-g-scroll');
+                     return box ? box.scrollWidth - box.clientWidth : 0; })(),
   visible: card.getBoundingClientRect().width,
 })"""
 
@@ -135,6 +137,8 @@ def test_every_entry_is_shown_with_its_numbers(browser, server, expected, size):
             seen = card.evaluate(READ_CARD)
             check_card(seen, expected[key])
             assert 0 < seen["visible"] <= width, (key, seen["visible"])
+            if len(seen["heads"]) <= 4:  # a graph of one or two leaves: its table fits
+                assert seen["overflow"] <= 0, (key, seen["overflow"])
             walk = expected[key]["walk"]
             assert (seen["walk"] is not None) == (walk is not None), key
         # nothing wider than the window: wide tables scroll inside their own box
