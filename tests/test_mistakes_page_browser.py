@@ -209,6 +209,7 @@ def test_keyboard_only(browser, server, expected):  # noqa: F811
         page.keyboard.press("Enter")
         now = focused(page)
         assert now["key"] == "no_zero_grad" and now["id"].endswith("no_zero_grad-title")
+        assert "mistake=no_zero_grad" in page.evaluate("location.hash")
         top = page.evaluate("document.activeElement.getBoundingClientRect().top")
         assert 0 <= top < 800  # scrolled to it
         # on through the entry (its code and its numbers can be scrolled by keys) to the link
@@ -216,7 +217,8 @@ def test_keyboard_only(browser, server, expected):  # noqa: F811
         while "mg-g-walklink" not in stops[-1]["cls"]:
             stops.append(tab_until(page, lambda f: True, limit=1))
             assert len(stops) < 10, stops
-        assert [s["cls"] for s in stops[:2]] == ["", "mg-g-scroll"]  # the code, the table
+        # its own link, the code, the table
+        assert [s["cls"] for s in stops[:3]] == ["mg-g-self", "", "mg-g-scroll"]
         ARTIFACTS.mkdir(exist_ok=True)
         page.screenshot(path=str(ARTIFACTS / "mistakes-keyboard.png"))
         page.keyboard.press("Enter")
@@ -224,5 +226,23 @@ def test_keyboard_only(browser, server, expected):  # noqa: F811
         page.wait_for_selector("#w-graph g.node")
         assert page.input_value("#w-mode") == "no_zero_grad"
         assert "mode=no_zero_grad" in page.evaluate("location.hash")
+    finally:
+        page.close()
+
+
+def test_a_link_to_one_mistake_opens_the_gallery_there(browser, server):  # noqa: F811
+    page = browser.new_page(viewport={"width": 390, "height": 844})
+    try:
+        key = "deep_recursive_topo"
+        page.goto(f"{server}#page=mistakes&mistake={key}")
+        page.wait_for_selector("#page-mistakes[data-state=ready]", timeout=120_000)
+        assert focused(page)["key"] == key
+        top = page.evaluate("document.activeElement.getBoundingClientRect().top")
+        assert 0 <= top < 844, top  # in view, the numbers above it drawn since
+        # each entry's own link is that link
+        href = page.get_attribute("article[data-key=assign] a.mg-g-self", "href")
+        assert href == "#page=mistakes&mistake=assign"
+        page.click("article[data-key=assign] a.mg-g-self")
+        page.wait_for_function("document.activeElement.id.endsWith('assign-title')")
     finally:
         page.close()

@@ -37,7 +37,7 @@ async function main() {
   const url = new HashState();
   const walk = new Walk(byId("page-walk"), { client, meta, url, idPrefix: "w-" });
   const play = new Playground(byId("page-play"), { client, meta, url, idPrefix: "p-", banner });
-  const gallery = new Gallery(byId("page-mistakes"), { client, idPrefix: "m-" });
+  const gallery = new Gallery(byId("page-mistakes"), { client, url, idPrefix: "m-" });
 
   function showPage(name, push) {
     for (const p of PAGES) {
@@ -57,7 +57,7 @@ async function main() {
   const moved = () => {
     if (!url.moved()) return;  // the page's own change: no news
     if (url.read().get("page") === "play") { location.reload(); return; }
-    if (url.read().get("page") === "mistakes") { showPage("mistakes"); return; }
+    if (url.read().get("page") === "mistakes") { showPage("mistakes"); gallery.fromUrl(); return; }
     const fresh = !walk.started;
     showPage("walk");
     if (!fresh) walk.fromUrl();

@@ -1,12 +1,15 @@
 /* The gallery of classic mistakes, as a component: each entry the code a learner writes,
  * what it does to the numbers, why, and the fix.
  *
- *   const gallery = new Gallery(root, { client, idPrefix });
+ *   const gallery = new Gallery(root, { client, url, idPrefix });
  *     root      an empty element: the gallery fills it
  *     client    client.js's interface (mistakes.list, mistakes.run)
+ *     url       a HashState: the entry in view is the URL's `mistake` key (a teacher's
+ *               link to one entry: #page=mistakes&mistake=assign); optional
  *     idPrefix  the prefix of its parts' ids (default: one of its own)
  *   gallery.start()  lists the entries and runs them, one after another (once; later
  *                    calls do nothing)
+ *   gallery.fromUrl()  brings the entry the URL names into view (back, forward, a link)
  *
  * Every text and number here is the Python side's (micrograd.mistakes, through
  * web/handlers/mistakes.py): the learner's code as the package ships it, the numbers
@@ -52,9 +55,10 @@ function numberCell(x, tag = "td") {
 }
 
 export class Gallery {
-  constructor(root, { client, idPrefix } = {}) {
+  constructor(root, { client, url = null, idPrefix } = {}) {
     this.root = root;
     this.client = client;
+    this.url = url;
     this.prefix = idPrefix || uniquePrefix("gallery");
     this.started = false;
     this.entries = [];     // the Python side's entries, in the gallery's order
@@ -79,6 +83,7 @@ export class Gallery {
     this.drawToc();
     for (const entry of this.entries) this.$("entries").appendChild(this.card(entry));
     this.root.dataset.state = "running";
+    this.fromUrl();
     await this.runAll();
   }
 
@@ -109,14 +114,24 @@ export class Gallery {
     const list = el("ol");
     for (const entry of this.entries) {
       const b = el("button", { type: "button", class: "mg-g-jump" }, rich(entry.title));
-      b.onclick = () => {
-        const heading = this.cards.get(entry.key).querySelector("h3");
-        heading.scrollIntoView({ block: "start" });
-        heading.focus();
-      };
+      b.onclick = () => this.show(entry.key, true);
       list.appendChild(el("li", {}, b));
     }
     this.$("toc").replaceChildren(list);
+  }
+
+  /** the entry the URL names, in view with the focus on its title */
+  fromUrl() {
+    const key = this.url ? this.url.read().get("mistake") : null;
+    if (key && this.cards.has(key)) this.show(key, false);
+  }
+
+  /** an entry in view, the focus on its title; `write`: the URL names it */
+  show(key, write) {
+    const card = this.cards.get(key);
+    card.scrollIntoView({ block: "start" });
+    card.querySelector("h3").focus({ preventScroll: true });
+    if (write && this.url) this.url.write({ mistake: key });
   }
 
   /** an entry's card: everything but the run's numbers (those arrive with `fill`) */
@@ -137,7 +152,9 @@ export class Gallery {
     } else {
       run.append(el("p", { class: "mg-g-wait", text: "running…" }));
     }
-    card.append(heading, el("div", { class: "mg-g-body" }, code, run),
+    const self = el("a", { class: "mg-g-self", href: `#page=mistakes&mistake=${encodeURIComponent(entry.key)}`,
+                           text: "link to this mistake" });
+    card.append(heading, self, el("div", { class: "mg-g-body" }, code, run),
                 el("h4", { text: "Why" }), el("p", { class: "mg-g-why" }, rich(entry.why)),
                 el("h4", { text: "The fix" }),
                 el("pre", { class: "mg-g-fix" }, el("code", { text: entry.fix })));
