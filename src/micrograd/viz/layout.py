@@ -34,10 +34,11 @@ FONT_SIZE = 12.0  # px, monospace
 CHAR_W = 0.6 * FONT_SIZE  # advance of a monospace glyph (DejaVu Sans Mono: 0.602 em)
 CELL_PAD = 6.0  # px either side of a record cell's text
 RECORD_H = 26.0
-ROW_H = 20.0  # px, one cell of a stacked record
+ROW_H = 18.0  # px, one cell of a stacked record
 OP_H = 24.0
 OP_MIN_W = 30.0
 RANK_GAP = 34.0  # px between two columns (LR) or rows (TB)
+STACK_RANK_GAP = 22.0  # the same, between the ranks of stacked records (narrow screens)
 NODE_GAP = 12.0  # px between two boxes of one column
 DUMMY_EXT = 2.0
 DUMMY_GAP = 6.0
@@ -200,7 +201,8 @@ def layout(root, rankdir="LR", show_grad=True, stack=False):
     _rank(g, edges)                                        # step 1
     chains = _chains(g, edges)                             # step 2
     layers, crossings = _order(g, chains)                  # step 3
-    boxes, width, height = _coordinates(g, layers, lr)     # step 4
+    gap = STACK_RANK_GAP if stack else RANK_GAP
+    boxes, width, height = _coordinates(g, layers, lr, gap)  # step 4
     lay = _assemble(g, edges, chains, boxes, width, height, rankdir, show_grad, crossings)
     lay.stack = bool(stack)
     return lay
@@ -350,7 +352,7 @@ def _order(g, chains):
     return best_layers, best
 
 
-def _coordinates(g, layers, lr):
+def _coordinates(g, layers, lr, rank_gap=RANK_GAP):
     """Step 4: a box per vertex. Ranks are columns (``lr``) or rows, as wide as their
     widest box; inside one, each box is pulled towards the mean of its neighbours by
     isotonic regression, which keeps the order and the gaps. Returns ``(boxes, width,
@@ -398,8 +400,8 @@ def _coordinates(g, layers, lr):
     acc = MARGIN
     for r in range(nranks):
         rank_start[r] = acc
-        acc += rank_size[r] + RANK_GAP
-    extent_across = acc - RANK_GAP + MARGIN if nranks else 2 * MARGIN
+        acc += rank_size[r] + rank_gap
+    extent_across = acc - rank_gap + MARGIN if nranks else 2 * MARGIN
 
     boxes = []
     for v in range(nv):
