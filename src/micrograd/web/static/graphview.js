@@ -36,7 +36,9 @@ const GV_FONT = 12;          // px: the layout measures its texts in this font
 const GV_MIN_TEXT = 11;      // px: no text below this at the opening zoom
 const GV_MAX_ZOOM = 4;
 const GV_OPEN_ZOOM = 1.25;   // the most a small graph is enlarged when it opens
-const GV_SHARE = 0.62;       // the view grows up to this share of the window's height
+const GV_SHARE = 0.62;       // the view grows up to this share of the window's height,
+const GV_ROOM = 0.4;         // within the room left below its top on the first screen (but
+                             // to this share at least)
 const GV_MIN_H = 120;        // px: the view's least height
 const GV_NARROW = 600;       // px: a view narrower than this draws top to bottom, stacked
 const GV_PAD = 8;            // px kept free around a fitted graph and a shown node
@@ -251,6 +253,7 @@ export class GraphView {
     this._drawMini();
     this.svg.setAttribute("aria-label", `${this.opts.label || "graph"}: ${graph.nodes.length} nodes`);
     this.opening();
+    this._recheck = true;  // the page around may move the view when it draws this graph
   }
 
   /** texts and classes of the current state (texts as the server formatted them) */
@@ -274,6 +277,14 @@ export class GraphView {
     for (const e of this.graph.edges) this.edgeEls[e.id].setAttribute("class", `edge ${ec[e.id] || ""}`);
     this.lastState = state;
     this._drawFolds();
+    if (this._recheck) {  // the first state of a new graph: the page around it is drawn
+      this._recheck = false;
+      const room = this._roomNow();
+      if (Math.abs(room - this._room) > 1) {  // (two Infinities: NaN, no change)
+        this._room = room;
+        this.opening();
+      }
+    }
   }
 
   /* ---------------------------------------------------------------- folding */
@@ -375,6 +386,13 @@ export class GraphView {
     this._w = this.port.clientWidth || 1;
     this._h = this.port.clientHeight || 1;
     this._winH = window.innerHeight;
+    this._room = this._roomNow();
+  }
+
+  /** the window's height left below the port's top, when it starts on the first screen */
+  _roomNow() {
+    const top = this.port.getBoundingClientRect().top + window.scrollY;
+    return top < window.innerHeight ? window.innerHeight - top - GV_PAD : Infinity;
   }
 
   _size() {
@@ -383,7 +401,10 @@ export class GraphView {
   }
 
   /** the tallest the port grows: a share of the window */
-  _maxH() { return Math.max(GV_MIN_H, Math.round(this._winH * GV_SHARE)); }
+  _maxH() {
+    const share = Math.min(this._winH * GV_SHARE, Math.max(this._winH * GV_ROOM, this._room));
+    return Math.max(GV_MIN_H, Math.round(share));
+  }
 
   /** the zoom that shows all of graph g in this port as tall as it may grow */
   _fitK(g) {
