@@ -35,6 +35,7 @@ LOG = [
                                                                 "n1", "n2", "n3"]}),
     ("walk.build", {"preset": "lecture", "values": {"c": 7.25}, "assign": True}),
     ("walk.build", {"preset": "neuron"}),
+    ("walk.build", {"preset": "neuron", "rankdir": "TB", "stack": True}),  # a phone's
     ("walk.build", {"preset": "diamond"}),
     ("walk.build", {"preset": "diamond", "recursive": True, "values": {"a": -1.5}}),
     ("walk.check", {"preset": "diamond", "values": {}, "answer": 15}),
