@@ -35,7 +35,6 @@ LOG = [
                                                                 "n1", "n2", "n3"]}),
     ("walk.build", {"preset": "lecture", "values": {"c": 7.25}, "assign": True}),
     ("walk.build", {"preset": "neuron"}),
-    ("walk.build", {"preset": "neuron", "rankdir": "TB", "stack": True}),  # a phone's
     ("walk.build", {"preset": "diamond"}),
     ("walk.build", {"preset": "diamond", "recursive": True, "values": {"a": -1.5}}),
     ("walk.check", {"preset": "diamond", "values": {}, "answer": 15}),
@@ -53,6 +52,7 @@ LOG = [
     ("play.step", {"sid": "$sid", "steps": 1}),
     ("play.reset", {"sid": "$sid", "init_seed": 7}),
     ("play.step", {"sid": "unknown-session", "steps": 1}),  # lost
+    ("walk.build", {"preset": "neuron", "rankdir": "TB", "stack": True}),  # a phone's
 ]
 
 def routes():
