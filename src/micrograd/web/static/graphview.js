@@ -44,6 +44,8 @@ const GV_NARROW = 600;       // px: a view narrower than this draws top to botto
 const GV_PAD = 8;            // px kept free around a fitted graph and a shown node
 const GV_MINI_W = 160, GV_MINI_H = 34;  // px: the overview map's largest size
 
+function framed() { return window.parent !== window; }
+
 /** the layouts a view asks for, best first: the lecture's left to right, then the same
  *  with stacked records; top to bottom with stacked records on a narrow view */
 function layoutsFor(width) {
@@ -385,12 +387,16 @@ export class GraphView {
   _measure() {
     this._w = this.port.clientWidth || 1;
     this._h = this.port.clientHeight || 1;
-    this._winH = window.innerHeight;
+    // in a frame (a lesson on another origin) the window grows with the walk: the
+    // screen's height bounds it
+    this._winH = framed() ? Math.min(window.innerHeight, screen.availHeight || Infinity)
+      : window.innerHeight;
     this._room = this._roomNow();
   }
 
   /** the window's height left below the port's top, when it starts on the first screen */
   _roomNow() {
+    if (framed()) return Infinity;
     const top = this.port.getBoundingClientRect().top + window.scrollY;
     return top < window.innerHeight ? window.innerHeight - top - GV_PAD : Infinity;
   }
