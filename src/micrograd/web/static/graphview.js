@@ -363,7 +363,8 @@ export class GraphView {
   /** Ask for a graph in the layout that fits this view best, and resolve with the
    * document whose `graph` that is: `ask(layout)` resolves with a document for a layout
    * ({rankdir, stack}); the layouts are asked one after another until one fits whole
-   * with text of 11 px, else the one that comes closest is kept. `key` names the graph:
+   * with text of 11 px, else the one that comes closest is kept (a graph too large for
+   * any to fit is asked for once). `key` names the graph:
    * asked again under the same key, the layout chosen last is asked for at once. */
   async fitted(ask, key) {
     this._measure();
@@ -375,7 +376,9 @@ export class GraphView {
       const doc = await ask(how);
       const k = this._fitK(doc.graph);
       if (!best || k > best.k) best = { doc, k, how };
-      if (k >= GV_MIN_TEXT / GV_FONT) break;
+      // fitted; or so far from it that the next layout (records a third as wide at
+      // best) cannot fit either: a large graph is not laid out twice
+      if (k >= GV_MIN_TEXT / GV_FONT || k < GV_MIN_TEXT / GV_FONT / 3) break;
     }
     this._picked = { key, how: best.how };
     return best.doc;
