@@ -116,8 +116,9 @@ class _EditableGraph:
         except WalkError as err:
             raise WalkViewError(str(err)) from None
 
-    def layout(self, w):
-        """The viz layout with the walk's grads in the records. Every node the steps name
+    def layout(self, w, rankdir="LR", stack=False):
+        """The viz layout (``rankdir``, ``stack``: micrograd.viz.layout's) with the walk's
+        grads in the records. Every node the steps name
         is named in its record (an unnamed op node shows its id, ``n2``), and each record
         is measured with the widest grad text it shows during the walk."""
         widest = {}
@@ -132,7 +133,8 @@ class _EditableGraph:
             final = w.grads[n.id]
             n.grad = widest[n.id][1] if len(widest.get(n.id, ("",))[0]) > len(
                 w.grad_cells[n.id]) else final
-        lay = _viz.layout_to_dict(_viz.layout((self.nodes, self.edges)))
+        lay = _viz.layout_to_dict(_viz.layout((self.nodes, self.edges), rankdir=rankdir,
+                                              stack=stack))
         for d in lay["nodes"]:  # the records say the walk's final grads
             d["grad"] = encode(w.grads[d["id"]])
             d["cells"][-1] = w.grad_cells[d["id"]]
@@ -247,10 +249,12 @@ def _node(g, name, what):
 
 
 def build(source, values=None, *, assign=False, recursive=False, no_zero_grad=False,
-          title="", preset=None, ask=None, of=None, questions=tuple(walk_questions.KINDS)):
-    """The page's document for one graph: ``graph`` (the layout, records showing the
-    walk's final grads), ``walk`` (the encoded ``Walk``), the leaves, the edges' texts,
-    the neurons, the reused-node lesson, the question d(of)/d(ask) and the sequence of
+          title="", preset=None, ask=None, of=None, questions=tuple(walk_questions.KINDS),
+          rankdir="LR", stack=False):
+    """The page's document for one graph: ``graph`` (the layout in the page's
+    ``rankdir``, its records' cells side by side or ``stack``-ed, showing the walk's
+    final grads), ``walk`` (the encoded ``Walk``), the leaves, the edges' texts, the
+    neurons, the reused-node lesson, the question d(of)/d(ask) and the sequence of
     ``questions`` of the kinds asked (``walk_questions``; their answers are not sent)."""
     modes = [m for m, on in (("assign", assign), ("recursive", recursive),
                              ("no_zero_grad", no_zero_grad)) if on]
@@ -265,7 +269,7 @@ def build(source, values=None, *, assign=False, recursive=False, no_zero_grad=Fa
         raise WalkViewError(f"this walk has {len(w.forward) + len(w.backward)} steps; the "
                             f"cap is {limits.MAX_STEPS}")
     return {"title": title, "source": source.strip(), "mode": mode,
-            "graph": g.layout(w), "walk": encode(w),
+            "graph": g.layout(w, rankdir, stack), "walk": encode(w),
             "leaves": [{"id": n.id, "name": name, "value": encode(n.value.data)}
                        for name, n in g.leaves.items()],
             "free": g.free, "edge_notes": _edge_notes(g), "neurons": _neurons(g),
