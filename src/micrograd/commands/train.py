@@ -463,8 +463,8 @@ def run(args):
     if problem:
         return _refuse(args, problem)
 
+    from ..interrupts import checkpoint, ctrl_c_guard
     from ..losses import LOSSES as LOSS_SPECS
-    from ..interrupts import ctrl_c_guard
     from ..train_runners import get_runner
 
     spec = LOSS_SPECS[args.loss]
@@ -480,9 +480,11 @@ def run(args):
               file=sys.stderr)
         return 1
 
+    checkpoint()  # a press held through the imports stops here: nothing written yet
     r = _prepare(args, spec, engine)
     if r is None:
         return 1
+    checkpoint()  # and one held through the set-up (data, model, trace)
     b = r.built
     nin, n_out = len(b.X_train[0]), b.n_outputs
     print(f"{args.dataset}: {len(b.X_train)} train / {len(b.X_test)} test points, "
@@ -512,6 +514,7 @@ def _train_and_write(r, ctrl_c):
     args, b = r.args, r.built
     model = b.model
     ctrl_c.mode = "train"
+    ctrl_c.pending = False  # a press since the last checkpoint: fit stops after a step
     t0 = time.perf_counter()
     hist = fit(model, b.X_train, b.y_train, loss=b.loss, optimizer=b.optimizer,
                epochs=args.epochs, batch_size=r.batch_size, X_test=b.X_test or None,
@@ -556,8 +559,8 @@ def _train_and_write(r, ctrl_c):
         io.save(model, model_path, meta={"args": args_meta, "final": final})
         written.insert(0, model_path)
         if not args.no_plots and ctrl_c.presses == trained_presses:
-            ctrl_c.mode = "abort"  # pictures are optional: a press skips the rest
-            try:
+            ctrl_c.mode = "hold"  # pictures are optional: a press skips the rest, at
+            try:  # the next checkpoint (never inside matplotlib or a file write)
                 _pictures(r, hist, last, written)
             except KeyboardInterrupt:
                 skipped = True
@@ -583,17 +586,21 @@ def _pictures(r, hist, last, written):
     """Learning curves, decision boundary and its animation, each appended to
     ``written`` as soon as it is on disk."""
     from .. import plot
+    from ..interrupts import checkpoint
 
     args, b = r.args, r.built
     Xte, yte = b.X_test or None, b.y_test or None
+    checkpoint()
     written.append(plot.plot_learning_curves(
         hist, path=os.path.join(args.out, "curves.png"), title=args.dataset))
     if r.two_d:
+        checkpoint()
         written.append(plot.plot_decision_boundary(
             b.model, b.X_train, b.y_train, Xte, yte,
             path=os.path.join(args.out, "boundary.png"),
             title=f"{args.dataset}: train {last['train_acc']:.0%}"))
         if r.frames:
+            checkpoint()
             written.append(plot.animate_boundary(
                 b.model, r.frames, b.X_train, b.y_train,
                 os.path.join(args.out, "boundary.gif"), Xte, yte,
