@@ -46,8 +46,9 @@ eager: points x parameters <= 5,000,000; traced: points x neurons <= 20,000,000.
 
 Ctrl-C stops after the current step (a second press abandons the step in progress) and
 still writes history.json, model.json and the pictures; presses while history.json and
-model.json are written wait until both are complete; a press while the pictures are
-drawn skips the rest. Every file is written whole (a temporary file, then renamed).
+model.json are written wait until both are complete; a press while a picture is
+drawn lets it finish and skips the rest. Every file is written whole (a temporary
+file, then renamed).
 
 exit codes: 0 done; 2 refused options; 1 cannot write the output, or training diverged
 (the loss became nan/inf: history.json is written, the model is not; try a smaller --lr);
@@ -502,8 +503,8 @@ def _train_and_write(r, ctrl_c):
     Ctrl-C (``micrograd.interrupts.CtrlC``): while training, the first press stops after the
     current step and a second one abandons the step in progress; while history.json
     and model.json are written, presses wait until both are complete; while the pictures
-    are drawn, a press skips the rest of them (each picture file is whole or absent).
-    Any press makes the exit code 130."""
+    are drawn, a press is held until the picture being drawn is written, then skips the
+    rest (each picture file is whole or absent). Any press makes the exit code 130."""
     import json
 
     from .. import io
