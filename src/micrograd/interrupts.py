@@ -152,6 +152,7 @@ def ctrl_c_guard():
         outer = guard.mode
         if outer in ("hold", "raise"):
             guard.mode = "train"
+            guard.pending = False  # a press held until now: training stops after a step
         try:
             yield guard
         finally:

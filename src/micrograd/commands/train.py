@@ -14,6 +14,7 @@ import time
 from dataclasses import dataclass
 
 from .. import data as _data
+from ..interrupts import checkpoint, ctrl_c_guard
 from .. import losses as _losses
 from .. import nn as _nn
 from .. import optim as _optim
@@ -44,11 +45,9 @@ limits (refused with exit code 2 before any work): --samples <= 100,000;
 --epochs <= 1,000,000; --lr <= 100; --l2, --weight-decay, --noise <= 10; per step,
 eager: points x parameters <= 5,000,000; traced: points x neurons <= 20,000,000.
 
-Ctrl-C stops after the current step (a second press abandons the step in progress) and
-still writes history.json, model.json and the pictures; presses while history.json and
-model.json are written wait until both are complete; a press while a picture is
-drawn lets it finish and skips the rest. Every file is written whole (a temporary
-file, then renamed).
+Ctrl-C stops after the current step (twice: at once) and still writes history.json,
+model.json and the pictures (a press while they are written waits, then skips the
+pictures not yet begun); every file is written whole (a temporary file, then renamed).
 
 exit codes: 0 done; 2 refused options; 1 cannot write the output, or training diverged
 (the loss became nan/inf: history.json is written, the model is not; try a smaller --lr);
@@ -464,7 +463,6 @@ def run(args):
     if problem:
         return _refuse(args, problem)
 
-    from ..interrupts import checkpoint, ctrl_c_guard
     from ..losses import LOSSES as LOSS_SPECS
     from ..train_runners import get_runner
 
@@ -498,13 +496,9 @@ def run(args):
 
 
 def _train_and_write(r, ctrl_c):
-    """Train, then write history.json, model.json and the pictures.
-
-    Ctrl-C (``micrograd.interrupts.CtrlC``): while training, the first press stops after the
-    current step and a second one abandons the step in progress; while history.json
-    and model.json are written, presses wait until both are complete; while the pictures
-    are drawn, a press is held until the picture being drawn is written, then skips the
-    rest (each picture file is whole or absent). Any press makes the exit code 130."""
+    """Train, then write history.json, model.json and the pictures; Ctrl-C
+    (``micrograd.interrupts.CtrlC``) as the epilog says. Any press makes the exit
+    code 130."""
     import json
 
     from .. import io
@@ -515,7 +509,6 @@ def _train_and_write(r, ctrl_c):
     args, b = r.args, r.built
     model = b.model
     ctrl_c.mode = "train"
-    ctrl_c.pending = False  # a press since the last checkpoint: fit stops after a step
     t0 = time.perf_counter()
     hist = fit(model, b.X_train, b.y_train, loss=b.loss, optimizer=b.optimizer,
                epochs=args.epochs, batch_size=r.batch_size, X_test=b.X_test or None,
@@ -560,8 +553,8 @@ def _train_and_write(r, ctrl_c):
         io.save(model, model_path, meta={"args": args_meta, "final": final})
         written.insert(0, model_path)
         if not args.no_plots and ctrl_c.presses == trained_presses:
-            ctrl_c.mode = "hold"  # pictures are optional: a press skips the rest, at
-            try:  # the next checkpoint (never inside matplotlib or a file write)
+            ctrl_c.mode = "hold"  # a press skips the pictures not yet begun, at the
+            try:  # next checkpoint (never inside matplotlib or a file write)
                 _pictures(r, hist, last, written)
             except KeyboardInterrupt:
                 skipped = True
@@ -587,11 +580,9 @@ def _pictures(r, hist, last, written):
     """Learning curves, decision boundary and its animation, each appended to
     ``written`` as soon as it is on disk."""
     from .. import plot
-    from ..interrupts import checkpoint
 
     args, b = r.args, r.built
     Xte, yte = b.X_test or None, b.y_test or None
-    checkpoint()
     written.append(plot.plot_learning_curves(
         hist, path=os.path.join(args.out, "curves.png"), title=args.dataset))
     if r.two_d:
