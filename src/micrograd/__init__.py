@@ -46,14 +46,20 @@ sys.modules[__name__].__class__ = _Package
 
 
 def __getattr__(name):
-    # ``from micrograd import Value`` (and ``draw_dot``, the lecture's drawing call):
-    # the module that defines it is imported when the name is first asked for
-    where = _LAZY.get(name)
-    if where is None:
-        raise AttributeError(f"module 'micrograd' has no attribute {name!r}")
+    # ``from micrograd import Value`` (and ``draw_dot``, the lecture's drawing call), or
+    # ``micrograd.engine`` after a bare ``import micrograd``: the module is imported
+    # when the name is first asked for
     from importlib import import_module
 
-    return getattr(import_module(f"{__name__}.{where}"), name)
+    where = _LAZY.get(name)
+    if where is not None:
+        return getattr(import_module(f"{__name__}.{where}"), name)
+    if not name.startswith("_"):
+        from importlib.util import find_spec
+
+        if find_spec(f"{__name__}.{name}") is not None:
+            return import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module 'micrograd' has no attribute {name!r}")
 
 
 def __dir__():
