@@ -29,7 +29,8 @@ class CtrlC:
       step); a later press interrupts at once, but only inside a step's loss and
       gradient computation or a test-set evaluation (``window``, opened by
       ``interruptible()``), never in the middle of an optimizer step or of the history's
-      bookkeeping, nor while a module is being imported (there it only counts);
+      bookkeeping, nor while a module is imported or a string is ``exec``-ed (there it
+      only counts);
     * ``"hold"``: a press is held (``pending``, and ``hit``) and acted on at the next
       safe point, ``checkpoint()``: the command line's imports and set-up, and between
       pictures;
@@ -69,7 +70,7 @@ class CtrlC:
                 self.deferred = True
             self.pending = self.hit = True
             return
-        if self.hit and self.window and not _importing(frame):
+        if self.hit and self.window and not _no_place_to_raise(frame):
             raise KeyboardInterrupt
         self.hit = True
 
@@ -99,12 +100,17 @@ def _note(text):
         pass
 
 
-def _importing(frame):
-    """True if ``frame`` runs inside an import: a KeyboardInterrupt raised there can
-    leave a module half made, or come out as another error (a class being created
-    wraps it in a RuntimeError)."""
+def _no_place_to_raise(frame):
+    """True if ``frame`` runs inside an import, or in the top level of code that
+    ``exec`` or ``eval`` runs from a string (as ``dataclasses`` and ``namedtuple`` do).
+    In an import a KeyboardInterrupt can leave a module half made, or come out as
+    another error (a class being created wraps it in a RuntimeError). Out of a
+    string's ``exec``, CPython marks it as never caught, even once it is: a
+    ``python -m`` process then ends by killing itself with SIGINT at exit."""
     while frame is not None:
-        if frame.f_code.co_filename.startswith("<frozen importlib"):
+        code = frame.f_code
+        if code.co_filename.startswith("<frozen importlib") or (
+                code.co_filename == "<string>" and code.co_name == "<module>"):
             return True
         frame = frame.f_back
     return False
