@@ -8,6 +8,11 @@ a model.json that loads, pictures either whole or absent, and no temporary file 
 The child restores SIGINT to its default before Python starts (``preexec_fn``): a test
 run in a background job inherits an ignored SIGINT, and a child that ignores Ctrl-C
 would test nothing.
+
+Then, in this process or a small child: importing micrograd installs no handler; a
+press held by the command line waits for its checkpoint; a second press never raises
+inside an import or a string's ``exec`` (where CPython would end the process with
+SIGINT at exit). tests/test_ctrl_c_schedule.py presses at every stage of a whole run.
 """
 
 import json

@@ -225,3 +225,13 @@ def test_one_block_object_is_one_block_at_a_time():
     with block:  # once ended, it may be used again
         assert not is_grad_enabled()
     assert is_grad_enabled()
+
+
+def test_a_block_entered_through_an_exit_stack():
+    # ExitStack reads __exit__ from the class, not from the block
+    from contextlib import ExitStack
+
+    with ExitStack() as stack:
+        stack.enter_context(no_grad())
+        assert not is_grad_enabled()
+    assert is_grad_enabled() and builds_graph()
