@@ -32,7 +32,7 @@ from __future__ import annotations
 import contextvars
 import math
 import weakref
-from functools import partial
+from functools import partial, wraps
 
 from . import ops as _ops
 
@@ -149,6 +149,17 @@ class _ModeBlock:
         return False
 
     __exit__ = _ExitSlot()
+
+    def __call__(self, fn):
+        """``@no_grad()`` over a function (as in PyTorch): each call runs inside a block
+        of its own, so the function may call itself."""
+        bit, on = self.bit, self.on
+
+        @wraps(fn)
+        def inside(*args, **kwargs):
+            with _ModeBlock(bit, on):
+                return fn(*args, **kwargs)
+        return inside
 
     def __repr__(self):
         name = {NO_GRAD: "no_grad" if self.on else "enable_grad", ANOMALY: "detect_anomaly"}
