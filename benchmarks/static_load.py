@@ -49,7 +49,9 @@ SPY = """(() => {
     }
   };
   new MutationObserver((_, obs) => {
-    if (document.querySelector("#w-graph g.node")) { t.graph = performance.now(); obs.disconnect(); }
+    if (!document.querySelector("#w-graph g.node")) return;
+    t.graph = performance.now();
+    obs.disconnect();
   }).observe(document, { childList: true, subtree: true });
 })()"""
 STAGES = [("worker", "worker made"), ("loading micrograd", "Python loaded"),
