@@ -131,3 +131,15 @@ def test_the_handlers_import_no_xml_http_or_email():
                           cwd=ROOT, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "[]"
+
+
+def test_a_failing_node_leaves_the_sources_alone_and_nothing_in_the_cache(tmp_path):
+    (tmp_path / "bin").mkdir()
+    node = tmp_path / "bin" / "node"
+    node.write_text("#!/bin/sh\necho 'no WebAssembly here' >&2\nexit 3\n")
+    node.chmod(0o755)
+    env = dict(os.environ, PATH=str(tmp_path / "bin"), XDG_CACHE_HOME=str(tmp_path / "c"))
+    out, printed = build(tmp_path / "out", env=env)
+    assert "not compiled (node failed: no WebAssembly here)" in printed
+    assert json.loads((out / "site.json").read_text())["bytecode"] is False
+    assert [p for p in (tmp_path / "c").rglob("*") if p.is_file()] == []

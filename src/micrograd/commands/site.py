@@ -201,9 +201,11 @@ def compile_bytecode(out, runtime):
     cache = cache_folder()
     want = {std: cache / f"stdlib-{_digest(key, std.read_bytes())}.zip",
             src: cache / f"sources-{_digest(key, src.read_bytes())}.zip"}
+    missing = [(site_file, cached) for site_file, cached in want.items()
+               if not cached.is_file()]
     jobs = [{"kind": "stdlib" if site_file == std else "sources", "input": str(site_file),
-             "output": str(cached) + ".partial", "home": PYODIDE_HOME}
-            for site_file, cached in want.items() if not cached.is_file()]
+             "output": f"{cached}.{os.getpid()}.partial", "home": PYODIDE_HOME}
+            for site_file, cached in missing]
     if jobs:
         node = shutil.which("node")
         if node is None:
@@ -214,11 +216,14 @@ def compile_bytecode(out, runtime):
                 [node, str(tool.with_name("compile_bytecode.mjs")), str(runtime.resolve()),
                  json.dumps(jobs)], capture_output=True, text=True, timeout=600)
         except (OSError, subprocess.TimeoutExpired) as err:
-            return f"node failed: {err}"
-        if done.returncode:
-            return f"node failed: {done.stderr.strip()[-300:]}"
-        for job in jobs:
-            os.replace(job["output"], job["output"][:-len(".partial")])
+            done = err
+        if not isinstance(done, subprocess.CompletedProcess) or done.returncode:
+            for job in jobs:
+                Path(job["output"]).unlink(missing_ok=True)
+            why = done.stderr.strip()[-300:] if hasattr(done, "returncode") else done
+            return f"node failed: {why}"
+        for job, (_, cached) in zip(jobs, missing):
+            os.replace(job["output"], cached)  # whole, even with builds side by side
     for site_file, cached in want.items():
         shutil.copyfile(cached, site_file)
         os.utime(cached)  # kept: the newest are the ones in use
