@@ -18,8 +18,18 @@ the worker's Python and runner run at full speed under it in this Chromium.
 
 * static: Python (the worker's time in Python, the runner's taken out), runner (the
   lowered program run in JavaScript), transfer (the round trip minus the worker's time:
-  the messages to and from the worker), drawing (the page's ``accept``);
-* served: the server (the HTTP round trip: CPython, NumPy and the network), drawing.
+  the messages to and from the worker, and the wait while the page is busy drawing the
+  step before);
+* served: the server (the HTTP round trip: CPython, NumPy and the network, and the same
+  wait);
+* both: reading (the page's JSON.parse of the answers: the static door's; fetch's
+  ``json()`` is not counted), drawing (the page's
+  ``accept``: the DOM and SVG written) and page (all the page's main-thread work a step,
+  from Chromium's own counters, CDP ``Performance.getMetrics`` TaskDuration: reading,
+  drawing, style, layout and paint).
+
+Run it on an idle machine for the figures that count: the page and the worker share
+the cores, so on a loaded machine every column grows.
 
 Needs Debian's chromium (/usr/bin/chromium), playwright (the ``test`` extra) and
 Pyodide (``npm ci --prefix web-runtime``). A benchmark, never a test: it asserts nothing.
@@ -50,7 +60,10 @@ PLAY = ("Object.defineProperty(window, 'Play', "
         "{get: () => document.querySelector('#page-play').playground})")
 #: wraps the page's step request and drawing with clocks (instance properties)
 CLOCKS = """(() => {
-  const P = Play, t = window.__t = {rt: 0, draw: 0, n: 0, d: 0};
+  const P = Play, t = window.__t = {rt: 0, draw: 0, n: 0, d: 0, parse: 0};
+  const parse = JSON.parse;
+  JSON.parse = (text, reviver) => { const a = performance.now(); const v = parse(text, reviver);
+                                    t.parse += performance.now() - a; return v; };
   const ask = P.requestStep.bind(P), accept = P.accept.bind(P);
   P.requestStep = async () => { const a = performance.now(); const s = await ask();
                                 t.rt += performance.now() - a; t.n += 1; return s; };
@@ -99,8 +112,9 @@ def measure(browser, door, url, seconds, throttle=1):
     page.add_init_script(PLAY)
     errors = []
     page.on("pageerror", lambda e: errors.append(str(e)))
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("Performance.enable")
     if throttle != 1:
-        cdp = page.context.new_cdp_session(page)
         cdp.send("Emulation.setCPUThrottlingRate", {"rate": throttle})
     page.goto(f"{url}#{SPEED}")
     page.wait_for_function("window.Play && Play.state && Play.accepted", timeout=120_000)
@@ -112,9 +126,11 @@ def measure(browser, door, url, seconds, throttle=1):
     read_worker = ("({busy: self.micrograd.busyMs, runner: self.micrograd.port.runnerMs})")
     page.evaluate(CLOCKS)
     w0 = worker.evaluate(read_worker) if worker else None
+    busy0 = main_thread(cdp)
     t0, s0 = page.evaluate("[performance.now(), Play.state.step]")
     time.sleep(seconds)
     t1, s1, t = page.evaluate("[performance.now(), Play.state.step, window.__t]")
+    busy1 = main_thread(cdp)
     w1 = worker.evaluate(read_worker) if worker else None
     page.click("#p-play")
     page.close()
@@ -123,6 +139,8 @@ def measure(browser, door, url, seconds, throttle=1):
            "errors": errors}
     n = max(t["n"], 1)
     out["draw"] = t["draw"] / max(t["d"], 1)
+    out["parse"] = t["parse"] / n
+    out["page"] = (busy1 - busy0) * 1000 / max(steps, 1)
     out["round_trip"] = t["rt"] / n
     if w1 is not None:
         busy = (w1["busy"] - w0["busy"]) / n
@@ -131,33 +149,45 @@ def measure(browser, door, url, seconds, throttle=1):
     return out
 
 
+def main_thread(cdp):
+    """Seconds the page's main thread has worked so far (Chromium's TaskDuration)."""
+    metrics = cdp.send("Performance.getMetrics")["metrics"]
+    return next(m["value"] for m in metrics if m["name"] == "TaskDuration")
+
+
 def summary(rounds, key):
     xs = [r[key] for r in rounds if key in r]
     if not xs:
         return "-"
-    return f"{statistics.median(xs):6.1f} ({min(xs):.1f}-{max(xs):.1f})"
+    return f"{statistics.median(xs):5.1f} ({min(xs):.1f}-{max(xs):.1f})"
 
 
 def report(title, results):
     print(f"\n{title}")
-    print(f"{'':8} {'steps/s':>18} {'python ms':>18} {'runner ms':>18} "
-          f"{'transfer ms':>18} {'server ms':>18} {'drawing ms':>18}")
+    cols = [("steps/s", "rate"), ("python ms", "python"), ("runner ms", "runner"),
+            ("transfer ms", "transfer"), ("server ms", "server"), ("reading ms", "parse"),
+            ("drawing ms", "draw"), ("page ms", "page")]
+    print(f"{'':7}" + "".join(f"{name:>19}" for name, _ in cols))
     for door in ("static", "served"):
         rs = [r for r in results if r["door"] == door]
-        server = summary(rs, "round_trip") if door == "served" else "-"
-        print(f"{door:8} {summary(rs, 'rate'):>18} {summary(rs, 'python'):>18} "
-              f"{summary(rs, 'runner'):>18} {summary(rs, 'transfer'):>18} "
-              f"{server:>18} {summary(rs, 'draw'):>18}   engine: {rs[0]['engine']}")
-    st = statistics.median(r["rate"] for r in results if r["door"] == "static")
-    sv = statistics.median(r["rate"] for r in results if r["door"] == "served")
-    print(f"static / served: {st / sv:.2f}x")
+        for r in rs:
+            if door == "served":
+                r["server"] = r["round_trip"]
+        print(f"{door:7}" + "".join(f"{summary(rs, key):>19}" for _, key in cols)
+              + f"   engine: {rs[0]['engine']}")
+    st = [r["rate"] for r in results if r["door"] == "static"]
+    sv = [r["rate"] for r in results if r["door"] == "served"]
+    pairs = [a / b for a, b in zip(st, sv)]  # each round's two doors, one after the other
+    print(f"static / served: {statistics.median(st) / statistics.median(sv):.2f}x "
+          f"(round by round: median {statistics.median(pairs):.2f}x, "
+          f"{min(pairs):.2f}-{max(pairs):.2f})")
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seconds", type=float, default=4.0, help="seconds of training a round")
-    ap.add_argument("--rounds", type=int, default=3, help="rounds per door (interleaved)")
-    ap.add_argument("--throttled-rounds", type=int, default=1,
+    ap.add_argument("--rounds", type=int, default=5, help="rounds per door (interleaved)")
+    ap.add_argument("--throttled-rounds", type=int, default=3,
                     help="rounds per door under 4x CPU throttling")
     args = ap.parse_args(argv)
     from playwright.sync_api import sync_playwright
@@ -170,6 +200,7 @@ def main(argv=None):
         if done.returncode:
             sys.exit(f"micrograd site failed: {done.stderr}")
         procs, urls = start_servers(site)
+        before = os.getloadavg()
         try:
             with sync_playwright() as p:
                 browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
@@ -188,8 +219,8 @@ def main(argv=None):
                 proc.wait(10)
     load = os.getloadavg()
     print("Playground, 2-8-8-1 on 200 points, one full redraw a step; median (min-max) of "
-          f"{args.rounds} rounds of {args.seconds:g} s; load average "
-          f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on {os.cpu_count()} cores")
+          f"{args.rounds} rounds of {args.seconds:g} s; load average {before[0]:.2f} before, "
+          f"{load[0]:.2f} after, on {os.cpu_count()} cores")
     report("unthrottled", plain)
     report("4x CPU throttling (CDP Emulation.setCPUThrottlingRate on the page)", slow)
     errors = [e for r in plain + slow for e in r["errors"]]

@@ -89,7 +89,7 @@ MUTANTS = [
            "    return 0\n\n\ndef _interrupted", T_CTRL_C),
     mutant("train command: history written abortable", "src/micrograd/commands/train.py",
            '    ctrl_c.mode = "defer"  # the results are written whole',
-           '    ctrl_c.mode = "abort"  # the results are written whole', T_CTRL_C),
+           '    ctrl_c.mode = "raise"  # the results are written whole', T_CTRL_C),
     mutant("cli: late presses not ignored at exit", "src/micrograd/cli.py",
            "                signal.signal(signal.SIGINT, signal.SIG_IGN)", "                pass",
            T_CTRL_C),

@@ -151,3 +151,32 @@ def test_modes_are_per_async_task():
 
     assert asyncio.run(main()) == [False, 6.0]
     assert is_grad_enabled()
+
+
+def test_a_mode_decorates_a_function_as_in_pytorch():
+    from micrograd.grad_mode import detect_anomaly, enable_grad, is_grad_enabled, no_grad
+
+    @no_grad()
+    def inside(depth):
+        """a docstring kept"""
+        return [is_grad_enabled()] + (inside(depth - 1) if depth else [])
+
+    assert inside(2) == [False, False, False] and is_grad_enabled()
+    assert inside.__name__ == "inside" and inside.__doc__ == "a docstring kept"
+
+    @enable_grad()
+    def on():
+        return is_grad_enabled()
+
+    with no_grad():
+        assert on() is True and not is_grad_enabled()
+
+    @detect_anomaly()
+    def boom():
+        from micrograd.engine import Value
+        return Value(-1.0).log()
+
+    import pytest
+    with pytest.raises(FloatingPointError):
+        boom()
+    assert is_grad_enabled()

@@ -52,6 +52,7 @@ LOG = [
     ("play.step", {"sid": "$sid", "steps": 1}),
     ("play.reset", {"sid": "$sid", "init_seed": 7}),
     ("play.step", {"sid": "unknown-session", "steps": 1}),  # lost
+    ("walk.build", {"preset": "neuron", "rankdir": "TB", "stack": True}),  # a phone's
 ]
 
 def routes():

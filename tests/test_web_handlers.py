@@ -241,6 +241,7 @@ def test_local_sessions_drop_the_least_recently_used():
 
 def test_every_route_has_a_handler_and_a_documented_name():
     assert set(ROUTES) == {"meta", "walk", "walk.order", "walk.nudge", "walk.check",
+                           "mistakes.list", "mistakes.run",
                            "play.create", "play.get", "play.step", "play.lr", "play.reset",
                            "play.weight", "play.inspect", "play.inspect.stop",
                            "play.delete"}

@@ -4,32 +4,46 @@ Each command lives in its own module of ``micrograd.commands`` and provides
 ``add_parser(subparsers)``, which registers the command and sets ``func`` to a function
 ``run(args) -> int``, and optionally ``REQUIRES`` (or a function ``requires(args)``):
 the optional packages it needs (a missing one is named with the pip extra that installs
-it, before any work), and ``CTRL_C = True`` for a command that trains: it then runs
-under a ``micrograd.interrupts.CtrlC`` SIGINT handler, so that no Ctrl-C, however many and
-whenever, ends in a traceback (``micrograd`` itself keeps ignoring presses once the
-command has returned and the process exits). Exit codes common to all commands: 130
-after Ctrl-C; 1 when the output cannot be written (one line names why, e.g. a full
-disk); 141 when the reader of the output went away (``micrograd graph ... | head -1``).
-Command
-modules import their heavy dependencies (NumPy, matplotlib, ...) inside ``run``, so
-``micrograd --help`` stays fast and works on the core install.
+it, before any work), and ``CTRL_C = True`` for a command that trains.
+
+Ctrl-C: the first line of ``main`` installs a ``micrograd.interrupts.CtrlC`` SIGINT
+handler that holds presses (a flag) and acts on them at safe points, so that no Ctrl-C,
+however many and whenever, ends in a traceback: through the imports and the parsing a
+press is held, and ends the run with 130 just before the command starts. A command that
+trains (``CTRL_C = True``) keeps the handler: it trains under it, writes its files
+whole, and calls ``micrograd.interrupts.checkpoint()`` where a held press may stop it;
+the other commands get Python's own handler back when they start. Once the command has
+returned, ``micrograd`` ignores presses while the process exits. Nothing is installed
+when this module is imported (a program or a notebook importing it keeps its Ctrl-C):
+only ``main`` does, and it puts the previous handler back when called from Python.
+What runs before ``main``'s first line (the interpreter's start and the import of
+``micrograd`` and this module, which import no more than they must) keeps Python's own
+handler: docs/training.md gives that window.
+
+Exit codes common to all commands: 130 after Ctrl-C; 1 when the output cannot be
+written (one line names why, e.g. a full disk); 141 when the reader of the output went
+away (``micrograd graph ... | head -1``). Command modules import their heavy
+dependencies (NumPy, matplotlib, ...) inside ``run``, so ``micrograd --help`` stays fast
+and works on the core install.
 """
 
 from __future__ import annotations
 
-import argparse
-import importlib
 import os
 import signal
 import sys
 
 from . import __version__
+from . import interrupts as _interrupts
 
 #: the commands, in the order ``--help`` lists them
 COMMANDS = ("demo", "train", "graph", "serve", "notebooks", "site")
 
 
 def build_parser():
+    import argparse
+    import importlib
+
     parser = argparse.ArgumentParser(
         prog="micrograd",
         description="A scalar-valued autograd engine and neural-network library.",
@@ -84,6 +98,23 @@ _SINGLE_THREAD = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 
 def main(argv=None):
+    # first of all: from here on a press is held, and acted on at safe points
+    guard, previous = _interrupts.install_ctrl_c(mode="hold")
+    try:
+        return _main(argv, guard, previous)
+    except KeyboardInterrupt:  # a press held through the start, acted on before the
+        return _interrupted()  # command ran (or Python's handler, given back to it)
+    finally:
+        if previous is not None:
+            if argv is None:  # the real process, about to exit: a late press must not
+                # kill it in the middle of its exit (SIG_IGN survives the interpreter's
+                # own clean-up, which resets a Python-level handler to the default)
+                signal.signal(signal.SIGINT, signal.SIG_IGN)
+            else:  # called from Python (the tests): leave the handler as it was
+                signal.signal(signal.SIGINT, previous)
+
+
+def _main(argv, guard, previous):
     for var in _SINGLE_THREAD:  # before any command imports NumPy; the user's value wins
         os.environ.setdefault(var, "1")
     parser = build_parser()
@@ -99,23 +130,15 @@ def main(argv=None):
     missing = _missing(requires)
     if missing:
         return _needs(args.command, missing)
-    guard = previous = None
-    if getattr(module, "CTRL_C", False):  # a command that trains: see interrupts.CtrlC
-        from .interrupts import install_ctrl_c
+    if not getattr(module, "CTRL_C", False) and previous is not None:
+        signal.signal(signal.SIGINT, previous)  # Python's own handler for this command
+    guard.checkpoint()  # a press held so far stops here, before any work
+    return _run(args, guard)
 
-        guard, previous = install_ctrl_c(mode="raise")
-    try:
-        return _run(args, guard)
-    except KeyboardInterrupt:  # pragma: no cover - a press in the instant before _run
-        return 130  # switched the guard to "ignore"
-    finally:
-        if previous is not None:
-            if argv is None:  # the real process, about to exit: a late press must not
-                # kill it in the middle of its exit (SIG_IGN survives the interpreter's
-                # own clean-up, which resets a Python-level handler to the default)
-                signal.signal(signal.SIGINT, signal.SIG_IGN)
-            else:  # called from Python (the tests): leave the handler as it was
-                signal.signal(signal.SIGINT, previous)
+
+def _interrupted():
+    print("interrupted", file=sys.stderr)
+    return 130
 
 
 def _run(args, guard=None):
@@ -127,6 +150,8 @@ def _run(args, guard=None):
         code = args.func(args) or 0
         sys.stdout.flush()  # a full disk or a closed pipe shows here, not at exit
         _finished(guard)
+        if guard is not None and guard.pending and code == 0:  # held, never acted on
+            return _interrupted()
     except ModuleNotFoundError as err:
         _finished(guard)  # an optional package needed on a rarer path
         top = (err.name or "").split(".")[0]
@@ -135,8 +160,7 @@ def _run(args, guard=None):
         return _needs(args.command, top)
     except KeyboardInterrupt:
         _finished(guard)
-        print("interrupted", file=sys.stderr)
-        return 130
+        return _interrupted()
     except BrokenPipeError:  # `micrograd graph ... --steps | head -1`: the reader left
         _drop_stdout()
         return 141  # 128 + SIGPIPE, the status of a Unix tool killed by a closed pipe

@@ -12,13 +12,27 @@ The modes are one small integer per thread and per async task (a context variabl
 PyTorch keeps its grad mode per thread): bit ``NO_GRAD`` = gradients disabled, bit
 ``ANOMALY`` = anomaly detection on. A block entered in one thread never changes another
 thread. ``micrograd.engine`` re-exports every public name here.
+
+The integer is worked out from the blocks open in this thread or task (a second context
+variable, innermost last): a block's exit takes that block out wherever it stands, so
+blocks need not close in the order they opened (two generators, each suspended inside a
+block), and a block closed in another task than the one it opened in (an async generator
+resumed by another task) raises no error and leaves the closing task as it was.
+
+A KeyboardInterrupt may land between any two bytecodes, so neither entering nor leaving a
+block relies on reaching a ``try:``. The ``with`` statement holds the block's exit
+(``_Exit``, watched by a ``_Watch``) from just before it enters the block; an exit that
+runs to its end drops the watch, and if the statement drops the exit first (the entry
+was cut short after the block opened, or the exit before it closed it, its first line
+included), the watch closes the block (idempotent: it finishes a close cut halfway).
 """
 
 from __future__ import annotations
 
 import contextvars
 import math
-from contextlib import contextmanager
+import weakref
+from functools import partial, wraps
 
 from . import ops as _ops
 
@@ -27,6 +41,8 @@ __all__ = ["no_grad", "enable_grad", "is_grad_enabled", "detect_anomaly", "Anoma
 NO_GRAD = 1
 ANOMALY = 2
 _modes = contextvars.ContextVar("micrograd_modes", default=0)
+#: the blocks open in this thread or task, innermost last (their fold is ``_modes``)
+_open = contextvars.ContextVar("micrograd_mode_blocks", default=())
 #: the modes now: 0 unless one is on (the engine's hot path makes this one call)
 current = _modes.get
 _isfinite = math.isfinite
@@ -41,28 +57,129 @@ def is_grad_enabled():
     return not current() & NO_GRAD
 
 
-@contextmanager
-def _set_bit(bit, on):
-    before = current()
-    token = _modes.set((before | bit) if on else (before & ~bit))
-    try:
-        yield
-    finally:
-        _modes.reset(token)
+def _fold(blocks):
+    mode = 0
+    for b in blocks:
+        mode = (mode | b.bit) if b.on else (mode & ~b.bit)
+    return mode
+
+
+def _open_block(block):
+    """Put ``block`` on this context's stack (dropping any closed elsewhere)."""
+    blocks = tuple(b for b in _open.get() if b.is_open) + (block,)
+    block.is_open = True
+    _open.set(blocks)
+    _modes.set(_fold(blocks))
+
+
+def _close_block(block):
+    """Take ``block`` off this context's stack, wherever it stands; idempotent (run again
+    after an interruption halfway, it finishes the job)."""
+    blocks = tuple(b for b in _open.get() if b is not block and b.is_open)
+    _modes.set(_fold(blocks))
+    _open.set(blocks)
+    block.is_open = False
+
+
+class _Exit(partial):
+    """What a ``with`` statement holds to leave a block: ``_ModeBlock.leave`` bound to
+    the block."""
+
+    __slots__ = ()
+
+
+class _Watch(weakref.ref):
+    """Watches the ``with`` statement's ``_Exit``: if the statement drops it with the
+    block still open (the exit was interrupted before its first line ran, or the entry
+    after the block was pushed), the block is closed. The statement drops it as the
+    interruption passes through, in the same thread and task. A block that leaves
+    normally drops its watch first: no Python code runs when the ``_Exit`` goes."""
+
+    __slots__ = ("block",)
+
+
+def _exit_dropped(watch):
+    block = getattr(watch, "block", None)  # None: interrupted before it was set
+    if block is None:
+        return
+    if block.handed is watch:  # ``block.__exit__`` read elsewhere: not the statement's
+        block.handed = None
+    if block.armed is watch:
+        block.armed = None
+        if block.is_open:
+            _close_block(block)
+
+
+class _ExitSlot:
+    """``_ModeBlock.__exit__``: from the class, the plain function (as ``ExitStack``
+    reads it); from a block, an ``_Exit`` (the ``with`` statement reads it just before
+    it calls ``__enter__``, which arms its watch)."""
+
+    def __get__(self, block, owner=None):
+        if block is None:
+            return _ModeBlock.leave
+        exit_ = _Exit(_ModeBlock.leave, block)
+        watch = _Watch(exit_, _exit_dropped)
+        watch.block = block
+        block.handed = watch
+        return exit_
+
+
+class _ModeBlock:
+    """One ``with`` block of a mode: sets ``bit`` on (or off) in this thread or task
+    until the block ends. One object, one block at a time (``with`` it again once it
+    has ended)."""
+
+    __slots__ = ("bit", "on", "is_open", "handed", "armed")
+
+    def __init__(self, bit, on):
+        self.bit, self.on, self.is_open = bit, on, False
+        self.handed = self.armed = None  # the last ``_Watch`` made; the open block's
+
+    def __enter__(self):
+        if self.is_open:
+            raise RuntimeError("this mode block is already open: write `with no_grad():` "
+                               "for each block")
+        self.armed, self.handed = self.handed, None  # cut short from here on, the
+        _open_block(self)  # with statement drops its _Exit: the watch closes the block
+
+    def leave(self, exc_type=None, exc=None, tb=None):
+        _close_block(self)  # cut short, the watch finishes it
+        self.armed = None  # done: the watch goes, unfired
+        return False
+
+    __exit__ = _ExitSlot()
+
+    def __call__(self, fn):
+        """``@no_grad()`` over a function (as in PyTorch): each call runs inside a block
+        of its own, so the function may call itself."""
+        bit, on = self.bit, self.on
+
+        @wraps(fn)
+        def inside(*args, **kwargs):
+            with _ModeBlock(bit, on):
+                return fn(*args, **kwargs)
+        return inside
+
+    def __repr__(self):
+        name = {NO_GRAD: "no_grad" if self.on else "enable_grad", ANOMALY: "detect_anomaly"}
+        return f"<{name[self.bit]} block, {'open' if self.is_open else 'closed'}>"
 
 
 def no_grad():
     """Context manager: operations inside build no graph (results are plain leaves).
 
     Use it for evaluation and for optimizer updates. It holds for the current thread
-    (and async task) only, as in PyTorch: another thread keeps building graphs.
+    (and async task) only, as in PyTorch: another thread keeps building graphs. As in
+    PyTorch, a generator suspended inside the block leaves it on for its caller until
+    the generator resumes and leaves the block.
     """
-    return _set_bit(NO_GRAD, True)
+    return _ModeBlock(NO_GRAD, True)
 
 
 def enable_grad():
     """Context manager: re-enable graph building inside a ``no_grad()`` block."""
-    return _set_bit(NO_GRAD, False)
+    return _ModeBlock(NO_GRAD, False)
 
 
 def detect_anomaly():
@@ -72,7 +189,7 @@ def detect_anomaly():
     non-finite output; in the backward pass, when a finite upstream gradient gives a
     non-finite contribution. Slower; for debugging. Per thread, like ``no_grad``.
     """
-    return _set_bit(ANOMALY, True)
+    return _ModeBlock(ANOMALY, True)
 
 
 def _describe(fn, prev, arg):

@@ -216,17 +216,19 @@ def _row(label, res):
 def write_pictures(res, out, stem, title, gif=True):
     """Boundary PNG, learning curves, GIF (if frames) and model JSON; returns paths."""
     from .. import io, plot
+    from ..interrupts import checkpoint  # a press held while a picture is drawn: here
 
     Xtr, Xte, ytr, yte = res.data
-    paths = [
-        plot.plot_decision_boundary(res.model, Xtr, ytr, Xte, yte,
-                                    path=os.path.join(out, f"{stem}_boundary.png"),
-                                    title=f"{title}: train {res.train_acc:.0%}, "
-                                          f"test {res.test_acc:.0%}"),
-        plot.plot_learning_curves(res.hist, path=os.path.join(out, f"{stem}_curves.png"),
-                                  title=title),
-    ]
+    checkpoint()
+    paths = [plot.plot_decision_boundary(res.model, Xtr, ytr, Xte, yte,
+                                         path=os.path.join(out, f"{stem}_boundary.png"),
+                                         title=f"{title}: train {res.train_acc:.0%}, "
+                                               f"test {res.test_acc:.0%}")]
+    checkpoint()
+    paths.append(plot.plot_learning_curves(
+        res.hist, path=os.path.join(out, f"{stem}_curves.png"), title=title))
     if gif and res.frames:
+        checkpoint()
         paths.append(plot.animate_boundary(res.model, res.frames, Xtr, ytr,
                                            os.path.join(out, f"{stem}_boundary.gif"),
                                            Xte, yte, title=title + ", epoch {epoch}"))
@@ -242,6 +244,7 @@ def run(args):
     import json
 
     from ..files import atomic_open
+    from ..interrupts import checkpoint
 
     out = args.out
     try:
@@ -268,11 +271,13 @@ def run(args):
     if args.only in (None, "circle") and not stopped:
         from ..plot import plot_comparison
 
+        checkpoint()
         t0 = time.perf_counter()
         results = run_circle(args.seed, QUICK_EPOCHS["circle"] if args.quick else None,
                              progress, gif, engine=args.engine,
                              gif_frames=QUICK_GIF_FRAMES if args.quick else GIF_FRAMES)
         Xtr, Xte, ytr, yte = results[0].data
+        checkpoint()
         written.append(plot_comparison(
             [r.model for r in results], Xtr, ytr,
             [f"{r.name[6:]} hidden: train {r.train_acc:.0%}, test {r.test_acc:.0%}"

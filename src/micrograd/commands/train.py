@@ -14,6 +14,7 @@ import time
 from dataclasses import dataclass
 
 from .. import data as _data
+from ..interrupts import checkpoint, ctrl_c_guard
 from .. import losses as _losses
 from .. import nn as _nn
 from .. import optim as _optim
@@ -44,10 +45,9 @@ limits (refused with exit code 2 before any work): --samples <= 100,000;
 --epochs <= 1,000,000; --lr <= 100; --l2, --weight-decay, --noise <= 10; per step,
 eager: points x parameters <= 5,000,000; traced: points x neurons <= 20,000,000.
 
-Ctrl-C stops after the current step (a second press abandons the step in progress) and
-still writes history.json, model.json and the pictures; presses while history.json and
-model.json are written wait until both are complete; a press while the pictures are
-drawn skips the rest. Every file is written whole (a temporary file, then renamed).
+Ctrl-C stops after the current step (twice: at once) and still writes history.json,
+model.json and the pictures (a press while they are written waits, then skips the
+pictures not yet begun); every file is written whole (a temporary file, then renamed).
 
 exit codes: 0 done; 2 refused options; 1 cannot write the output, or training diverged
 (the loss became nan/inf: history.json is written, the model is not; try a smaller --lr);
@@ -464,7 +464,6 @@ def run(args):
         return _refuse(args, problem)
 
     from ..losses import LOSSES as LOSS_SPECS
-    from ..interrupts import ctrl_c_guard
     from ..train_runners import get_runner
 
     spec = LOSS_SPECS[args.loss]
@@ -480,9 +479,11 @@ def run(args):
               file=sys.stderr)
         return 1
 
+    checkpoint()  # a press held through the imports stops here: nothing written yet
     r = _prepare(args, spec, engine)
     if r is None:
         return 1
+    checkpoint()  # and one held through the set-up (data, model, trace)
     b = r.built
     nin, n_out = len(b.X_train[0]), b.n_outputs
     print(f"{args.dataset}: {len(b.X_train)} train / {len(b.X_test)} test points, "
@@ -495,13 +496,9 @@ def run(args):
 
 
 def _train_and_write(r, ctrl_c):
-    """Train, then write history.json, model.json and the pictures.
-
-    Ctrl-C (``micrograd.interrupts.CtrlC``): while training, the first press stops after the
-    current step and a second one abandons the step in progress; while history.json
-    and model.json are written, presses wait until both are complete; while the pictures
-    are drawn, a press skips the rest of them (each picture file is whole or absent).
-    Any press makes the exit code 130."""
+    """Train, then write history.json, model.json and the pictures; Ctrl-C
+    (``micrograd.interrupts.CtrlC``) as the epilog says. Any press makes the exit
+    code 130."""
     import json
 
     from .. import io
@@ -556,8 +553,8 @@ def _train_and_write(r, ctrl_c):
         io.save(model, model_path, meta={"args": args_meta, "final": final})
         written.insert(0, model_path)
         if not args.no_plots and ctrl_c.presses == trained_presses:
-            ctrl_c.mode = "abort"  # pictures are optional: a press skips the rest
-            try:
+            ctrl_c.mode = "hold"  # a press skips the pictures not yet begun, at the
+            try:  # next checkpoint (never inside matplotlib or a file write)
                 _pictures(r, hist, last, written)
             except KeyboardInterrupt:
                 skipped = True
@@ -589,11 +586,13 @@ def _pictures(r, hist, last, written):
     written.append(plot.plot_learning_curves(
         hist, path=os.path.join(args.out, "curves.png"), title=args.dataset))
     if r.two_d:
+        checkpoint()
         written.append(plot.plot_decision_boundary(
             b.model, b.X_train, b.y_train, Xte, yte,
             path=os.path.join(args.out, "boundary.png"),
             title=f"{args.dataset}: train {last['train_acc']:.0%}"))
         if r.frames:
+            checkpoint()
             written.append(plot.animate_boundary(
                 b.model, r.frames, b.X_train, b.y_train,
                 os.path.join(args.out, "boundary.gif"), Xte, yte,

@@ -12,6 +12,9 @@ on its example graph and returns a ``Result``: the learner's numbers or the erro
 (once per engine the code ran on), the right numbers from ``micrograd.engine``, central
 finite differences, the learner's code with the fix applied, and other measured facts.
 ``to_dict()`` is the JSON-ready form (key, title, code, result, why, fix) for a page.
+For the page's gallery an entry also names the Walk's set-up that shows it step by step
+(``walk``, where the Walk has a mode for it) and says why a browser's Python cannot run
+it (``not_in_browser``, where it cannot).
 
 The entries, in ``GALLERY`` order: ``assign``, ``recursive_backward``, ``no_zero_grad``,
 ``backward_twice``, ``radd_recursion``, ``pow_exponent_no_grad``, ``pow_negative_base``,
@@ -25,13 +28,21 @@ from . import learner as _l
 from .gallery import FIXED, LEARNER, OURS, PUBLISHED, TORCH
 from .record import Mistake, Outcome, Raised, Result
 
+#: why ``__radd__``'s endless recursion cannot run in a browser's Python
+_DEEP_C_STACK = (
+    "Each call of `other + self` passes through the interpreter's own code for `+`, so "
+    "this recursion fills the WebAssembly stack, which a browser keeps small: it "
+    "overflows, ending the page's Python, long before Python's recursion limit. "
+    "`micrograd serve` and notebook 09 run it.")
+
 GALLERY = (
     Mistake(
         "assign", "`=` instead of `+=` in `_backward`",
         (_l.AssignValue, _l.square),
         "A node used twice gets one contribution per use, and the chain rule adds them. "
         "With `=` the second contribution overwrites the first: `a*a` at 3 keeps one 3.",
-        "self.grad += other.data * out.grad", _g.run_assign, _l.LectureValue.__mul__),
+        "self.grad += other.data * out.grad", _g.run_assign, _l.LectureValue.__mul__,
+        walk={"preset": "square", "mode": "assign"}),
     Mistake(
         "recursive_backward", "A recursive backward pass without a topological sort",
         (_l.RecursiveValue, _l.twice_reused),
@@ -39,7 +50,8 @@ GALLERY = (
         "before the second path has added to it: the partial grad of `b` reaches `a` "
         "and then the whole grad reaches it again.",
         "for node in reversed(topo):\n    node._backward()",
-        _g.run_recursive_backward, _l.LectureValue.backward),
+        _g.run_recursive_backward, _l.LectureValue.backward,
+        walk={"preset": "reused", "values": {"a": 1.0}, "mode": "recursive"}),
     Mistake(
         "no_zero_grad", "No `zero_grad` between backward passes",
         (_l.backward_twice, _l.lecture_L),
@@ -48,7 +60,8 @@ GALLERY = (
         "(24); micrograd.engine, like PyTorch, starts the interior grads afresh on each "
         "pass and adds up at the leaves only (12). PyTorch also frees the graph after "
         "a pass: a second one needs `retain_graph=True`.",
-        "root.zero_grad()", _g.run_no_zero_grad, _l.zero_grad_between),
+        "root.zero_grad()", _g.run_no_zero_grad, _l.zero_grad_between,
+        walk={"preset": "lecture", "mode": "no_zero_grad"}),
     Mistake(
         "backward_twice", "Calling `backward()` twice on one graph",
         (_l.backward_twice, _l.neuron),
@@ -63,7 +76,8 @@ GALLERY = (
         "For `1 + a` Python asks `int` first, which cannot add a Value, then calls "
         "`a.__radd__(1)`; `other + self` is `1 + a` again, so it calls itself until "
         "the interpreter's recursion limit.",
-        "return self + other", _g.run_radd_recursion, _l.LectureValue.__radd__),
+        "return self + other", _g.run_radd_recursion, _l.LectureValue.__radd__,
+        not_in_browser=_DEEP_C_STACK),
     Mistake(
         "pow_exponent_no_grad", "A `Value ** Value` whose exponent gets no gradient",
         (_l.ValuePowValue, _l.power),

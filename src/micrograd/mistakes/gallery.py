@@ -32,7 +32,10 @@ OURS = "micrograd.engine"
 TORCH = "PyTorch (float64)"
 FIXED = "the learner's code, fixed"
 
-TORCH_MISSING = "not installed: pip install 'torch==2.13.0' to see it"
+#: what the facts say where PyTorch is missing (a browser's Python has none to install)
+TORCH_MISSING = ("not in a browser's Python: `micrograd serve` or notebook 09 shows it, "
+                 "with PyTorch installed" if sys.platform == "emscripten" else
+                 "not installed: pip install 'torch==2.13.0' to see it")
 
 
 def _on(cls, build):

@@ -127,6 +127,11 @@ class Mistake:
     fix: str  # the corrected line(s)
     runner: Callable[[], Result] = field(repr=False)
     fixed_by: object = field(default=None, repr=False)  # shipped code holding the fix
+    #: the Walk's set-up (``micrograd.walk_setup.WalkSetup``'s fields) that shows this
+    #: mistake step by step, or None where the Walk has no mode for it
+    walk: dict | None = field(default=None, repr=False, compare=False)
+    #: why a browser's Python cannot run this entry ("" where it can)
+    not_in_browser: str = ""
 
     @property
     def code(self):

@@ -28,7 +28,8 @@ def layout_to_dict(lay):
         edges.append(d)
     return {"format": FORMAT, "version": VERSION, "rankdir": lay.rankdir,
             "show_grad": lay.show_grad, "width": lay.width, "height": lay.height,
-            "root": lay.root, "crossings": lay.crossings, "nodes": nodes, "edges": edges}
+            "root": lay.root, "crossings": lay.crossings, "stack": lay.stack,
+            "nodes": nodes, "edges": edges}
 
 
 def to_dict(root, rankdir="LR", show_grad=True):

@@ -17,6 +17,10 @@ for every value (``label | data 2.0000 | grad 6.0000``) and a small *op* node
    box is pulled towards the mean of its neighbours by isotonic regression (pool
    adjacent violators), which keeps the order and the minimum gaps, so boxes never overlap.
 
+``stack=True`` stacks a record's cells one above another (label, data, grad) instead of
+side by side: a record a third as wide, for a narrow screen (the Walk on a phone draws
+top to bottom with stacked records).
+
 Everything is deterministic: the same graph gives the same layout every run.
 """
 
@@ -30,9 +34,11 @@ FONT_SIZE = 12.0  # px, monospace
 CHAR_W = 0.6 * FONT_SIZE  # advance of a monospace glyph (DejaVu Sans Mono: 0.602 em)
 CELL_PAD = 6.0  # px either side of a record cell's text
 RECORD_H = 26.0
+ROW_H = 18.0  # px, one cell of a stacked record
 OP_H = 24.0
 OP_MIN_W = 30.0
 RANK_GAP = 34.0  # px between two columns (LR) or rows (TB)
+STACK_RANK_GAP = 22.0  # the same, between the ranks of stacked records (narrow screens)
 NODE_GAP = 12.0  # px between two boxes of one column
 DUMMY_EXT = 2.0
 DUMMY_GAP = 6.0
@@ -114,6 +120,7 @@ class Layout:
     rankdir: str
     show_grad: bool
     crossings: int = 0
+    stack: bool = False
 
     @property
     def root(self):
@@ -177,14 +184,16 @@ def _isotonic_place(desired, seps):
     return [out[i] + offs[i] for i in range(n)]
 
 
-def layout(root, rankdir="LR", show_grad=True):
+def layout(root, rankdir="LR", show_grad=True, stack=False):
     """Lay out the graph of ``root`` (a ``Value``, or a ``(nodes, edges)`` trace).
 
     ``rankdir``: ``'LR'`` (left to right, the lecture's) or ``'TB'`` (top to bottom).
     ``show_grad``: include the ``grad`` cell in every record.
+    ``stack``: a record's cells one above another (each ``ROW_H`` high, as wide as the
+    widest) instead of side by side.
     Returns a :class:`Layout` with a box per record and op node and a polyline per edge.
     """
-    job = layout_in_turns(root, rankdir, show_grad)
+    job = layout_in_turns(root, rankdir, show_grad, stack)
     while True:
         try:
             next(job)
@@ -192,7 +201,7 @@ def layout(root, rankdir="LR", show_grad=True):
             return stop.value
 
 
-def layout_in_turns(root, rankdir="LR", show_grad=True):
+def layout_in_turns(root, rankdir="LR", show_grad=True, stack=False):
     """``layout`` as a job: a generator that yields after the ranks and chains and after
     every sweep of the ordering and of the placement (a server runs other work in
     between), and returns the Layout."""
@@ -200,13 +209,16 @@ def layout_in_turns(root, rankdir="LR", show_grad=True):
         raise ValueError(f"rankdir must be 'LR' or 'TB', got {rankdir!r}")
     nodes, edges = root if isinstance(root, tuple) else trace(root)
     lr = rankdir == "LR"
-    g = _Vertices(nodes, show_grad)
+    g = _Vertices(nodes, show_grad, stack)
     _rank(g, edges)                                        # step 1
     chains = _chains(g, edges)                             # step 2
     yield
     layers, crossings = yield from _order(g, chains)       # step 3
-    boxes, width, height = yield from _coordinates(g, layers, lr)  # step 4
-    return _assemble(g, edges, chains, boxes, width, height, rankdir, show_grad, crossings)
+    gap = STACK_RANK_GAP if stack else RANK_GAP
+    boxes, width, height = yield from _coordinates(g, layers, lr, gap)  # step 4
+    lay = _assemble(g, edges, chains, boxes, width, height, rankdir, show_grad, crossings)
+    lay.stack = bool(stack)
+    return lay
 
 
 class _Vertices:
@@ -216,7 +228,7 @@ class _Vertices:
     to), its extent ``w`` x ``h`` and its ``rank``; ``preds`` / ``succs``: its
     neighbours one rank before / after (filled by ``_chains``)."""
 
-    def __init__(self, nodes, show_grad):
+    def __init__(self, nodes, show_grad, stack=False):
         self.nodes = nodes
         self.index = {nd.id: i for i, nd in enumerate(nodes)}
         self.kind, self.owner, self.w, self.h, self.rank = [], [], [], [], []
@@ -224,7 +236,10 @@ class _Vertices:
         self.cell_widths = [[text_width(c) + 2 * CELL_PAD for c in cells]
                             for cells in self.cells]
         for i, widths in enumerate(self.cell_widths):
-            self.add("rec", i, sum(widths), RECORD_H)
+            if stack:
+                self.add("rec", i, max(widths), ROW_H * len(widths))
+            else:
+                self.add("rec", i, sum(widths), RECORD_H)
         self.op_of = {}  # the index of a value -> its op node's vertex
         for i, nd in enumerate(nodes):
             if not nd.leaf:
@@ -352,7 +367,7 @@ def _order(g, chains):
     return best_layers, best
 
 
-def _coordinates(g, layers, lr):
+def _coordinates(g, layers, lr, rank_gap=RANK_GAP):
     """Step 4: a box per vertex. Ranks are columns (``lr``) or rows, as wide as their
     widest box; inside one, each box is pulled towards the mean of its neighbours by
     isotonic regression, which keeps the order and the gaps. Returns ``(boxes, width,
@@ -401,8 +416,8 @@ def _coordinates(g, layers, lr):
     acc = MARGIN
     for r in range(nranks):
         rank_start[r] = acc
-        acc += rank_size[r] + RANK_GAP
-    extent_across = acc - RANK_GAP + MARGIN if nranks else 2 * MARGIN
+        acc += rank_size[r] + rank_gap
+    extent_across = acc - rank_gap + MARGIN if nranks else 2 * MARGIN
 
     boxes = []
     for v in range(nv):

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from xml.sax.saxutils import escape, quoteattr
-
 from ..graph import describe_op, fmt
 from .layout import FONT_SIZE, layout
 from .render_common import bezier_segments, clean_text
@@ -14,10 +12,16 @@ EDGE_COLOR = "#666666"
 
 
 def _a(x):
+    # imported at the first drawing: xml.sax brings urllib, http and email with it,
+    # which the browser's Python would compile at every start of the page
+    from xml.sax.saxutils import quoteattr
+
     return quoteattr(clean_text(x))
 
 
 def _t(x):
+    from xml.sax.saxutils import escape
+
     return escape(clean_text(x))
 
 

@@ -11,6 +11,8 @@ Routes (JSON in and out; every error is ``{"error": message}`` with a 4xx status
     POST   /api/walk/order        the visit-order experiment
     POST   /api/walk/nudge        the finite-difference slope at a leaf, beside its grad
     POST   /api/walk/check        a learner's answer to the graph's question, checked
+    GET    /api/mistakes          the gallery of classic mistakes (not run)
+    GET    /api/mistakes/{key}    one mistake, its learner's code run now
     POST   /api/play              a new training session (returns its id and state)
     GET    /api/play/{sid}        a session's state
     POST   /api/play/{sid}/step   train some steps, return the new state
@@ -44,7 +46,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from .. import __version__
 from . import limits
 from .handlers.errors import clip, cut_message
-from .routers import page, play, walk
+from .routers import mistakes, page, play, walk
 from .routers.page import STATIC
 from .server.guard import Guard
 from .server.schedule import TurnScheduler
@@ -121,7 +123,7 @@ def create_app(*, max_sessions=limits.MAX_SESSIONS,
                                       evict_after=evict_after)
     _json_errors(app)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
-    for feature in (page, walk, play):
+    for feature in (page, walk, play, mistakes):
         app.include_router(feature.router)
     if timing:
         app.include_router(timing_router(log))

@@ -384,7 +384,7 @@ class PlaySession:
     def _metrics(self, X, y, T):
         """(loss, accuracy) on a set: the mean per-sample loss (the traced program when
         there is one, else the eager batch loss) and the fraction classified right."""
-        from ..losses import accuracy
+        from ..losses import plain_accuracy as accuracy  # the scores are floats here
 
         scores = self.scores_at(X)
         if self.traced_loss is not None:

@@ -168,6 +168,7 @@ class Graph(BaseModel):
     height: float
     root: str
     crossings: int
+    stack: bool = Field(False, description="the records' cells one above another")
     nodes: List[GraphNode]
     edges: List[GraphEdge]
 

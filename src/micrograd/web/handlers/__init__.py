@@ -5,8 +5,8 @@ One entry point for any driver (the HTTP server, a browser worker, a test)::
     job = dispatch(route, request, sessions)      # a generator: one turn per next()
     outcome = run_to_end(job)                     # or drive it turn by turn yourself
 
-``route`` is a name from :data:`ROUTES` (``"walk"``, ``"play.step"``...), ``request``
-a dict of plain data (JSON's kinds: a session's id goes in as ``"sid"``), ``sessions``
+``route`` is a name from :data:`ROUTES` (``"walk"``, ``"mistakes.run"``, ``"play.step"``...),
+``request`` a dict of plain data (JSON's kinds: a session's id goes in as ``"sid"``), ``sessions``
 the store of Playground sessions (:class:`LocalSessions` for a single user; the server
 passes its bounded, thread-safe ``SessionStore``). The job yields None at every turn
 boundary (one optimizer step, one state to draw) and returns plain data::
@@ -39,7 +39,7 @@ import secrets
 from collections import OrderedDict
 
 from .. import limits
-from . import meta, play, walk
+from . import meta, mistakes, play, walk
 from .errors import Failure, StoreFull
 
 __all__ = ["ROUTES", "dispatch", "run_to_end", "LocalSessions", "Failure", "StoreFull"]
@@ -52,6 +52,8 @@ ROUTES = {
     "walk.order": walk.order,
     "walk.nudge": walk.nudge,
     "walk.check": walk.check,
+    "mistakes.list": mistakes.entries,
+    "mistakes.run": mistakes.run,
     "play.create": play.create,
     "play.get": play.get,
     "play.step": play.step,

@@ -39,6 +39,11 @@ WALK = GRAPH + ASKED + (
                                                   "no topological sort"),
     Field("no_zero_grad", "bool", False, description="teaching mode: backward twice "
                                                      "without zero_grad"),
+    Field("rankdir", "str", "LR", choices=("LR", "TB"),
+          description="the drawing's direction: left to right (the lecture's) or top to "
+                      "bottom (a narrow screen's)"),
+    Field("stack", "bool", False, description="each record's cells one above another "
+                                              "(a narrow screen's) instead of side by side"),
 )
 ORDER = GRAPH + (
     Field("order", "list", items="str", max_items=limits.MAX_ORDER_LEN,
@@ -89,7 +94,8 @@ def walk(request, sessions=None):
         return (yield from walkview.build_in_turns(
             source, req["values"], assign=req["assign"], recursive=req["recursive"],
             no_zero_grad=req["no_zero_grad"], title=title, preset=preset, ask=req["ask"],
-            of=req["of"], questions=tuple(req["questions"])))
+            of=req["of"], questions=tuple(req["questions"]), rankdir=req["rankdir"],
+            stack=req["stack"]))
     except walkview.WalkViewError as err:
         raise _refused(err) from None
 

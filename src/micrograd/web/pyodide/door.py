@@ -30,6 +30,8 @@ OPERATIONS = {
     "walk.check": "walk.check",
     "walk.order": "walk.order",
     "walk.nudge": "walk.nudge",
+    "mistakes.list": "mistakes.list",
+    "mistakes.run": "mistakes.run",
     "play.create": "play.create",
     "play.get": "play.get",
     "play.step": "play.step",

@@ -21,6 +21,26 @@ export class PythonError extends Error {
   }
 }
 
+/** Put an answer's long float lists back (the worker sends them apart, as one
+ * Float64Array `floats`; the answer's "floats" lists their places: [path, count]),
+ * each as an Array of the same numbers; returns the answer as JSON.parse would have
+ * read it whole. */
+export function placeFloats(answer, floats) {
+  const places = answer.floats;
+  delete answer.floats;
+  if (!places) return answer;
+  let at = 0;
+  for (const [path, n] of places) {
+    const keys = ["data", ...path];
+    let holder = answer;
+    for (const key of keys.slice(0, -1)) holder = holder[key];
+    holder[keys[keys.length - 1]] = Array.from(floats.subarray(at, at + n));
+    at += n;
+  }
+  if (at !== floats.length) throw new Error(`${floats.length} floats sent, ${at} placed`);
+  return answer;
+}
+
 // A page opened from a file (file://) cannot start a module worker or load WebAssembly.
 export function servedFromFile() {
   return location.protocol === "file:";
@@ -52,7 +72,8 @@ export function startPython({ root = new URL("./", import.meta.url), entry, onPr
     } else if (pending.has(m.id)) {
       const { resolve, reject } = pending.get(m.id);
       pending.delete(m.id);
-      const answer = "text" in m ? JSON.parse(m.text) : m;  // an answer comes as its JSON text
+      // an answer comes as its JSON text (and its long float lists apart)
+      const answer = "text" in m ? placeFloats(JSON.parse(m.text), m.floats) : m;
       if (answer.ok) resolve(answer.data);
       else reject(new PythonError(answer.error));
     }

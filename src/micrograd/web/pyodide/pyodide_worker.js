@@ -14,8 +14,12 @@
 //                                                  micrograd", "importing micrograd")
 //                    {ready: {python, platform, micrograd, entry, seconds}}
 //                    {failed: {kind: "load", message}}   Python could not start
-//                    {id, text}    text: the answer as JSON, {"ok": true, "data": ...}
-//                                  or {"ok": false, "error": {kind, message, field?...}}
+//                    {id, text, floats?}   text: the answer as JSON, {"ok": true,
+//                                  "data": ...} or {"ok": false, "error": {kind,
+//                                  message, field?...}}; floats: a Float64Array of the
+//                                  answer's long float lists, their places in the text's
+//                                  "floats" (micrograd.web.pyodide.calls), put back by
+//                                  pyodide_client.js
 //                    {id, ok: false, error: {kind, message}}   refused before Python
 // Calls made before Python is ready wait for it. A call whose entry point returns a job
 // (a generator) runs one turn per task of this worker's event loop, so other messages
@@ -37,8 +41,26 @@ const entry = new URL(self.location.href).searchParams.get("entry") || DEFAULT_E
 const running = new Set();  // the ids of the calls in progress
 const stops = new Set();    // ... and of those asked to stop
 
-function post(message) {
-  self.postMessage(message);
+function post(message, transfer = []) {
+  self.postMessage(message, transfer);
+}
+
+// The answer's long float lists (a Python array('d')) as a Float64Array of its own, or
+// null when there are none.
+function takeFloats(call) {
+  const floats = call.floats;
+  if (!floats || typeof floats.getBuffer !== "function") return null;
+  try {
+    if (!floats.length) return null;
+    const b = floats.getBuffer("f64");
+    try {
+      return b.data.slice();
+    } finally {
+      b.release();
+    }
+  } finally {
+    floats.destroy();
+  }
 }
 
 async function start() {
@@ -107,7 +129,7 @@ async function answer(id, name, request) {
   } catch (err) {
     return refuse(id, "unavailable", `Python did not start: ${err && err.message || err}`);
   }
-  const call = py.calls.Call(py.fn, name, JSON.stringify(body));
+  const call = py.calls.Call(py.fn, name, JSON.stringify(body), true);
   running.add(id);
   try {
     let t0 = performance.now();
@@ -118,10 +140,12 @@ async function answer(id, name, request) {
       t0 = performance.now();
       text = stops.has(id) ? call.close() : call.step();
     }
-    self.micrograd.busyMs += performance.now() - t0;  // Python's time (and the runner's)
     // the answer as its JSON text: one string crosses to the page, where one JSON.parse
-    // builds it (cheaper than cloning the object tree of a Playground state)
-    post({ id, text });
+    // builds it (cheaper than cloning the object tree of a Playground state), and its
+    // long float lists as one Float64Array, moved, not copied
+    const floats = takeFloats(call);
+    self.micrograd.busyMs += performance.now() - t0;  // Python's time (and the runner's)
+    post(floats ? { id, text, floats } : { id, text }, floats ? [floats.buffer] : []);
   } finally {
     running.delete(id);
     stops.delete(id);

@@ -1,5 +1,6 @@
 """The HTTP routes, one router per feature: ``page`` (the page and ``/api/meta``),
-``walk`` (``/api/walk...``) and ``play`` (``/api/play...``).
+``walk`` (``/api/walk...``), ``play`` (``/api/play...``) and ``mistakes``
+(``/api/mistakes...``).
 
 A route reads its body through the schema (``micrograd.web.schemas``: the 422 answers
 and the OpenAPI page), hands the request as plain data to its handler's job

@@ -1,12 +1,14 @@
-/* micrograd serve's page: one Walk and one Playground, a tab each, their state in the
- * URL. The entry point of index.html (the one module it loads). */
+/* micrograd serve's page: one Walk, one Playground and the gallery of classic mistakes,
+ * a tab each, their state in the URL. The entry point of index.html (the one module it
+ * loads). */
 
 import { pageClient } from "./client.js";
+import { Gallery } from "./gallery.js";
 import { Playground } from "./playground.js";
 import { HashState } from "./urlstate.js";
 import { Walk } from "./walk.js";
 
-const PAGES = ["walk", "play"];
+const PAGES = ["walk", "play", "mistakes"];
 const byId = (id) => document.getElementById(id);
 
 async function main() {
@@ -35,6 +37,7 @@ async function main() {
   const url = new HashState();
   const walk = new Walk(byId("page-walk"), { client, meta, url, idPrefix: "w-" });
   const play = new Playground(byId("page-play"), { client, meta, url, idPrefix: "p-", banner });
+  const gallery = new Gallery(byId("page-mistakes"), { client, url, idPrefix: "m-" });
 
   function showPage(name, push) {
     for (const p of PAGES) {
@@ -43,7 +46,7 @@ async function main() {
       byId("tab-" + p).setAttribute("aria-selected", p === name ? "true" : "false");
     }
     if (push) url.push({ page: name }); else url.write({ page: name });
-    if (name === "walk") walk.start(); else play.start();
+    if (name === "walk") walk.start(); else if (name === "play") play.start(); else gallery.start();
     if (name !== "play") play.pause();
   }
 
@@ -54,13 +57,15 @@ async function main() {
   const moved = () => {
     if (!url.moved()) return;  // the page's own change: no news
     if (url.read().get("page") === "play") { location.reload(); return; }
+    if (url.read().get("page") === "mistakes") { showPage("mistakes"); gallery.fromUrl(); return; }
     const fresh = !walk.started;
     showPage("walk");
     if (!fresh) walk.fromUrl();
   };
   window.addEventListener("popstate", moved);
   window.addEventListener("hashchange", moved);
-  showPage(url.read().get("page") === "play" ? "play" : "walk");
+  const first = url.read().get("page");
+  showPage(PAGES.includes(first) ? first : "walk");
   document.body.dataset.ready = "1";
 }
 

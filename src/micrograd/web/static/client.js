@@ -17,6 +17,8 @@
  *   walk.check          {preset | expr, values, ask?, of?, answer}
  *   walk.order          {preset | expr, values, order: [node id]}
  *   walk.nudge          {preset | expr, values, leaf, h}
+ *   mistakes.list       {}                                    -> {mistakes: [entry]}
+ *   mistakes.run        {key}                                 -> an entry, run now
  *   play.create         {...set-up, weights?, step?, inspect?: {x, y, label}} -> state
  *   play.get            {sid}                                  -> state
  *   play.step           {sid, steps, lr?}                      -> state
@@ -66,6 +68,8 @@ const ROUTES = {
   "walk.check": ["POST", () => "api/walk/check"],
   "walk.order": ["POST", () => "api/walk/order"],
   "walk.nudge": ["POST", () => "api/walk/nudge"],
+  "mistakes.list": ["GET", () => "api/mistakes"],
+  "mistakes.run": ["GET", (r) => `api/mistakes/${encodeURIComponent(r.key)}`],
   "play.create": ["POST", () => "api/play"],
   "play.get": ["GET", session("")],
   "play.step": ["POST", session("/step")],

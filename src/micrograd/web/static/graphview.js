@@ -10,13 +10,24 @@
  *                                   // state.nodeClass / state.edgeClass: {id: "a b"}
  *   view.fit(); view.zoom(factor); view.actualSize(); view.fold(neuronId, folded?)
  *   view.show(id); view.focusNode(id); view.destroy()
+ *   doc = await view.fitted((layout) => ask({...request, ...layout}), key)
+ *                                   // the graph asked for in the layout that fits this
+ *                                   // view best (layout: {rankdir, stack}, the Python
+ *                                   // side's fields); key names the graph
  *
  * The view only places what the server laid out and writes the texts the server
  * formatted: it never computes or formats a number. It pans and zooms (wheel, drag, the
- * buttons, and the keyboard: arrows pan, + and - zoom, 0 fits, 1 is actual size), opens
- * at a zoom where text is at least 11 px (fitting the whole graph when that allows it),
- * shows an overview map when the graph is larger than the screen, and lets every node and
- * edge be reached with Tab and used with Enter or Space.
+ * buttons, and the keyboard: arrows pan, + and - zoom, 0 fits, 1 is actual size), and
+ * lets every node and edge be reached with Tab and used with Enter or Space.
+ *
+ * Sizing: the view is as wide as its column and as tall as the graph needs at its
+ * opening zoom, up to a share of the window. A graph opens fitted whole when its text
+ * is then at least 11 px, else at 11 px with the root on screen; `fitted` asks for the
+ * lecture's left-to-right drawing first, then with each record's cells stacked (a third
+ * as wide), and on a narrow view (a phone) top to bottom with stacked records. Stepping
+ * keeps the current node on screen, and the root too whenever both fit. The overview
+ * map sits in the toolbar, never over the drawing, and only while part of the graph is
+ * off screen.
  */
 import { curve, escapeMarkup, svg } from "./svg.js";
 import { uniquePrefix } from "./dom.js";
@@ -24,6 +35,23 @@ import { uniquePrefix } from "./dom.js";
 const GV_FONT = 12;          // px: the layout measures its texts in this font
 const GV_MIN_TEXT = 11;      // px: no text below this at the opening zoom
 const GV_MAX_ZOOM = 4;
+const GV_OPEN_ZOOM = 1.25;   // the most a small graph is enlarged when it opens
+const GV_SHARE = 0.62;       // the view grows up to this share of the window's height,
+const GV_ROOM = 0.4;         // within the room left below its top on the first screen (but
+                             // to this share at least)
+const GV_MIN_H = 120;        // px: the view's least height
+const GV_NARROW = 600;       // px: a view narrower than this draws top to bottom, stacked
+const GV_PAD = 8;            // px kept free around a fitted graph and a shown node
+const GV_MINI_W = 160, GV_MINI_H = 34;  // px: the overview map's largest size
+
+function framed() { return window.parent !== window; }
+
+/** the layouts a view asks for, best first: the lecture's left to right, then the same
+ *  with stacked records; top to bottom with stacked records on a narrow view */
+function layoutsFor(width) {
+  return width < GV_NARROW ? [{ rankdir: "TB", stack: true }]
+    : [{ rankdir: "LR", stack: false }, { rankdir: "LR", stack: true }];
+}
 
 export class GraphView {
   constructor(host, opts) {
@@ -54,6 +82,10 @@ export class GraphView {
     this.zoomText.className = "gv-zoom";
     this.zoomText.setAttribute("aria-live", "polite");
     bar.appendChild(this.zoomText);
+    // the overview map: in the toolbar, so it never covers the drawing
+    this.mini = svg("svg", { class: "gv-mini", "aria-hidden": "true" }, bar);
+    this.miniScene = svg("g", {}, this.mini);
+    this.miniView = svg("rect", { class: "gv-mini-view" }, this.mini);
     host.appendChild(bar);
 
     this.port = document.createElement("div");
@@ -71,9 +103,6 @@ export class GraphView {
                                 markerHeight: "8", orient: "auto-start-reverse" }, defs);
     svg("path", { d: "M 0 0 L 10 5 L 0 10 z", class: "gv-arrowhead" }, mk);
     this.scene = svg("g", {}, this.svg);
-    this.mini = svg("svg", { class: "gv-mini", "aria-hidden": "true" }, this.port);
-    this.miniScene = svg("g", {}, this.mini);
-    this.miniView = svg("rect", { class: "gv-mini-view" }, this.mini);
 
     this.k = 1; this.tx = 0; this.ty = 0;
     this.folded = new Set();
@@ -90,7 +119,7 @@ export class GraphView {
     }, { passive: false });
     let drag = null;
     port.addEventListener("pointerdown", (ev) => {
-      if (ev.button !== 0 || this.mini.contains(ev.target)) return;
+      if (ev.button !== 0) return;
       drag = { x: ev.clientX, y: ev.clientY, tx: this.tx, ty: this.ty, moved: false, id: ev.pointerId };
     });
     port.addEventListener("pointermove", (ev) => {
@@ -198,11 +227,18 @@ export class GraphView {
       }
       const b = n.box;
       nh.push(`<g class="record" transform="translate(${b.x},${b.y})"><rect width="${b.w}" height="${b.h}" rx="3"></rect>`);
-      let x = 0;
+      let x = 0, y = 0;
+      const rowH = b.h / n.cells.length;  // a stacked record's rows
       n.cells.forEach((c, i) => {
+        const kind = (n.label && i === 0) ? "lbl" : esc(c.split(" ")[0]);
+        if (graph.stack) {
+          if (i > 0) nh.push(`<line x1="0" y1="${y}" x2="${b.w}" y2="${y}" class="sep"></line>`);
+          nh.push(`<text x="${b.w / 2}" y="${y + rowH / 2 + 4}" text-anchor="middle" class="${kind}">${esc(c)}</text>`);
+          y += rowH;
+          return;
+        }
         const w = n.cell_widths[i];
         if (i > 0) nh.push(`<line x1="${x}" y1="0" x2="${x}" y2="${b.h}" class="sep"></line>`);
-        const kind = (n.label && i === 0) ? "lbl" : esc(c.split(" ")[0]);
         nh.push(`<text x="${x + w / 2}" y="${b.h / 2 + 4}" text-anchor="middle" class="${kind}">${esc(c)}</text>`);
         x += w;
       });
@@ -219,6 +255,7 @@ export class GraphView {
     this._drawMini();
     this.svg.setAttribute("aria-label", `${this.opts.label || "graph"}: ${graph.nodes.length} nodes`);
     this.opening();
+    this._recheck = true;  // the page around may move the view when it draws this graph
   }
 
   /** texts and classes of the current state (texts as the server formatted them) */
@@ -242,6 +279,14 @@ export class GraphView {
     for (const e of this.graph.edges) this.edgeEls[e.id].setAttribute("class", `edge ${ec[e.id] || ""}`);
     this.lastState = state;
     this._drawFolds();
+    if (this._recheck) {  // the first state of a new graph: the page around it is drawn
+      this._recheck = false;
+      const room = this._roomNow();
+      if (Math.abs(room - this._room) > 1) {  // (two Infinities: NaN, no change)
+        this._room = room;
+        this.opening();
+      }
+    }
   }
 
   /* ---------------------------------------------------------------- folding */
@@ -314,14 +359,49 @@ export class GraphView {
     }
   }
 
-  /* ---------------------------------------------------------------- zoom and pan */
+  /* ---------------------------------------------------------------- layout and size */
+  /** Ask for a graph in the layout that fits this view best, and resolve with the
+   * document whose `graph` that is: `ask(layout)` resolves with a document for a layout
+   * ({rankdir, stack}); the layouts are asked one after another until one fits whole
+   * with text of 11 px, else the one that comes closest is kept (a graph too large for
+   * any to fit is asked for once). `key` names the graph:
+   * asked again under the same key, the layout chosen last is asked for at once. */
+  async fitted(ask, key) {
+    this._measure();
+    const tries = layoutsFor(this._w), same = (a, b) => a.rankdir === b.rankdir && a.stack === b.stack;
+    const last = this._picked;
+    const order = last && last.key === key && tries.some((t) => same(t, last.how)) ? [last.how] : tries;
+    let best = null;
+    for (const how of order) {
+      const doc = await ask(how);
+      const k = this._fitK(doc.graph);
+      if (!best || k > best.k) best = { doc, k, how };
+      // fitted; or so far from it that the next layout (records a third as wide at
+      // best) cannot fit either: a large graph is not laid out twice
+      if (k >= GV_MIN_TEXT / GV_FONT || k < GV_MIN_TEXT / GV_FONT / 3) break;
+    }
+    this._picked = { key, how: best.how };
+    return best.doc;
+  }
+
   /** the port's size, read from the layout only when it can have changed (a new graph,
    * a resized window): reading it after drawing would force a layout of the new drawing
    * before the browser's own */
   _measure() {
     this._w = this.port.clientWidth || 1;
     this._h = this.port.clientHeight || 1;
-    this._winH = window.innerHeight;
+    // in a frame (a lesson on another origin) the window grows with the walk: the
+    // screen's height bounds it
+    this._winH = framed() ? Math.min(window.innerHeight, screen.availHeight || Infinity)
+      : window.innerHeight;
+    this._room = this._roomNow();
+  }
+
+  /** the window's height left below the port's top, when it starts on the first screen */
+  _roomNow() {
+    if (framed()) return Infinity;
+    const top = this.port.getBoundingClientRect().top + window.scrollY;
+    return top < window.innerHeight ? window.innerHeight - top - GV_PAD : Infinity;
   }
 
   _size() {
@@ -329,34 +409,45 @@ export class GraphView {
     return { w: this._w, h: this._h };
   }
 
-  /** the opening view: the whole graph if its text stays >= 11 px, else 11 px text
-   * from the leaves' end (the left), centred vertically */
+  /** the tallest the port grows: a share of the window */
+  _maxH() {
+    const share = Math.min(this._winH * GV_SHARE, Math.max(this._winH * GV_ROOM, this._room));
+    return Math.max(GV_MIN_H, Math.round(share));
+  }
+
+  /** the zoom that shows all of graph g in this port as tall as it may grow */
+  _fitK(g) {
+    if (this._w === undefined) this._measure();
+    return Math.min((this._w - 2 * GV_PAD) / g.width, (this._maxH() - 2 * GV_PAD) / g.height,
+                    GV_OPEN_ZOOM);
+  }
+
+  /** the opening view: the port as tall as the graph needs (within GV_MIN_H and a share
+   * of the window), the whole graph if its text stays >= 11 px, else 11 px text with the
+   * root on screen */
   opening() {
-    const g = this.graph;
-    const { w } = this._size();
-    // the port as tall as the graph needs at the opening zoom, within 220 px .. 62% of
-    // the window (a phone's too)
-    const k0 = Math.max(GV_MIN_TEXT / GV_FONT, Math.min(1.25, w / g.width));
-    const maxH = Math.max(220, Math.round(this._winH * 0.62));
-    const h = Math.min(maxH, Math.max(220, Math.ceil(g.height * k0 + 24)));
+    const g = this.graph, minK = GV_MIN_TEXT / GV_FONT;
+    const fitK = this._fitK(g), k = Math.max(fitK, minK);
+    const h = Math.min(this._maxH(), Math.max(GV_MIN_H, Math.ceil(g.height * k + 2 * GV_PAD)));
     this.port.style.height = h + "px";  // the port has no border or padding: h is its height
     this._h = h;
-    const fitK = Math.min(w / g.width, h / g.height);
-    const minK = GV_MIN_TEXT / GV_FONT;
-    if (fitK >= minK) { this.fit(Math.min(fitK, 1.25)); return; }
-    // too big to fit: 11 px text, opening on the first leaf (the left end, where the
-    // forward pass starts), vertically centred on it
-    const first = g.nodes.reduce((a, n) => (n.box.x < a.box.x ? n : a), g.nodes[0]);
+    if (fitK >= minK) { this.fit(fitK); return; }
     this.k = minK;
-    this.tx = 0;
-    this.ty = h / 2 - (first.box.y + first.box.h / 2) * this.k;
+    const root = this._box(g.root);
+    const { w } = this._size();
+    // centred on the root, then moved as little as keeps the drawing filling the port
+    const place = (t, size, port) => (size * minK <= port ? (port - size * minK) / 2
+      : Math.min(0, Math.max(port - size * minK, t)));
+    this.tx = place(w / 2 - (root.x + root.w / 2) * minK, g.width, w);
+    this.ty = place(h / 2 - (root.y + root.h / 2) * minK, g.height, h);
     this._apply();
   }
 
+  /* ---------------------------------------------------------------- zoom and pan */
   fit(cap) {
     const { w, h } = this._size();
     const g = this.graph;
-    this.k = Math.min(w / g.width, h / g.height, cap || GV_MAX_ZOOM);
+    this.k = Math.min((w - 2 * GV_PAD) / g.width, (h - 2 * GV_PAD) / g.height, cap || GV_MAX_ZOOM);
     this.tx = (w - g.width * this.k) / 2;
     this.ty = (h - g.height * this.k) / 2;
     this._apply();
@@ -387,10 +478,11 @@ export class GraphView {
     this.svg.setAttribute("width", w); this.svg.setAttribute("height", h);
     this.scene.setAttribute("transform", `translate(${this.tx},${this.ty}) scale(${this.k})`);
     this.zoomText.textContent = `${Math.round(this.k * 100)}%`;
-    const big = gw > w + 1 || gh > h + 1;
-    this.mini.style.display = big ? "" : "none";
+    // the map only while part of the drawing is off screen
+    const off = this.tx < -1 || this.ty < -1 || this.tx + gw > w + 1 || this.ty + gh > h + 1;
+    this.mini.style.display = off ? "" : "none";
     this.host.dataset.zoom = String(this.k);
-    if (big) {
+    if (off) {
       const s = this.miniScale;
       this.miniView.setAttribute("x", (-this.tx / this.k) * s);
       this.miniView.setAttribute("y", (-this.ty / this.k) * s);
@@ -401,7 +493,7 @@ export class GraphView {
 
   _drawMini() {
     const g = this.graph;
-    const s = Math.min(160 / g.width, 90 / g.height);
+    const s = Math.min(GV_MINI_W / g.width, GV_MINI_H / g.height);
     this.miniScale = s;
     this.mini.setAttribute("width", Math.ceil(g.width * s));
     this.mini.setAttribute("height", Math.ceil(g.height * s));
@@ -413,20 +505,43 @@ export class GraphView {
     }
   }
 
-  _reveal(el) {
-    const bb = el.getBBox();
+  /** a node's extent in the drawing: its record and its op node */
+  _box(id) {
+    const n = this.byId[id], b = n.box, o = n.op_box;
+    if (!o) return { x: b.x, y: b.y, w: b.w, h: b.h };
+    const x = Math.min(b.x, o.x), y = Math.min(b.y, o.y);
+    return { x, y, w: Math.max(b.x + b.w, o.x + o.w) - x, h: Math.max(b.y + b.h, o.y + o.h) - y };
+  }
+
+  /** pan as little as brings this box of the drawing on screen (its start first, when
+   * it is larger than the port) */
+  _revealBox(bb) {
     const { w, h } = this._size();
     const x0 = bb.x * this.k + this.tx, y0 = bb.y * this.k + this.ty;
-    const x1 = x0 + bb.width * this.k, y1 = y0 + bb.height * this.k;
-    const pad = 20;
+    const x1 = x0 + bb.w * this.k, y1 = y0 + bb.h * this.k;
+    const pad = GV_PAD;
     if (x0 < pad) this.tx += pad - x0; else if (x1 > w - pad) this.tx -= Math.min(x1 - (w - pad), x0 - pad);
     if (y0 < pad) this.ty += pad - y0; else if (y1 > h - pad) this.ty -= Math.min(y1 - (h - pad), y0 - pad);
     this._apply();
     this.port.scrollTop = 0; this.port.scrollLeft = 0;  // focus must not scroll the port itself
   }
 
+  _reveal(el) {
+    const bb = el.getBBox();
+    this._revealBox({ x: bb.x, y: bb.y, w: bb.width, h: bb.height });
+  }
+
   focusNode(id) { const el = this.nodeEls[id]; if (el) el.focus(); }
 
-  /** pan (if needed) so that this node is on screen */
-  show(id) { const el = this.nodeEls[id]; if (el && el.style.display !== "none") this._reveal(el); }
+  /** pan (if needed) so that this node is on screen, and the root with it when both fit */
+  show(id) {
+    const el = this.nodeEls[id];
+    if (!el || el.style.display === "none") return;
+    const a = this._box(id), r = this._box(this.graph.root);
+    const x = Math.min(a.x, r.x), y = Math.min(a.y, r.y);
+    const both = { x, y, w: Math.max(a.x + a.w, r.x + r.w) - x, h: Math.max(a.y + a.h, r.y + r.h) - y };
+    const { w, h } = this._size();
+    const fits = both.w * this.k <= w - 2 * GV_PAD && both.h * this.k <= h - 2 * GV_PAD;
+    this._revealBox(fits ? both : a);
+  }
 }

@@ -226,7 +226,9 @@ export class Walk {
     fresh = this.wasFresh = Boolean(this.wasFresh || fresh);
     push = this.wasPushed = Boolean(this.wasPushed || push);
     try {
-      const doc = await this.client.call("walk.build", body);
+      // the layout that fits the graph view best (graphview.js asks for it)
+      const doc = await this.view.fitted(
+        (layout) => this.client.call("walk.build", { ...body, ...layout }), body.preset || body.expr);
       if (asked !== this.asked) return;
       this.wasFresh = this.wasPushed = false;
       this.drawn = source;

@@ -41,7 +41,11 @@ export const KERNELS = Object.freeze({
   abs: (o, [[a, sa]], n) => { for (let i = 0; i < n; i++) o[i] = Math.abs(a[i * sa]); },
   add: (o, [[a, sa], [b, sb]], n) => { for (let i = 0; i < n; i++) o[i] = a[i * sa] + b[i * sb]; },
   sub: (o, [[a, sa], [b, sb]], n) => { for (let i = 0; i < n; i++) o[i] = a[i * sa] - b[i * sb]; },
-  mul: (o, [[a, sa], [b, sb]], n) => { for (let i = 0; i < n; i++) o[i] = a[i * sa] * b[i * sb]; },
+  mul: (o, [[a, sa], [b, sb]], n) => {
+    if (sa === 0 && sb === 1) { const x = a[0]; for (let i = 0; i < n; i++) o[i] = x * b[i]; return; }
+    if (sa === 1 && sb === 1) { for (let i = 0; i < n; i++) o[i] = a[i] * b[i]; return; }
+    for (let i = 0; i < n; i++) o[i] = a[i * sa] * b[i * sb];
+  },
   div: (o, [[a, sa], [b, sb]], n) => { for (let i = 0; i < n; i++) o[i] = a[i * sa] / b[i * sb]; },
   sqrt: (o, [[a, sa]], n) => { for (let i = 0; i < n; i++) o[i] = Math.sqrt(a[i * sa]); },
   exp: (o, [[a, sa]], n) => { for (let i = 0; i < n; i++) o[i] = Math.exp(a[i * sa]); },
@@ -61,12 +65,17 @@ export const KERNELS = Object.freeze({
     for (let i = 0; i < n; i++) o[i] = c[i * sc] !== 0 ? a[i * sa] : b[i * sb];
   },
   sum: (o, xs, n) => {  // left to right, element by element (out may be an operand)
-    const k = xs.length;
-    for (let i = 0; i < n; i++) {
-      let s = xs[0][0][i * xs[0][1]];
-      for (let j = 1; j < k; j++) s += xs[j][0][i * xs[j][1]];
-      o[i] = s;
+    // operand by operand into a row of partial sums: each element's additions in the
+    // same order, so the same bits
+    const acc = xs.some(([a], j) => j > 0 && a === o) ? new Float64Array(n) : o;
+    const [a0, s0] = xs[0];
+    if (s0 === 1) { if (acc !== a0) acc.set(a0.subarray(0, n)); } else acc.fill(a0[0], 0, n);
+    for (let j = 1; j < xs.length; j++) {
+      const [a, sa] = xs[j];
+      if (sa === 1) for (let i = 0; i < n; i++) acc[i] += a[i];
+      else { const x = a[0]; for (let i = 0; i < n; i++) acc[i] += x; }
     }
+    if (acc !== o) o.set(acc);
   },
   total: (o, [[a]]) => {  // one number: a's elements added left to right
     let s = a.length ? a[0] : 0;
