@@ -32,6 +32,7 @@ const CSS = `
 .mg-walk .conventions table { border-collapse: collapse; }
 .mg-walk .conventions th, .mg-walk .conventions td { padding: 1px 8px; text-align: right; }
 .mg-walk .conventions td.differ { font-weight: bold; background: #fff4d6; }
+.mg-walk .conventions tr > th:first-child { text-align: left; }
 .mg-walk .conventions > div.note { flex-basis: 100%; border: 0; color: #555; }
 .mg-walk .link { color: #555; }
 `;
