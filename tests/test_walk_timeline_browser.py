@@ -53,12 +53,14 @@ def open_walk(page, server, hash_):  # noqa: F811
 
 SNAPSHOT = """() => {
   const texts = (sel) => [...document.querySelectorAll(sel)].map((e) => e.textContent);
-  const classes = (sel) => Object.fromEntries([...document.querySelectorAll(sel)]
-      .map((e) => [e.dataset.id, e.getAttribute('class')]));
+  const classes = (sel, key) => Object.fromEntries([...document.querySelectorAll(sel)]
+      .map((e) => [e.dataset[key], e.getAttribute('class')]));
   return {
     records: Object.fromEntries([...document.querySelectorAll('#w-graph g.node')]
-      .map((g) => [g.dataset.id, [...g.querySelectorAll('text')].map((t) => t.textContent)])),
-    nodes: classes('#w-graph g.node'), edges: classes('#w-graph g.edge'),
+      .map((g) => [g.dataset.node, [...g.querySelectorAll('text')].map((t) => t.textContent)])),
+    labels: Object.fromEntries([...document.querySelectorAll('#w-graph g.node')]
+      .map((g) => [g.dataset.node, g.getAttribute('aria-label')])),
+    nodes: classes('#w-graph g.node', 'node'), edges: classes('#w-graph g.edge', 'edge'),
     step: document.getElementById('w-step').textContent,
     k: document.getElementById('w-k').textContent,
     phase: document.getElementById('w-phase').textContent,
@@ -69,7 +71,11 @@ SNAPSHOT = """() => {
 
 
 def snapshot(page):
-    return page.evaluate(SNAPSHOT)
+    snap = page.evaluate(SNAPSHOT)
+    n = page.locator("#w-graph g.node").count()
+    assert n > 1 and len(snap["records"]) == len(snap["nodes"]) == n  # every node, by id
+    assert len(snap["edges"]) == page.locator("#w-graph g.edge").count() > 0
+    return snap
 
 
 def at(page, k):
