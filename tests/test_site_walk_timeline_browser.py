@@ -100,7 +100,7 @@ def test_a_micrograd_walk_element_opens_at_its_step(context, site):
     assert five.locator("input[type=range]").input_value() == "5"
     # step 5: the seed and L's visit are done, d's is next
     assert (cell(five, "L", "grad"), cell(five, "d", "grad")) == (1.0, -2.0)
-    five.locator("button[id$=prev]").click()
+    five.locator(".timeline button", has_text="previous step").click()
     five.locator("[data-role=k]", has_text=re.compile("^4$")).wait_for()
     assert five.locator("g.node[data-name='d'] text.grad").first.text_content() == "grad ·"
     # a step past the end: the end of the walk

@@ -22,9 +22,9 @@ export class Timeline {
     this.n = 0;
     host.classList.add("timeline");
     this.prev = el("button", { type: "button", id: prefix + "prev", "aria-label": "previous step",
-                               title: "previous step", text: "◀ previous" });
+                               title: "previous step", text: "◀ previous step" });
     this.next = el("button", { type: "button", id: prefix + "next", "aria-label": "next step",
-                               title: "next step", text: "next ▶" });
+                               title: "next step", text: "next step ▶" });
     this.slider = el("input", { type: "range", id: prefix + "slider", min: "0", max: "0", step: "1",
                                 value: "0", "aria-label": "step of the forward and backward pass" });
     this.scale = el("div", { class: "tl-scale", "aria-hidden": "true" });
