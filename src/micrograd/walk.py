@@ -170,6 +170,7 @@ class Walk(_Wire):
     unvisited: list[str] = field(default_factory=list)
     passes: int = 1
     custom_order: bool = False  # the visit order was given by the user
+    said: dict[str, str] = field(default_factory=dict)  # id -> its name in sentences
     ok: bool = field(init=False)
     notes: list[str] = field(init=False)
     grad_cells: dict[str, str] = field(init=False)
@@ -193,7 +194,8 @@ class Walk(_Wire):
         for lost in self.lost:
             lines.append("LOST: " + lost.text)
         for k, got, exp in self.wrong():
-            lines.append(f"wrong: grad[{self.names[k]}] = {fmt(got)}, correct {fmt(exp)}")
+            name = self.said.get(k, self.names[k])
+            lines.append(f"wrong: grad[{name}] = {fmt(got)}, correct {fmt(exp)}")
         if not lines:
             lines.append("every grad is correct")
         return lines
@@ -219,12 +221,15 @@ class _Graph:
             self.out_edges[e.src].append(e)
         self.root = self.nodes[-1].id
         self.names = _display_names(self.nodes)
+        # in sentences a constant is named by its value as such: grad[constant 3], not grad[3]
+        self.said = {n.id: f"constant {n.name}" if n.leaf and not n.label else self.names[n.id]
+                     for n in self.nodes}
         self.values = [n.value for n in self.nodes]  # every node after its inputs
         self.id_of = {n.value: n.id for n in self.nodes}
 
     def describe(self, nid):
         nd = self.by_id[nid]
-        name = self.names[nid]
+        name = self.said[nid]
         if nd.leaf:
             return f"{name} (leaf)"
         return f"{name} = {describe_op(nd, self.names)}"
@@ -327,7 +332,7 @@ def _visit(g, v, step, up, pushes, visited_at=None, lost=None, assign=False, pas
     for i, c, before, after in pushes:
         e = g.in_edges[nid][i]
         before = 0.0 if before is None else before
-        pname = g.names[e.src]
+        pname = g.said[e.src]
         late = lost is not None and e.src in visited_at
         if assign:
             t = f"grad[{pname}] = {fmt(up)} * {_par(e.local)} = {fmt(c)}"
@@ -345,12 +350,12 @@ def _visit(g, v, step, up, pushes, visited_at=None, lost=None, assign=False, pas
                 f"{g.names[nid]} deposited {fmt(c)} into {pname} at step {step}, but "
                 f"{pname} had been visited at step {visited_at[e.src]}: the path "
                 f"{' -> '.join(g.names[p] for p in g.path_to_root(e.src, nid))} is lost"))
-        contribs.append(Contribution(e.id, e.src, pname, e.index, e.local, up, c, before,
+        contribs.append(Contribution(e.id, e.src, g.names[e.src], e.index, e.local, up, c, before,
                                      after, late, t, _cell("grad", after)))
         texts.append(t)
     head = f"visit {g.describe(nid)}"
     if nd.leaf:
-        text = f"{head}: grad[{g.names[nid]}] = {fmt(up)}"
+        text = f"{head}: grad[{g.said[nid]}] = {fmt(up)}"
     else:
         text = f"{head}: " + "; ".join(texts)
     return BackwardStep("visit", step, nid, g.names[nid], nd.op, up, contribs, text, pass_,
@@ -358,7 +363,7 @@ def _visit(g, v, step, up, pushes, visited_at=None, lost=None, assign=False, pas
 
 
 def _seed(g, step, pass_=1):
-    text = f"seed: grad[{g.names[g.root]}] = 1"
+    text = f"seed: grad[{g.said[g.root]}] = 1"
     return BackwardStep("seed", step, g.root, g.names[g.root], g.by_id[g.root].op, 1.0, [],
                         text, pass_, text, _cell("grad", 1.0))
 
@@ -409,7 +414,7 @@ def walk(root, order=None, mode="correct", passes=None):
                                 pass_=p))
     final = {n.id: grads.get(n.value, 0.0) for n in g.nodes}
     return Walk(mode, g.root, visited, fwd, steps, final, expected, g.names, [], [],
-                npasses)
+                npasses, said=g.said)
 
 
 def _walk_in_order(g, fwd, expected, ids):
@@ -437,10 +442,10 @@ def _walk_in_order(g, fwd, expected, ids):
                 "unvisited", e.src, g.names[e.src], nid, g.names[nid], e.id, c, None,
                 None, path,
                 f"{g.names[nid]} was never visited, so its {fmt(c)} never reached "
-                f"{g.names[e.src]}: the path {' -> '.join(g.names[p] for p in path)} "
+                f"{g.said[e.src]}: the path {' -> '.join(g.names[p] for p in path)} "
                 "is lost"))
     return Walk("correct", g.root, list(visited_at), fwd, steps, frozen, expected, g.names,
-                lost, unvisited, 1, custom_order=True)
+                lost, unvisited, 1, custom_order=True, said=g.said)
 
 
 def format_walk(w, forward=True):

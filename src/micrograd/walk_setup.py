@@ -18,6 +18,7 @@ JSON-ready::
     {"presets": [{"key": "sum_times", "title": "(a + b) * c", "expr": "a = 2; ...",
                   "ask": "a"}, ...],
      "modes": [{"key": "correct", "title": "...", "lesson": "..."}, ...],
+     "conventions": [{"key": "micrograd", "title": "...", "rule": "..."}, ...],
      "controls": {"graph": "the preset and the expression", ...},
      "fields": [{"name": "preset", "url": "preset", "kind": "choice", "default":
                  "sum_times", "label": ..., "help": ..., "choices": [...]}, ...],
@@ -38,10 +39,14 @@ from dataclasses import MISSING, dataclass, field, fields, replace
 from numbers import Real
 from urllib.parse import unquote
 
+from . import walk as _walk
+from . import walk_modes
+from .graph import fmt, trace
 from .urltext import NUMBER, js_component, js_number
 
-__all__ = ["WalkSetup", "WalkSetupError", "Preset", "Mode", "PRESETS", "MODES",
-           "CONTROLS", "QUESTIONS", "MAX_EXPR_CHARS", "MAX_NAME_CHARS", "MAX_VALUES", "MAX_STEP"]
+__all__ = ["WalkSetup", "WalkSetupError", "Preset", "Mode", "Convention", "PRESETS",
+           "MODES", "CONVENTIONS", "compare_conventions", "CONTROLS", "QUESTIONS",
+           "MAX_EXPR_CHARS", "MAX_NAME_CHARS", "MAX_VALUES", "MAX_STEP"]
 
 MAX_EXPR_CHARS = 1000   # characters in an expression
 MAX_NAME_CHARS = 100    # a leaf's name given a value
@@ -86,27 +91,97 @@ class Mode:
     lesson: str
 
 
-#: one entry per mode of micrograd.walk.MODES, in its order
+#: one entry per mode of micrograd.walk.MODES, in its order; each lesson is one sentence:
+#: what a learner should notice, shown beside the mode on the page and in the widget
 MODES = {m.key: m for m in [
     Mode("correct", "correct: reverse topological order, grad += upstream * local",
-         "Each node passes its grad on only once it is complete, and every path's "
-         "contribution is added, so a node used twice gets both shares."),
+         "Notice that each node passes its grad on only once it is complete, and that "
+         "every path's contribution is added, so a node used twice gets both shares."),
     Mode("assign", "the mistake: grad = instead of += (a reused node keeps its last "
          "share)",
-         "A node used twice keeps only the last contribution it receives: a * a at 3 "
-         "gives grad 3, not 6."),
+         "Notice that a node used twice keeps only the last contribution it receives: "
+         "a * a at 3 gives grad 3, not 6."),
     Mode("recursive", "the mistake: a recursive backward without a topological sort",
-         "A node reached by two paths passes its grad on once per path, before the grad "
-         "is complete: a = 1; b = a + a; c = b + b gives grad[a] = 8, not 4."),
+         "Notice that a node reached by two paths passes its grad on once per path, "
+         "before the grad is complete: a = 1; b = a + a; c = b + b gives grad[a] = 8, "
+         "not 4."),
     Mode("no_zero_grad", "the mistake: two backward passes without zero_grad",
-         "The second pass adds onto the grads the first one left, interior nodes "
-         "included: the lecture's L = (a*b + c) * f gives grad[a] = 24, not 6."),
+         "Notice that the second pass adds onto what the first one left: in PyTorch and "
+         "in this engine only the leaves add up (twice the gradient), while micrograd's "
+         "published engine also adds into every interior grad and pushes those sums on, "
+         "so the leaves get more still."),
 ]}
 
 #: the kinds of question the Walk asks, in the lecture's order, with their short titles
 #: (asked and checked by micrograd.web.walk_questions)
 QUESTIONS = {"value": "a forward value", "local": "a local derivative",
              "grad": "a gradient", "path": "one path's share"}
+
+@dataclass(frozen=True)
+class Convention:
+    """How an engine runs a second backward pass without ``zero_grad`` (the key is one
+    of ``micrograd.walk_modes.CONVENTIONS``): its name and its rule, one sentence."""
+    key: str
+    title: str
+    rule: str
+
+
+#: the two ways a second pass without zero_grad adds up, shown side by side
+CONVENTIONS = {c.key: c for c in [
+    Convention("micrograd", "micrograd's published engine",
+               "backward() sets the root's grad to 1 and adds into every other grad, "
+               "interior ones included, so each interior node pushes on the sum of both "
+               "passes."),
+    Convention("pytorch", "PyTorch and this engine",
+               "backward() starts every interior grad from zero, so only this pass's "
+               "gradient flows through the graph and only the leaves add up (PyTorch "
+               "also asks for retain_graph=True before it runs a graph backward twice)."),
+]}
+#: what the side-by-side table says under its numbers
+CONVENTIONS_NOTE = ("The steps above run micrograd's published engine. An interior node's "
+                    "number under PyTorch and this engine is the gradient that flowed "
+                    "through it in the last pass, which is this engine's .grad there "
+                    "(PyTorch keeps no grad on an interior tensor unless retain_grad() "
+                    "asks for it).")
+
+
+def compare_conventions(root, passes=2):
+    """Backward ``passes`` times without zero_grad, in each of ``CONVENTIONS``, side by
+    side: every node's grad after one pass (the correct one, in both: the first pass
+    starts from nothing) and after the last, numbers from
+    ``micrograd.walk_modes`` (each convention's pass run on one table of grads), texts
+    from the walk (a constant is ``constant 3``). ``None`` for a graph that is one leaf
+    (nothing is passed on). JSON-ready::
+
+        {"passes": 2, "title": "2 backward passes without zero_grad", "note": ...,
+         "conventions": [{"key": "micrograd", "title": ..., "rule": ...}, ...],
+         "columns": {"one_pass": "after pass 1 (correct)", "micrograd": "after pass 2",
+                     "pytorch": "after pass 2"},
+         "rows": [{"id": "n0", "name": "a", "leaf": true, "one_pass": 6.0,
+                   "micrograd": 24.0, "pytorch": 12.0,
+                   "texts": {"one_pass": "6", "micrograd": "24", "pytorch": "12"}}, ...]}
+
+    Rows go root first, as the backward pass does."""
+    if root._a is None:
+        return None
+    w = _walk.walk(root)
+    nodes = trace(root)[0]  # every node after its inputs, the walk's ids
+    values = [n.value for n in nodes]
+    last = {key: walk_modes.after_passes(values, one_pass, passes)[-1]
+            for key, one_pass in walk_modes.CONVENTIONS.items()}
+    rows = []
+    for n in reversed(nodes):
+        row = {"id": n.id, "name": w.said[n.id], "leaf": n.leaf, "one_pass": w.grads[n.id]}
+        row.update((key, grads.get(n.value, 0.0)) for key, grads in last.items())
+        row["texts"] = {k: fmt(row[k]) for k in ["one_pass", *last]}
+        rows.append(row)
+    return {"passes": passes, "title": f"{passes} backward passes without zero_grad",
+            "conventions": [{"key": c.key, "title": c.title, "rule": c.rule}
+                            for c in CONVENTIONS.values()],
+            "columns": {"one_pass": "after pass 1 (correct)",
+                        **{c.key: f"after pass {passes}" for c in CONVENTIONS.values()}},
+            "note": CONVENTIONS_NOTE, "rows": rows}
+
 
 #: groups of the Walk's controls a lesson link can hide
 CONTROLS = {"graph": "the preset and the expression", "values": "the leaf values",
@@ -258,6 +333,8 @@ class WalkSetup:
                         for p in PRESETS.values()],
             "modes": [{"key": m.key, "title": m.title, "lesson": m.lesson}
                       for m in MODES.values()],
+            "conventions": [{"key": c.key, "title": c.title, "rule": c.rule}
+                            for c in CONVENTIONS.values()],
             "controls": dict(CONTROLS), "questions": dict(QUESTIONS),
             "fields": [_field_spec(f) for f in fields(cls)],
             "limits": {"max_expr_chars": MAX_EXPR_CHARS, "max_name_chars": MAX_NAME_CHARS,

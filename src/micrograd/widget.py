@@ -20,6 +20,16 @@ tested) from plain Python:
     >>> m.run_forward(); m.run_backward()
     >>> m.state()["grads"]["a"]
     10.0
+
+As on the page, a timeline moves to any step, back as well as forward
+(:meth:`WalkModel.go_to`, :meth:`~WalkModel.previous`, :meth:`~WalkModel.next`; the
+widget's slider and buttons), each mode shows its lesson (``MODES``, the page's table),
+and the no-zero_grad mode shows micrograd's published engine beside PyTorch's and ours
+(``walk_setup.compare_conventions``). :meth:`WalkModel.setup` is the state as a
+``WalkSetup``, so ``setup().to_url()`` opens the page at the same step:
+
+    >>> m.go_to(3); m.setup().to_url()
+    {'preset': 'sum_times', 'step': '3'}
 """
 
 from __future__ import annotations
@@ -29,7 +39,7 @@ import pathlib
 
 from . import walk as _walk
 from .engine import Value
-from .walk_setup import MODES, PRESETS, WalkSetup
+from .walk_setup import MODES, PRESETS, WalkSetup, WalkSetupError, compare_conventions
 from .graph import fmt, num
 from .graph import fmt4
 from .viz.layout import layout
@@ -41,15 +51,17 @@ class WalkModel:
     """The widget's state and its actions, in plain Python.
 
     Actions: :meth:`step_forward`, :meth:`step_backward`, :meth:`run_forward`,
-    :meth:`run_backward`, :meth:`reset`, :meth:`set_mode`, :meth:`set_order`,
-    :meth:`select_edge`, :meth:`load`. Each returns nothing and never raises for
-    a user's input: a refused action sets ``error`` in :meth:`state` instead.
+    :meth:`run_backward`, :meth:`reset`, :meth:`go_to`, :meth:`previous`, :meth:`next`,
+    :meth:`set_mode`, :meth:`set_order`, :meth:`select_edge`, :meth:`load`. Each returns
+    nothing and never raises for a user's input: a refused action sets ``error`` in
+    :meth:`state` instead.
     """
 
     def __init__(self, what="sum_times", mode="correct", order=None):
         self.error = None
         self.mode = "correct"
         self.order = None
+        self.values = {}
         self._load(what)
         self.set_mode(what.mode if isinstance(what, WalkSetup) else mode)
         if order:
@@ -70,6 +82,7 @@ class WalkModel:
             what.check()
             name, source = what.preset, what.source
             root = parse(source, what.values or None, override=True)
+            self.values = dict(what.values)
         elif isinstance(what, str):
             key = what.strip()
             if key in PRESETS:
@@ -80,6 +93,8 @@ class WalkModel:
         else:
             raise TypeError(f"walk_widget takes a preset name, an expression, a Value or "
                             f"a WalkSetup, got {type(what).__name__}")
+        if not isinstance(what, WalkSetup):
+            self.values = {}
         self.root, self.preset, self.source = root, name, source
         self._layout = layout(root, rankdir="LR", show_grad=True)
         self._rewalk()
@@ -162,6 +177,39 @@ class WalkModel:
         self.fpos = min(k, len(self.walk.forward))
         self.bpos = min(k - self.fpos, len(self.walk.backward))
 
+    def steps_total(self):
+        return len(self.walk.forward) + len(self.walk.backward)
+
+    def go_to(self, k):
+        """The timeline: show the first ``k`` steps (0 to every step of the forward and
+        backward pass), back as well as forward; every number is the walk's at step k."""
+        n = self.steps_total()
+        if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k <= n:
+            self.error = f"a step is a whole number 0 to {n}, got {k!r:.40}"
+            return
+        self._show_steps(k)
+        self.error = None
+
+    def previous(self):
+        """One step back (a backward step first, then a forward one)."""
+        self.go_to(max(0, self.fpos + self.bpos - 1))
+
+    def next(self):
+        """One step on, forward pass and backward pass alike."""
+        self.go_to(min(self.steps_total(), self.fpos + self.bpos + 1))
+
+    def setup(self):
+        """The widget's state as a ``WalkSetup`` (graph, leaf values, mode, step): its
+        ``to_url()`` opens the Walk page where the widget is. None for a ``Value``
+        walked directly (no text to link to) or a visit order of one's own (the page's
+        link has none)."""
+        if self.source is None or self.order:
+            return None
+        graph = {"preset": self.preset} if self.preset else {"preset": None,
+                                                              "expr": self.source}
+        return WalkSetup(**graph, values=dict(self.values), mode=self.mode,
+                         step=self.fpos + self.bpos).check()
+
     def select_edge(self, edge_id):
         ids = {e.id for e in self._layout_edges()}
         if edge_id is not None and edge_id not in ids:
@@ -181,6 +229,10 @@ class WalkModel:
                   "reset": self.reset}
         if action in simple:
             simple[action]()
+        elif action == "go_to":
+            self.go_to(msg.get("step"))
+        elif action in ("previous", "next"):
+            getattr(self, action)()
         elif action == "set_mode":
             self.set_mode(msg.get("mode"))
         elif action == "set_order":
@@ -251,6 +303,18 @@ class WalkModel:
         lay.nodes = nodes
         return render_svg(lay)
 
+    def _scale(self):
+        """The timeline's stretches: ``[[name, steps], ...]``, forward then each pass."""
+        w, out = self.walk, []
+        names = ["forward"] * len(w.forward) + [
+            f"backward, pass {s.pass_}" if w.passes > 1 else "backward" for s in w.backward]
+        for name in names:
+            if out and out[-1][0] == name:
+                out[-1][1] += 1
+            else:
+                out.append([name, 1])
+        return out
+
     def edge_text(self, edge_id):
         e = next(e for e in self._layout_edges() if e.id == edge_id)
         src, dst = self.names[e.src], self.names[e.dst]
@@ -270,12 +334,22 @@ class WalkModel:
         lost_edges = sorted({c.edge for s in w.backward[:self.bpos] for c in s.contributions
                              if c.lost})
         grads = self._grads()
+        try:
+            setup = self.setup()
+        except WalkSetupError:  # a graph the page's link cannot hold (too long, too many steps)
+            setup = None
         return {
             "preset": self.preset, "source": self.source, "mode": self.mode,
             "mode_text": MODES[self.mode].title, "mode_lesson": MODES[self.mode].lesson,
             "order": self.order, "presets": {k: p.title for k, p in PRESETS.items()},
             "modes": list(_walk.MODES),
+            "mode_titles": {k: m.title for k, m in MODES.items()},
             "phase": self.phase(),
+            "step": self.fpos + self.bpos, "steps_total": self.steps_total(),
+            "scale": self._scale(),
+            "conventions": compare_conventions(self.root)
+            if self.mode == "no_zero_grad" else None,
+            "link": setup.to_url() if setup is not None else None,
             "forward_done": self.fpos, "forward_total": len(w.forward),
             "backward_done": self.bpos, "backward_total": len(w.backward),
             "current": cur.node if cur is not None else None,

@@ -211,6 +211,27 @@ class AskedQuestion(BaseModel):
     wrt: Optional[str] = None
 
 
+class ConventionRow(BaseModel):
+    id: str
+    name: str
+    leaf: bool
+    one_pass: Num
+    micrograd: Num
+    pytorch: Num
+    texts: Dict[str, str]
+
+
+class Conventions(BaseModel):
+    """``micrograd.walk_setup.compare_conventions``: two passes without zero_grad in
+    micrograd's published engine and in PyTorch's and ours, side by side."""
+    passes: int
+    title: str
+    conventions: List[Dict[str, str]]
+    columns: Dict[str, str]
+    note: str
+    rows: List[ConventionRow]
+
+
 class WalkResponse(BaseModel):
     title: str
     source: str
@@ -226,6 +247,8 @@ class WalkResponse(BaseModel):
     question: Optional[Question]
     questions: List[AskedQuestion] = Field(description="the questions in sequence (their "
                                                        "answers are checked, not sent)")
+    conventions: Optional[Conventions] = Field(
+        description="in the no_zero_grad mode: the two conventions side by side")
 
 
 class OrderResponse(BaseModel):

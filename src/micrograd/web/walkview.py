@@ -32,7 +32,7 @@ from ..expr import FUNCTIONS
 from ..graph import fmt
 from ..graph import fmt4
 from ..walk import WalkError
-from ..walk_setup import PRESETS
+from ..walk_setup import PRESETS, compare_conventions
 from ..wire import encode
 from . import limits, walk_questions
 
@@ -267,9 +267,10 @@ def build(source, values=None, **options):
     """The page's document for one graph: ``graph`` (the layout in the page's
     ``rankdir``, its records' cells side by side or ``stack``-ed, showing the walk's
     final grads), ``walk`` (the encoded ``Walk``), the leaves, the edges' texts, the
-    neurons, the reused-node lesson, the question d(of)/d(ask) and the sequence of
-    ``questions`` of the kinds asked (``walk_questions``; their answers are not sent).
-    (``build_in_turns``, at once.)"""
+    neurons, the reused-node lesson, the question d(of)/d(ask), the sequence of
+    ``questions`` of the kinds asked (``walk_questions``; their answers are not sent),
+    and in the no-zero_grad mode the two conventions side by side
+    (``walk_setup.compare_conventions``; else None). (``build_in_turns``, at once.)"""
     return _at_once(build_in_turns(source, values, **options))
 
 
@@ -306,7 +307,9 @@ def build_in_turns(source, values=None, *, assign=False, recursive=False,
                        for name, n in g.leaves.items()],
             "free": g.free, "edge_notes": _edge_notes(g), "neurons": _neurons(g),
             "lesson": _lesson(g), "question": question,
-            "questions": walk_questions.ask(g, question, questions)}
+            "questions": walk_questions.ask(g, question, questions),
+            # no zero_grad: micrograd's published engine beside PyTorch's and ours
+            "conventions": compare_conventions(g.root) if mode == "no_zero_grad" else None}
 
 
 def visit_order(source, order, values=None):

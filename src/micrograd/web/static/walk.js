@@ -25,9 +25,11 @@
 
 import { GraphView } from "./graphview.js";
 import { el, fillSelect, mount, uniquePrefix } from "./dom.js";
+import { drawConventions } from "./walk_conventions.js";
 import { WALK_MARKUP } from "./walk_markup.js";
 import { QuestionPanel } from "./walk_questions.js";
 import { LessonBuilder } from "./walk_lesson.js";
+import { Timeline } from "./walk_timeline.js";
 
 /** a mode's key in links written before the `mode` key (`assign=1`, `recursive=1`,
  *  `no_zero_grad=1`), and the one whose key was shorter than the mode's */
@@ -62,6 +64,8 @@ export class Walk {
     this.$("modes").appendChild(el("label", { title: mode.help }, mode.label + " ", this.modeSelect));
     this.questions = new QuestionPanel(this.$, { client, spec: () => this.spec() });
     this.lesson = new LessonBuilder(this.$, { described: this.described, setup: () => this.linkFields() });
+    // previous, next and a slider over every step; each move is setK (the URL's step)
+    this.timeline = new Timeline(this.$("timeline"), { prefix: this.prefix, onMove: (k) => this.setK(k) });
   }
 
   /** a field's key in the URL */
@@ -164,10 +168,12 @@ export class Walk {
     }
   }
 
-  /** the chosen mode's lesson, as the select's tooltip */
+  /** the chosen mode's lesson (what a learner should notice), shown by the mode and
+   *  as the select's tooltip */
   modeTitle() {
     const m = this.modeList.find((x) => x.key === this.modeSelect.value);
     this.modeSelect.title = m ? m.lesson : "";
+    this.$("mode-lesson").textContent = m ? m.lesson : "";
   }
 
   /** the request's teaching-mode flags: the chosen mode's on, the others off (the
@@ -243,6 +249,7 @@ export class Walk {
       if (fresh) { this.order = []; this.selectedEdge = null; }
       this.orderResult = null;
       this.view.setGraph(doc.graph, doc.neurons);
+      drawConventions(this.$("conventions"), doc.conventions);
       this.buildLeaves();
       this.drawQuestion();
       this.drawOrder();
@@ -384,6 +391,7 @@ export class Walk {
     $("phase").textContent = this.phase();
     $("fwd").disabled = this.k >= this.nFwd();
     $("bwd").disabled = this.k >= this.steps.length;
+    this.timeline.update(this.k, this.steps);
     const done = this.k === this.steps.length;
     $("notes").textContent = done && !doc.walk.ok ? doc.walk.notes.join("\n") : "";
     const showLesson = doc.mode === "recursive" || doc.lesson.reused_inner.length > 0;

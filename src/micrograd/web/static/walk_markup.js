@@ -1,5 +1,6 @@
 /* The Walk's markup: one copy per Walk on a page (dom.js's mount gives each part its id).
- * The presets, the teaching modes and the leaves are added by walk.js; data-ctl names
+ * The presets, the teaching modes and the leaves are added by walk.js, the timeline by
+ * walk_timeline.js, the no-zero_grad conventions by walk_conventions.js; data-ctl names
  * the group of controls a lesson can hide (the Walk set-up's `hide`). */
 
 export const WALK_MARKUP = `
@@ -29,6 +30,8 @@ export const WALK_MARKUP = `
     <span>phase: <b data-role="phase">idle</b></span>
     <span class="switches" data-role="modes" data-ctl="modes"></span>
   </section>
+  <div data-role="timeline" data-ctl="steps" role="group" aria-label="timeline: every step of the forward and backward pass"></div>
+  <p data-role="mode-lesson" class="modelesson" aria-live="polite"></p>
   <p data-role="lesson" class="lesson" hidden></p>
 
   <div class="walkgrid">
@@ -67,6 +70,8 @@ export const WALK_MARKUP = `
       </div>
     </aside>
   </div>
+
+  <section data-role="conventions" class="conventions" aria-label="two backward passes without zero_grad, side by side" hidden></section>
 
   <section class="order" data-labelledby="order-title" data-ctl="order">
     <h2 data-role="order-title">visit-order experiment</h2>
