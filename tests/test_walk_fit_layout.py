@@ -17,8 +17,18 @@ from micrograd.viz.layout import CELL_PAD, ROW_H, text_width
 from micrograd.walk_setup import PRESETS
 from micrograd.web import create_app
 from micrograd.web.handlers.errors import Failure
-from micrograd.web.handlers.walk import walk as walk_request
+from micrograd.web.handlers.walk import walk as walk_job
 from micrograd.web.walkview import build
+
+
+def walk_request(body):
+    """The walk handler's answer (its job run through all of its turns)."""
+    job = walk_job(body)
+    while True:
+        try:
+            next(job)
+        except StopIteration as done:
+            return done.value
 
 LAYOUTS = [("LR", False), ("LR", True), ("TB", False), ("TB", True)]
 
