@@ -238,7 +238,7 @@ def test_every_route_has_a_handler_and_a_documented_name():
     assert set(ROUTES) == {"meta", "walk", "walk.order", "walk.nudge", "walk.check",
                            "play.create", "play.get", "play.step", "play.lr", "play.reset",
                            "play.weight", "play.inspect", "play.inspect.stop",
-                           "play.delete"}
+                           "play.delete", "play.csv.read", "play.csv.write"}
     assert set(STATUS) == set(KINDS)
 
 

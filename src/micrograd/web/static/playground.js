@@ -30,6 +30,7 @@ import { PlaySession } from "./client.js";
 import { mount, uniquePrefix } from "./dom.js";
 import { fmt } from "./format.js";
 import { PlayControls } from "./play_controls.js";
+import { DataPanel } from "./play_data.js";
 import { PLAY_MARKUP } from "./play_markup.js";
 import { NetworkView } from "./play_network.js";
 import { ParamTable } from "./play_params.js";
@@ -49,6 +50,11 @@ export class Playground {
     this.state = null; this.points = null; this.history = []; this.accepted = null;
     this.playing = false; this.started = false; this.rateWindow = []; this.inflight = false;
     this.frames = 0;
+    this.limits = meta.limits || {};
+    // the learner's edits run one after another, each on the set-up the one before left
+    // (a field typed while another edit is on its way is never lost or undone)
+    this.queue = Promise.resolve(); this.edits = 0; this.pendingFields = {};
+    this.draft = null;  // after "clear all": the points drawn so far, not yet trained on
     root.classList.add("mg-play");
     root.playground = this;  // the component, for the page around it (and its tests)
     const $ = this.$ = mount(root, PLAY_MARKUP, this.prefix);
@@ -58,7 +64,12 @@ export class Playground {
       restored: (s, body) => this.restored(s, body),
     });
     this.controls = new PlayControls({ part: $, prefix: this.prefix, spec: this.spec,
-                                       changed: (name) => this.fieldChanged(name) });
+      changed: (name) => { const v = this.controls.parse(name); this.serial(() => this.fieldChanged(name, v), name); } });
+    this.data = new DataPanel($, {
+      importText: (text, name) => this.serial(() => this.importCsv(text, name)),
+      exportText: () => this.exportCsv(),
+      clear: () => this.serial(() => this.clearAll()),
+    }, this.limits.max_csv_chars);
     // the + and - of the hidden layers sit right after their sizes
     this.controls.input("hidden").closest("label").after($("layer-buttons"));
     this.plot = new BoundaryPlot($("boundary"), $("legend"));
@@ -66,9 +77,9 @@ export class Playground {
     this.table = new ParamTable($("params"));
     this.pointGraph = new PointGraph($);
     this.net = new NetworkView($, this.spec.fields.find((f) => f.name === "features").choices, {
-      toggleFeature: (name) => this.toggleFeature(name),
-      neurons: (layer, delta) => this.neurons(layer, delta),
-      setWeight: (name, value, input) => this.setWeight(name, value, input),
+      toggleFeature: (name) => this.serial(() => this.toggleFeature(name)),
+      neurons: (layer, delta) => this.serial(() => this.neurons(layer, delta)),
+      setWeight: (name, value, input) => this.serial(() => this.setWeight(name, value, input)),
       hidden: (group) => this.controls.hidden(group),
       mark: (input, message) => this.controls.mark(input, message),
       built: () => this.applyHide(),
@@ -83,22 +94,22 @@ export class Playground {
     if (this.started) return;
     this.started = true;
     const $ = this.$;
-    $("regen").onclick = () => this.propose({ seed: this.accepted.seed + 1 }, "seed");
-    $("layer-plus").onclick = () => this.layers(+1);
-    $("layer-minus").onclick = () => this.layers(-1);
+    $("regen").onclick = () => this.serial(() => this.propose({ seed: this.accepted.seed + 1 }, "seed"));
+    $("layer-plus").onclick = () => this.serial(() => this.layers(+1));
+    $("layer-minus").onclick = () => this.serial(() => this.layers(-1));
     $("play").onclick = () => (this.playing ? this.pause() : this.play());
     $("step").onclick = async () => { await this.stop(); this.step(); };
-    $("reset").onclick = () => this.reset();
+    $("reset").onclick = () => this.serial(() => this.reset());
     for (const role of ["showtest", "discrete", "zerolines"]) {
       $(role).addEventListener("change", () => { this.writeUrl(); if (this.state) this.drawBoundary(); });
     }
     $("click").addEventListener("change", () => this.clickMode());
-    $("pgo").onclick = () => this.plotAction(Number($("px").value), Number($("py").value));
-    $("undoedits").onclick = () => this.propose({ added: [], removed: [] }, "undoedits");
+    $("pgo").onclick = () => { const x = Number($("px").value), y = Number($("py").value); this.serial(() => this.plotAction(x, y)); };
+    $("undoedits").onclick = () => this.serial(() => this.propose({ added: [], removed: [] }, "undoedits"));
     $("boundary").addEventListener("click", (ev) => {
       if (!this.plot.map) return;
       const { X, Y, x, y } = this.plot.at(ev);
-      this.plotAction(x, y, X, Y);
+      this.serial(() => this.plotAction(x, y, X, Y));
     });
     $("g-stop").onclick = () => this.unfollow();
     window.addEventListener("pagehide", () => this.session.drop());
@@ -117,6 +128,9 @@ export class Playground {
   async startFromUrl() {
     const q = this.url ? this.url.read() : new URLSearchParams();
     const cfg = this.controls.fromUrl(q);
+    // a data set of your own too large for a link: the link says how many points it had
+    const fromFile = q.has("file") && !q.has(this.controls.field("points").url);
+    if (fromFile) { delete cfg.dataset; delete cfg.points; delete cfg.classes; }
     this.$("showtest").checked = q.get("test") !== "0";
     this.$("discrete").checked = q.get("disc") === "1";
     this.$("zerolines").checked = q.get("zl") !== "0";
@@ -134,6 +148,34 @@ export class Playground {
       this.showError("This link's set-up was refused (" + msg + "); the playground shows " +
                      "the defaults instead.");
     }
+    if (fromFile) {
+      this.showNotice(`This link was made with ${q.get("file")} points of your own, more ` +
+        "than a link carries: import that CSV file (under 'your data') to train on them.");
+    }
+  }
+
+  /** Run `fn` (an edit: async) after the edits before it; `name`: the field it changes,
+   *  which the form leaves as typed until the edit is done. */
+  serial(fn, name) {
+    this.edits += 1;
+    if (name) this.pendingFields[name] = (this.pendingFields[name] || 0) + 1;
+    const run = this.queue.then(fn).catch((e) => this.showError("playground: " + e.message)).finally(() => {
+      this.edits -= 1;
+      if (name && !(this.pendingFields[name] -= 1)) delete this.pendingFields[name];
+      if (!this.edits) this.fillForm();
+    });
+    this.queue = run;
+    return run;
+  }
+
+  /** the form shows the accepted set-up, except the fields an edit on its way will
+   *  change and the one the learner is typing into */
+  fillForm() {
+    if (!this.accepted) return;
+    const skip = Object.keys(this.pendingFields);
+    const active = document.activeElement;
+    for (const [name, input] of Object.entries(this.controls.inputs)) if (input === active) skip.push(name);
+    this.controls.fill(this.accepted, skip);
   }
 
   /* ---------------------------------------------------------------- the form */
@@ -144,12 +186,12 @@ export class Playground {
   /** whether the network has one output per class (its points' labels are indices) */
   perClass(cfg) { return this.lossSpec(cfg.loss).outputs === "classes"; }
 
-  fieldChanged(name) {
-    const v = this.controls.parse(name);
+  fieldChanged(name, v) {
     if (name === "lr") return this.setLr(v);
     const patch = { [name]: v }, a = this.accepted, spec = this.spec;
     const losses = Object.entries(spec.losses);
     const lossField = this.controls.field("loss");
+    if (name === "dataset" && spec.own.includes(v)) return this.ownFromScreen(v);
     if (name === "dataset") {
       // a regression set trains a tanh output on its targets; a two-class set has 2
       if (spec.regression.includes(v)) {
@@ -157,7 +199,7 @@ export class Playground {
         patch.classes = 2;
       }
       if (!spec.multiclass.includes(v)) patch.classes = 2;
-      patch.added = []; patch.removed = [];
+      patch.added = []; patch.removed = []; patch.points = [];
     }
     if (name === "samples" || name === "seed") { patch.added = []; patch.removed = []; }
     // 3 or more classes train with a loss on one output per class; back to 2, the default
@@ -165,20 +207,25 @@ export class Playground {
     if (name === "classes" && v === 2 && this.perClass(a)) patch.loss = lossField.default;
     // hand-added points keep their class across the label conventions (+1/-1, 0/1)
     const loss = patch.loss || a.loss;
-    if (loss !== a.loss && a.added.length && (patch.classes || a.classes) === 2) {
+    if (loss !== a.loss && (patch.classes || a.classes) === 2) {
       const index = this.lossSpec(loss).labels === "index";
-      patch.added = a.added.map(([x, y, l]) => [x, y, index ? (l > 0 ? 1 : 0) : (l > 0 ? 1 : -1)]);
+      if (a.added.length) patch.added = a.added.map(([x, y, l]) => [x, y, index ? (l > 0 ? 1 : 0) : (l > 0 ? 1 : -1)]);
+      // your own points carry the loss's own labels (0/1 for bce, indices, -1/+1)
+      const zero = this.lossSpec(loss).labels === "pm1" ? -1 : 0;
+      if (a.points.length && !patch.points && !this.spec.regression.includes(a.dataset)) {
+        patch.points = a.points.map(([x, y, l]) => [x, y, l > 0 ? 1 : zero]);
+      }
     }
     this.propose(patch, name);
   }
 
   /** Ask for the accepted set-up with `patch` applied; on refusal, mark field `name`. */
-  async propose(patch, name) {
+  async propose(patch, name, { quiet = false } = {}) {
     const cfg = { ...this.accepted, ...patch };
     const keeps = (k) => { const f = this.controls.field(k); return f && f.keeps_weights; };
     const keep = Object.keys(patch).every(keeps);
-    const ok = await this.create(cfg, { keep, inspect: this.followed(), field: name });
-    if (ok && name) { this.mark(name, null); this.controls.fill(this.accepted); }
+    const ok = await this.create(cfg, { keep, inspect: this.followed(), field: name, quiet });
+    if (ok && name) { this.mark(name, null); this.fillForm(); }
     return ok;
   }
 
@@ -190,6 +237,16 @@ export class Playground {
   followed() {
     const g = this.state && this.state.graph;
     return g ? { x: g.x[0], y: g.x[1], label: g.label } : undefined;
+  }
+
+  /** the data set chosen as "your points": the points on screen become yours (when they
+   *  are of the same task), else an empty plane to draw on */
+  async ownFromScreen(dataset) {
+    const reg = this.spec.regression.includes(dataset);
+    if (reg !== (this.state.task === "regression")) return this.startDraft(dataset);
+    const text = await this.exportCsv();
+    if (text === null) return;
+    await this.importCsv(text, "the data on screen", dataset);
   }
 
   layers(delta) {
@@ -218,8 +275,15 @@ export class Playground {
   }
 
   writeUrl() {
-    const c = this.accepted; if (!c || !this.url) return;
+    const c = this.accepted; if (!c) return;
+    this.dataNote();
+    if (!this.url) return;
     const $ = this.$, out = this.controls.toUrl(c);
+    // your own points travel in the link up to as many as the hand edits; more of them
+    // travel as a file, and the link says how many there were
+    const most = this.limits.max_url_points, pts = this.controls.field("points").url;
+    out.file = null;
+    if (most !== undefined && c.points.length > most) { out[pts] = null; out.file = String(c.points.length); }
     if (this.state) out[this.controls.field("lr").url] = this.state.lr;
     out.test = $("showtest").checked ? null : "0";
     out.disc = $("discrete").checked ? "1" : null;
@@ -238,13 +302,31 @@ export class Playground {
   showError(msg) { this.banner.textContent = msg; this.banner.hidden = !msg; }
   showNotice(msg) { const n = this.$("notice"); n.textContent = msg || ""; n.hidden = !msg; }
 
+  /** what the data panel says of the data set: whose points, and how they travel */
+  dataNote() {
+    const c = this.accepted, n = c.points.length, most = this.limits.max_url_points;
+    if (this.draft) {
+      this.data.note(`Drawing your own data: ${this.draft.points.length} point` +
+        `${this.draft.points.length === 1 ? "" : "s"} so far. Click the plot to add points ` +
+        "(choose each one's " + (this.spec.regression.includes(this.draft.dataset) ? "target" : "class") +
+        " under 'click on the plot'); the network trains on them once there are enough" +
+        (this.draftWhy ? ` (${this.draftWhy})` : "") + ".");
+    } else if (this.spec.own.includes(c.dataset)) {
+      this.data.note(`${n} points of your own; ` + (most !== undefined && n > most
+        ? `more than a link carries (${most}): the link keeps the other settings; export the CSV file to share the points.`
+        : "they travel in this page's link."));
+    } else {
+      this.data.note("the generated data set (with your hand edits): export it as a CSV file, or import one of your own.");
+    }
+  }
+
   /* ---------------------------------------------------------------- sessions */
 
   weights() { return this.state ? this.state.params.rows.map((r) => r[1]) : null; }
 
   /** A new session with `cfg`; `keep` carries the current weights and step over.
    *  Resolves to true when accepted; a refusal leaves the running session alone. */
-  async create(cfg, { keep = false, inspect, field } = {}) {
+  async create(cfg, { keep = false, inspect, field, quiet = false } = {}) {
     const wasPlaying = this.playing;
     await this.stop();
     const body = { ...cfg };
@@ -265,16 +347,17 @@ export class Playground {
       if (!s) {
         this.lastError = e.message;
         if (field && this.controls.input(field)) this.mark(field, e.message);
-        else this.showError("playground: " + e.message);
+        else if (!quiet) this.showError("playground: " + e.message);
         if (wasPlaying && this.sid) this.play();
         return false;
       }
     }
-    this.showError("");
+    this.showError(""); this.showNotice("");  // a notice's cause was the set-up before
+    this.draft = null; this.draftWhy = null;
     this.points = s.points;
     this.history = body.weights ? this.history.concat(s.history) : s.history;
     this.accepted = s.config;
-    this.controls.fill(s.config);
+    this.fillForm();
     this.accept(s);
     this.writeUrl();
     if (wasPlaying) this.play();
@@ -308,7 +391,7 @@ export class Playground {
     try {
       const s = await this.session.call("play.reset", { init_seed: seed });
       this.history = s.history; this.accepted = s.config; this.showError("");
-      this.mark("init_seed", null); this.controls.fill(s.config);
+      this.mark("init_seed", null); this.fillForm();
       this.accept(s); this.writeUrl();
       this.showNotice(`new weights (init seed ${seed}), step 0`);
     } catch (e) { this.showError("playground: " + e.message); }
@@ -317,7 +400,7 @@ export class Playground {
   async setLr(lr) {
     try {
       const r = await this.session.call("play.setLr", { lr });
-      this.mark("lr", null);
+      this.mark("lr", null); this.showNotice("");
       this.state.lr = r.lr; this.accepted.lr = r.lr;
       this.writeUrl();
     } catch (e) { this.mark("lr", e.message); }
@@ -448,6 +531,11 @@ export class Playground {
 
   drawBoundary() {
     const $ = this.$;
+    if (this.draft) {  // an empty plane with the points drawn so far
+      const reg = this.spec.regression.includes(this.draft.dataset);
+      return this.plot.drawPoints(this.state.boundary.extent, this.draft.points,
+        { task: reg ? "regression" : "classes", classes: this.draft.perClass, k: this.accepted.classes });
+    }
     this.plot.draw(this.state, this.points,
                    { showTest: $("showtest").checked, discrete: $("discrete").checked,
                      zeroLines: $("zerolines").checked },
@@ -460,13 +548,17 @@ export class Playground {
 
   clickMode() {
     const s = this.state, $ = this.$; if (!s) return;
-    const mode = $("click").value, reg = s.task === "regression";
+    const mode = $("click").value;
+    const reg = this.draft ? this.spec.regression.includes(this.draft.dataset) : s.task === "regression";
     $("addlabel-box").hidden = mode !== "add" || reg;
     $("addtarget-box").hidden = mode !== "add" || !reg;
     const sel = $("addlabel");
-    const want = this.lossSpec(s.config.loss).labels === "index"
+    const labels = this.lossSpec(this.draft ? this.draft.loss : s.config.loss).labels;
+    const own = this.draft || this.spec.own.includes(s.config.dataset);
+    const want = labels === "index"
       ? Array.from({ length: s.config.classes }, (_, k) => [String(k), `class ${k}`])
-      : [["1", "+1 (blue)"], ["-1", "−1 (orange)"]];
+      : own && labels === "01" ? [["1", "1 (blue)"], ["0", "0 (orange)"]]  // your points: the loss's labels
+        : [["1", "+1 (blue)"], ["-1", "−1 (orange)"]];
     if (sel.dataset.key !== JSON.stringify(want)) {
       sel.dataset.key = JSON.stringify(want); sel.textContent = "";
       for (const [v, t] of want) { const o = document.createElement("option"); o.value = v; o.textContent = t; sel.appendChild(o); }
@@ -477,6 +569,8 @@ export class Playground {
     if (!isFinite(x) || !isFinite(y)) return this.showNotice("give x1 and x2 as numbers");
     if (X === undefined) { X = this.plot.map.px(x); Y = this.plot.map.py(y); }
     const $ = this.$, mode = $("click").value, c = this.accepted;
+    if (this.draft) return this.drawDraftPoint(x, y, X, Y, mode);
+    if (this.spec.own.includes(c.dataset) && mode !== "inspect") return this.editOwn(x, y, X, Y, mode);
     const near = this.plot.nearest([this.points.train].concat($("showtest").checked ? [this.points.test] : []), X, Y);
     const r4 = (v) => Math.round(v * 1e4) / 1e4;
     if (mode === "inspect") {
@@ -499,6 +593,92 @@ export class Playground {
     }
     const ok = await this.propose(patch, null);
     this.showNotice(ok ? `removed the point at (${fmt(near[0])}, ${fmt(near[1])})` : "refused: " + this.lastError);
+  }
+
+  /** the label a click adds: the chosen class, or the chosen target */
+  newLabel(reg) { return reg ? Number(this.$("addtarget").value) : Number(this.$("addlabel").value); }
+
+  /** a click on your own points: one more, or one fewer (they are the data set) */
+  async editOwn(x, y, X, Y, mode) {
+    const c = this.accepted, r4 = (v) => Math.round(v * 1e4) / 1e4;
+    if (mode === "add") {
+      const lab = this.newLabel(this.state.task === "regression");
+      const ok = await this.propose({ points: c.points.concat([[r4(x), r4(y), lab]]) }, null, { quiet: true });
+      this.showNotice(ok ? `added a point at (${r4(x)}, ${r4(y)}) with ${this.state.task === "regression" ? "target" : "label"} ${lab}`
+                         : "refused: " + this.lastError);
+      return;
+    }
+    const near = this.plot.nearest([this.points.train].concat(this.$("showtest").checked ? [this.points.test] : []), X, Y);
+    if (!near) return this.showNotice("no data point there to remove");
+    const ok = await this.propose({ points: c.points.filter((_, k) => k !== near[3]) }, null, { quiet: true });
+    this.showNotice(ok ? `removed the point at (${fmt(near[0])}, ${fmt(near[1])})` : "refused: " + this.lastError);
+  }
+
+  /* ---------------------------------------------------------------- your data */
+
+  /** a CSV file's points become the data set (the Python side reads the file) */
+  async importCsv(text, name, dataset) {
+    const reg = this.state.task === "regression";
+    let got;
+    try {
+      got = await this.client.call("csv.read", { text, column: reg ? "target" : "label", loss: this.accepted.loss });
+    } catch (e) { this.data.error(`${name}: ${e.message}`); return false; }
+    const target = got.column === "target";
+    const patch = { dataset: dataset || (target ? "own_regression" : "own"), points: got.points,
+                    added: [], removed: [], classes: got.classes || 2 };
+    if (target) { patch.dataset = "own_regression"; patch.loss = "mse"; }
+    else if (dataset && this.spec.regression.includes(dataset)) patch.dataset = "own";
+    const ok = await this.propose(patch, null, { quiet: true });
+    if (!ok) { this.data.error(`${name}: ${this.lastError}`); return false; }
+    this.data.error(null);
+    this.showNotice(`${got.count} points from ${name} are the data set now`);
+    return true;
+  }
+
+  /** the data set as CSV text (the Python side writes it), or null */
+  async exportCsv() {
+    try { return (await this.session.call("play.csv", {})).text; }
+    catch (e) { this.data.error("export: " + e.message); return null; }
+  }
+
+  /** every point taken away: an empty plane to draw on */
+  async clearAll() {
+    const reg = this.state.task === "regression";
+    this.startDraft(reg ? "own_regression" : "own");
+  }
+
+  startDraft(dataset) {
+    this.pause();
+    const reg = this.spec.regression.includes(dataset);
+    let loss = this.accepted.loss;
+    if (reg) loss = "mse";
+    else if (this.spec.regression.includes(this.accepted.dataset)) loss = this.controls.field("loss").default;
+    this.draft = { dataset, points: [], loss, perClass: this.perClass({ loss }) };
+    this.draftWhy = null;
+    this.data.error(null);
+    this.$("click").value = "add";
+    this.clickMode(); this.drawBoundary(); this.dataNote();
+    this.showNotice("every point is gone: click the plot to draw your own");
+  }
+
+  /** one more point drawn on the empty plane; the network trains on them once the
+   *  Python side takes them (enough to train on and to test) */
+  async drawDraftPoint(x, y, X, Y, mode) {
+    const d = this.draft, r4 = (v) => Math.round(v * 1e4) / 1e4;
+    if (mode === "inspect") return this.showNotice("draw the points first: a click adds one");
+    if (mode === "remove") {
+      const near = this.plot.nearest([d.points], X, Y);
+      if (near) d.points = d.points.filter((p) => p !== near);
+      this.drawBoundary(); this.dataNote();
+      return;
+    }
+    const reg = this.spec.regression.includes(d.dataset);
+    d.points = d.points.concat([[r4(x), r4(y), this.newLabel(reg)]]);
+    this.drawBoundary(); this.dataNote();
+    const patch = { dataset: d.dataset, points: d.points, added: [], removed: [], loss: d.loss };
+    if (reg) patch.classes = 2;
+    const ok = await this.propose(patch, null, { quiet: true });
+    if (!ok && this.draft) { this.draftWhy = this.lastError; this.dataNote(); }
   }
 
   async follow(x, y, label) {
