@@ -13,8 +13,8 @@ from ..walk_setup import MAX_EXPR_CHARS, MAX_NAME_CHARS, MAX_VALUES
 from ..walk_setup import MAX_NODE_CHARS
 from ..walk_setup import MAX_STEP as MAX_STEPS
 
-__all__ = ["MAX_EDITS", "MAX_LAYERS", "MAX_NEURONS", "MAX_PARAMETERS", "MAX_SAMPLES", "MAX_EXPR_CHARS",
-           "MAX_NAME_CHARS", "MAX_VALUES", "MAX_NODE_CHARS", "MAX_STEPS"]
+__all__ = ["MAX_EDITS", "MAX_LAYERS", "MAX_NEURONS", "MAX_PARAMETERS", "MAX_SAMPLES",
+           "MAX_EXPR_CHARS", "MAX_NAME_CHARS", "MAX_VALUES", "MAX_NODE_CHARS", "MAX_STEPS"]
 
 #: the walk: expressions (characters, nesting), graph nodes, steps, visit orders
 MAX_EXPR_DEPTH = 50
