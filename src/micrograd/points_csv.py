@@ -78,10 +78,10 @@ def _number(text, line, field):
 
 
 def _header(fields, line):
-    """The header's column (label or target), or None when the line is a point (its
-    first field a number)."""
+    """The header's column (label or target), or None when the line is a point (it
+    begins with no letter)."""
     names = [f.strip().strip('"').lower() for f in fields]
-    if NUMBER.fullmatch(fields[0].strip()):
+    if not names[0][:1].isalpha():
         return None
     if len(names) == 3 and names[:2] == ["x1", "x2"] and names[2] in COLUMNS:
         return names[2]

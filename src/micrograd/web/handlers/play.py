@@ -215,7 +215,9 @@ def csv_read(request, sessions):
         got = read_points(req["text"], column=req["column"], loss=req["loss"])
     except PointsError as err:
         raise Failure("refused", str(err), field="text") from None
-    return {"points": got.points, "column": got.column, "classes": got.classes,
+    # every number a float, as JSON gives it to the page through either door
+    points = [[x1, x2, float(v)] for x1, x2, v in got.points]
+    return {"points": points, "column": got.column, "classes": got.classes,
             "count": len(got.points)}
 
 
