@@ -207,13 +207,18 @@ export class Playground {
     if (name === "classes" && v === 2 && this.perClass(a)) patch.loss = lossField.default;
     // hand-added points keep their class across the label conventions (+1/-1, 0/1)
     const loss = patch.loss || a.loss;
-    if (loss !== a.loss && (patch.classes || a.classes) === 2) {
-      const index = this.lossSpec(loss).labels === "index";
-      if (a.added.length) patch.added = a.added.map(([x, y, l]) => [x, y, index ? (l > 0 ? 1 : 0) : (l > 0 ? 1 : -1)]);
-      // your own points carry the loss's own labels (0/1 for bce, indices, -1/+1)
-      const zero = this.lossSpec(loss).labels === "pm1" ? -1 : 0;
-      if (a.points.length && !patch.points && !this.spec.regression.includes(a.dataset)) {
-        patch.points = a.points.map(([x, y, l]) => [x, y, l > 0 ? 1 : zero]);
+    if (loss !== a.loss) {
+      const to = this.lossSpec(loss).labels, from = this.lossSpec(a.loss).labels;
+      const binary = (patch.classes || a.classes) === 2;
+      if (a.added.length && binary) {
+        patch.added = a.added.map(([x, y, l]) => [x, y, to === "index" ? (l > 0 ? 1 : 0) : (l > 0 ? 1 : -1)]);
+      }
+      // your own points carry the loss's own labels (-1/+1, 0/1, class indices): two
+      // classes keep their class; a class index above 1 stays (two classes refuse it)
+      const own = a.points.length && !patch.points && !this.spec.regression.includes(a.dataset);
+      if (own && (binary || from !== "index")) {
+        const zero = to === "pm1" ? -1 : 0;
+        patch.points = a.points.map(([x, y, l]) => [x, y, from === "index" && l > 1 ? l : l > 0 ? 1 : zero]);
       }
     }
     this.propose(patch, name);
