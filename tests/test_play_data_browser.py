@@ -232,25 +232,37 @@ FIELDS = {"lr": ("#p-lr", "lr"), "noise": ("#p-noise", "noise"), "l2": ("#p-l2",
 
 
 def test_fast_edits_leave_each_field_the_url_and_the_session_equal(page, srv):
+    """Three rounds of edits typed as fast as keys go, while training: at the end each
+    field, the link, the page's state and the Python side's session agree, on the last
+    values typed."""
     open_play(page, srv, SMALL)
-    page.click("#p-play")  # training on while the edits arrive
-    typed = [("lr", "0.03"), ("noise", "0.2"), ("lr", "0.5"), ("l2", "0.001"),
-             ("batch_size", "10"), ("lr", "0.07"), ("noise", "0.05"), ("lr", "0.3")]
-    for name, text in typed:  # no waits: each key as fast as the browser takes it
-        sel = FIELDS[name][0]
-        page.click(sel, click_count=3)
-        page.keyboard.type(text, delay=0)
-        page.keyboard.press("Tab")
-    page.wait_for_function("Play.edits === 0")
-    pause(page)
-    settled(page)
-    h = hash_of(page)
-    want = {"lr": 0.3, "noise": 0.05, "l2": 0.001, "batch_size": 10}
-    for name, (sel, key) in FIELDS.items():
-        shown = float(page.input_value(sel))
-        trained = page.evaluate("Play.state.lr" if name == "lr" else f"Play.state.config.{name}")
-        assert shown == float(h[key]) == trained == want[name], (name, shown, h[key], trained)
-    assert page.evaluate("Play.accepted.lr") == 0.3
+    rounds = [[("lr", "0.03"), ("noise", "0.2"), ("lr", "0.5"), ("l2", "0.001"),
+               ("batch_size", "10"), ("lr", "0.07"), ("noise", "0.05"), ("lr", "0.3")],
+              [("l2", "0.01"), ("lr", "0.9"), ("batch_size", "4"), ("lr", "0.02"),
+               ("noise", "0.3")],
+              [("batch_size", "0"), ("lr", "0.25"), ("l2", "0"), ("lr", "0.125"),
+               ("noise", "0")]]
+    for typed in rounds:
+        page.click("#p-play")  # training on while the edits arrive
+        for name, text in typed:  # no waits: each key as fast as the browser takes it
+            page.click(FIELDS[name][0], click_count=3)
+            page.keyboard.type(text, delay=0)
+            page.keyboard.press("Tab")
+        page.wait_for_function("Play.edits === 0")
+        pause(page)
+        settled(page)
+        want = {name: float(text) for name, text in typed}
+        h = hash_of(page)
+        server = page.evaluate("Play.client.call('play.get', {sid: Play.sid})"
+                               ".then((s) => ({...s.config, lr: s.lr}))")
+        for name, (sel, key) in FIELDS.items():
+            shown = float(page.input_value(sel))
+            trained = page.evaluate("Play.state.lr" if name == "lr"
+                                    else f"Play.state.config.{name}")
+            assert shown == float(h[key]) == trained == server[name], \
+                (name, shown, h[key], trained, server[name])
+            if name in want:
+                assert shown == want[name], (name, shown, want[name])
 
 
 def test_a_notice_goes_when_its_cause_does(page, srv):
@@ -297,3 +309,65 @@ def test_the_csv_import_at_desktop_and_phone_size(browser, srv, tmp_path, width,
         assert page.errors == []
     finally:
         page.close()
+
+
+def test_your_data_from_the_keyboard_alone(page, srv, tmp_path):
+    """The file input, export, clear all and points typed at (x1, x2): every step by keys."""
+    open_play(page, srv, SMALL)
+    f = tmp_path / "keys.csv"
+    f.write_text(GOOD)
+    page.focus("#p-undoedits")
+    page.keyboard.press("Tab")  # the next stop is the file input
+    assert page.evaluate("document.activeElement.id") == "p-csv-file"
+    with page.expect_file_chooser() as chooser:
+        page.keyboard.press("Space")
+    chooser.value.set_files(str(f))
+    page.wait_for_function("Play.state.config.dataset === 'own'")
+    settled(page)
+    page.keyboard.press("Tab")  # past the (hidden) error to export
+    assert page.evaluate("document.activeElement.id") == "p-csv-export"
+    with page.expect_download() as d:
+        page.keyboard.press("Enter")
+    assert Path(d.value.path()).read_text() == write_points(read_points(GOOD).points)
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.id") == "p-clear-all"
+    page.keyboard.press("Enter")
+    page.wait_for_function("Play.draft")
+    page.screenshot(path=str(ARTIFACTS / "play-clear-all.png"))
+    for x, y, lab in [("0.5", "0.5", "1"), ("-0.5", "-0.5", "-1"), ("0.5", "-0.5", "1"),
+                      ("-0.5", "0.5", "-1")]:
+        page.focus("#p-addlabel")
+        page.select_option("#p-addlabel", lab)
+        page.fill("#p-px", x)
+        page.fill("#p-py", y)
+        page.focus("#p-pgo")
+        page.keyboard.press("Enter")
+        settled(page)
+    page.wait_for_function("Play.state.config.dataset === 'own' && !Play.draft")
+    assert state(page, "Play.state.config.points") == [[0.5, 0.5, 1], [-0.5, -0.5, -1],
+                                                       [0.5, -0.5, 1], [-0.5, 0.5, -1]]
+    page.screenshot(path=str(ARTIFACTS / "play-drawn.png"))
+
+
+def test_fit_fits_what_is_shown_when_a_neuron_is_folded(page, srv):
+    """The Walk's graph view: folded, the lecture's neuron is one box; "fit" fits that box
+    (zoomed in, centred), not the hidden nodes around it."""
+    page.goto(f"{srv.url}#page=walk&preset=neuron")
+    page.wait_for_selector("#w-graph g.node")
+    fit = page.locator("#w-graph .gv-bar button[aria-label='fit the whole graph']")
+    fit.click()
+    whole = float(page.get_attribute("#w-graph", "data-zoom"))
+    page.click("#w-graph button[data-fold]")
+    page.wait_for_selector("#w-graph g.fold")
+    fit.click()
+    page.wait_for_function(f"Number(document.querySelector('#w-graph').dataset.zoom) > {whole}")
+    folded = float(page.get_attribute("#w-graph", "data-zoom"))
+    assert folded > 1.5 * whole, (whole, folded)
+    port = page.locator("#w-graph .gv-port").bounding_box()
+    box = page.locator("#w-graph g.fold").bounding_box()
+    centre = (box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    assert abs(centre[0] - (port["x"] + port["width"] / 2)) < 0.05 * port["width"]
+    assert abs(centre[1] - (port["y"] + port["height"] / 2)) < 0.1 * port["height"]
+    page.click("#w-graph button[data-fold]")  # opened again: fit is the whole graph again
+    fit.click()
+    page.wait_for_function(f"Number(document.querySelector('#w-graph').dataset.zoom) === {whole}")

@@ -221,7 +221,7 @@ export class Playground {
         patch.points = a.points.map(([x, y, l]) => [x, y, from === "index" && l > 1 ? l : l > 0 ? 1 : zero]);
       }
     }
-    this.propose(patch, name);
+    return this.propose(patch, name);
   }
 
   /** Ask for the accepted set-up with `patch` applied; on refusal, mark field `name`. */
@@ -259,7 +259,7 @@ export class Playground {
     const most = this.controls.field("hidden").max_len;
     if (delta > 0) { if (h.length >= most) return this.showNotice(`at most ${most} hidden layers`); h.push(2); }
     else { if (h.length <= 1) return this.showNotice("at least one hidden layer"); h.pop(); }
-    this.propose({ hidden: h }, "hidden");
+    return this.propose({ hidden: h }, "hidden");
   }
 
   neurons(layer, delta) {
@@ -270,13 +270,13 @@ export class Playground {
       return this.showNotice(`the + button stops at ${MOST_BY_BUTTON} neurons; type a larger size into 'sizes'`);
     }
     h[layer] = n;
-    this.propose({ hidden: h }, "hidden");
+    return this.propose({ hidden: h }, "hidden");
   }
 
   toggleFeature(name) {
     const all = this.controls.field("features").choices, on = this.accepted.features;
     const f = on.includes(name) ? on.filter((x) => x !== name) : all.filter((x) => x === name || on.includes(x));
-    this.propose({ features: f }, null).then((ok) => { if (!ok) this.showNotice(this.lastError); });
+    return this.propose({ features: f }, null).then((ok) => { if (!ok) this.showNotice(this.lastError); });
   }
 
   writeUrl() {
@@ -407,6 +407,7 @@ export class Playground {
       const r = await this.session.call("play.setLr", { lr });
       this.mark("lr", null); this.showNotice("");
       this.state.lr = r.lr; this.accepted.lr = r.lr;
+      this.lrVersion = (this.lrVersion || 0) + 1;
       this.writeUrl();
     } catch (e) { this.mark("lr", e.message); }
   }
@@ -428,8 +429,13 @@ export class Playground {
 
   /** One training step; resolves to the new state, or null after an error. */
   async requestStep() {
+    const version = this.lrVersion;
     try {
-      return await this.session.call("play.step", { steps: 1 });
+      const s = await this.session.call("play.step", { steps: 1 });
+      // a step asked for before a new learning rate was set may answer after it: its
+      // lr is the one before, and the session's is the new one
+      if (version !== this.lrVersion) s.lr = this.accepted.lr;
+      return s;
     } catch (e) {
       this.showError("playground: " + e.message); this.pause();
       return null;
@@ -520,6 +526,9 @@ export class Playground {
     $("teacc").textContent = reg ? "n/a" : fmt(m.test_acc * 100) + "%";
     $("tracc").dataset.value = String(m.train_acc); $("teacc").dataset.value = String(m.test_acc);
     $("netsum").textContent = `(${s.network.sizes.join("-")}, ${s.nparams} parameters)`;
+    // your own points: no points generated, so no count or noise to set
+    const own = this.spec.own.includes(s.config.dataset);
+    for (const name of ["samples", "noise"]) { const i = this.controls.input(name); if (i) i.closest("label").hidden = own; }
     this.clickMode();
     if (s.diverged) {  // the Python side says so: the loss or a weight is no longer finite
       this.showError(`training diverged at step ${s.diverged_at}: the loss or a weight is ` +
@@ -662,6 +671,8 @@ export class Playground {
     this.draftWhy = null;
     this.data.error(null);
     this.$("click").value = "add";
+    // no data, no loss: the numbers of the points that were there are gone with them
+    for (const r of ["trloss", "teloss", "tracc", "teacc"]) this.$(r).textContent = "–";
     this.clickMode(); this.drawBoundary(); this.dataNote();
     this.showNotice("every point is gone: click the plot to draw your own");
   }
