@@ -162,7 +162,7 @@ def click_plot(page, x, y):
 def test_clear_all_then_points_drawn_of_each_class(page, srv):
     open_play(page, srv, SMALL)
     page.click("#p-clear-all")
-    page.wait_for_function("Play.draft && Play.draft.points.length === 0")
+    page.wait_for_function("Play.data.draft && Play.data.draft.points.length === 0")
     assert page.input_value("#p-click") == "add"
     assert "every point is gone" in page.inner_text("#p-notice")
     drawn = [(0.5, 0.5, "1"), (-0.5, -0.5, "-1"), (0.5, -0.25, "1")]
@@ -171,11 +171,11 @@ def test_clear_all_then_points_drawn_of_each_class(page, srv):
         click_plot(page, x, y)
         settled(page)
     # three points: too few to train and test; the page draws them and says why
-    assert page.evaluate("Play.draft.points.length") == 3
+    assert page.evaluate("Play.data.draft.points.length") == 3
     assert "your data has 3 points" in page.inner_text("#p-data-note")
     page.select_option("#p-addlabel", "-1")
     click_plot(page, -0.25, 0.5)
-    page.wait_for_function("Play.state.config.dataset === 'own' && !Play.draft")
+    page.wait_for_function("Play.state.config.dataset === 'own' && !Play.data.draft")
     settled(page)
     pts = state(page, "Play.state.config.points")
     assert [p[2] for p in pts] == [1, -1, 1, -1]
@@ -199,13 +199,13 @@ def test_clear_all_then_points_drawn_of_each_class(page, srv):
 def test_regression_targets_are_drawn_and_clearly_visible(page, srv, tmp_path):
     open_play(page, srv, "page=play&ds=plane&loss=mse&n=60&hidden=3")
     page.click("#p-clear-all")
-    page.wait_for_function("Play.draft")
+    page.wait_for_function("Play.data.draft")
     assert page.is_visible("#p-addtarget") and page.is_hidden("#p-addlabel-box")
     for x, y, t in [(0.5, 0.5, "1"), (-0.5, -0.5, "-1"), (0.5, -0.5, "0.5"), (-0.5, 0.5, "-0.25")]:
         page.fill("#p-addtarget", t)
         click_plot(page, x, y)
         settled(page)
-    page.wait_for_function("Play.state.config.dataset === 'own_regression' && !Play.draft")
+    page.wait_for_function("Play.state.config.dataset === 'own_regression' && !Play.data.draft")
     assert [p[2] for p in state(page, "Play.state.config.points")] == [1, -1, 0.5, -0.25]
     # every target stands out from the output under it: a dark ring round a full colour
     pixels = page.evaluate("""() => {
@@ -332,7 +332,7 @@ def test_your_data_from_the_keyboard_alone(page, srv, tmp_path):
     page.keyboard.press("Tab")
     assert page.evaluate("document.activeElement.id") == "p-clear-all"
     page.keyboard.press("Enter")
-    page.wait_for_function("Play.draft")
+    page.wait_for_function("Play.data.draft")
     page.screenshot(path=str(ARTIFACTS / "play-clear-all.png"))
     for x, y, lab in [("0.5", "0.5", "1"), ("-0.5", "-0.5", "-1"), ("0.5", "-0.5", "1"),
                       ("-0.5", "0.5", "-1")]:
@@ -343,7 +343,7 @@ def test_your_data_from_the_keyboard_alone(page, srv, tmp_path):
         page.focus("#p-pgo")
         page.keyboard.press("Enter")
         settled(page)
-    page.wait_for_function("Play.state.config.dataset === 'own' && !Play.draft")
+    page.wait_for_function("Play.state.config.dataset === 'own' && !Play.data.draft")
     assert state(page, "Play.state.config.points") == [[0.5, 0.5, 1], [-0.5, -0.5, -1],
                                                        [0.5, -0.5, 1], [-0.5, 0.5, -1]]
     page.screenshot(path=str(ARTIFACTS / "play-drawn.png"))
@@ -371,3 +371,19 @@ def test_fit_fits_what_is_shown_when_a_neuron_is_folded(page, srv):
     page.click("#w-graph button[data-fold]")  # opened again: fit is the whole graph again
     fit.click()
     page.wait_for_function(f"Number(document.querySelector('#w-graph').dataset.zoom) === {whole}")
+
+
+def test_choosing_your_points_starts_from_the_points_on_screen(page, srv):
+    open_play(page, srv, SMALL)
+    before = export(page)
+    page.select_option("#p-dataset", "own")
+    page.wait_for_function("Play.state.config.dataset === 'own'")
+    settled(page)
+    assert export(page) == before  # the same 61 points, hand edits included, now yours
+    assert page.is_hidden("#p-samples") and page.is_hidden("#p-noise")
+    # your points for regression from a classification set: an empty plane to draw on
+    page.select_option("#p-dataset", "own_regression")
+    page.wait_for_function("Play.data.draft && Play.data.draft.dataset === 'own_regression'")
+    assert page.is_visible("#p-addtarget")
+    settled(page)
+    assert page.input_value("#p-dataset") == "own_regression"

@@ -30,7 +30,7 @@ import { PlaySession } from "./client.js";
 import { mount, uniquePrefix } from "./dom.js";
 import { fmt } from "./format.js";
 import { PlayControls } from "./play_controls.js";
-import { DataPanel } from "./play_data.js";
+import { YourData } from "./play_data.js";
 import { PLAY_MARKUP } from "./play_markup.js";
 import { NetworkView } from "./play_network.js";
 import { ParamTable } from "./play_params.js";
@@ -54,7 +54,6 @@ export class Playground {
     // the learner's edits run one after another, each on the set-up the one before left
     // (a field typed while another edit is on its way is never lost or undone)
     this.queue = Promise.resolve(); this.edits = 0; this.pendingFields = {};
-    this.draft = null;  // after "clear all": the points drawn so far, not yet trained on
     root.classList.add("mg-play");
     root.playground = this;  // the component, for the page around it (and its tests)
     const $ = this.$ = mount(root, PLAY_MARKUP, this.prefix);
@@ -65,11 +64,7 @@ export class Playground {
     });
     this.controls = new PlayControls({ part: $, prefix: this.prefix, spec: this.spec,
       changed: (name) => { const v = this.controls.parse(name); this.serial(() => this.fieldChanged(name, v), name); } });
-    this.data = new DataPanel($, {
-      importText: (text, name) => this.serial(() => this.importCsv(text, name)),
-      exportText: () => this.exportCsv(),
-      clear: () => this.serial(() => this.clearAll()),
-    }, this.limits.max_csv_chars);
+    this.data = new YourData(this);
     // the + and - of the hidden layers sit right after their sizes
     this.controls.input("hidden").closest("label").after($("layer-buttons"));
     this.plot = new BoundaryPlot($("boundary"), $("legend"));
@@ -175,6 +170,7 @@ export class Playground {
     const skip = Object.keys(this.pendingFields);
     const active = document.activeElement;
     for (const [name, input] of Object.entries(this.controls.inputs)) if (input === active) skip.push(name);
+    if (this.data.draft) skip.push("dataset");  // the plane being drawn on shows its own
     this.controls.fill(this.accepted, skip);
   }
 
@@ -191,7 +187,7 @@ export class Playground {
     const patch = { [name]: v }, a = this.accepted, spec = this.spec;
     const losses = Object.entries(spec.losses);
     const lossField = this.controls.field("loss");
-    if (name === "dataset" && spec.own.includes(v)) return this.ownFromScreen(v);
+    if (name === "dataset" && spec.own.includes(v)) return this.data.ownFromScreen(v);
     if (name === "dataset") {
       // a regression set trains a tanh output on its targets; a two-class set has 2
       if (spec.regression.includes(v)) {
@@ -244,16 +240,6 @@ export class Playground {
     return g ? { x: g.x[0], y: g.x[1], label: g.label } : undefined;
   }
 
-  /** the data set chosen as "your points": the points on screen become yours (when they
-   *  are of the same task), else an empty plane to draw on */
-  async ownFromScreen(dataset) {
-    const reg = this.spec.regression.includes(dataset);
-    if (reg !== (this.state.task === "regression")) return this.startDraft(dataset);
-    const text = await this.exportCsv();
-    if (text === null) return;
-    await this.importCsv(text, "the data on screen", dataset);
-  }
-
   layers(delta) {
     const h = this.accepted.hidden.slice();
     const most = this.controls.field("hidden").max_len;
@@ -281,7 +267,7 @@ export class Playground {
 
   writeUrl() {
     const c = this.accepted; if (!c) return;
-    this.dataNote();
+    this.data.note();
     if (!this.url) return;
     const $ = this.$, out = this.controls.toUrl(c);
     // your own points travel in the link up to as many as the hand edits; more of them
@@ -306,24 +292,6 @@ export class Playground {
 
   showError(msg) { this.banner.textContent = msg; this.banner.hidden = !msg; }
   showNotice(msg) { const n = this.$("notice"); n.textContent = msg || ""; n.hidden = !msg; }
-
-  /** what the data panel says of the data set: whose points, and how they travel */
-  dataNote() {
-    const c = this.accepted, n = c.points.length, most = this.limits.max_url_points;
-    if (this.draft) {
-      this.data.note(`Drawing your own data: ${this.draft.points.length} point` +
-        `${this.draft.points.length === 1 ? "" : "s"} so far. Click the plot to add points ` +
-        "(choose each one's " + (this.spec.regression.includes(this.draft.dataset) ? "target" : "class") +
-        " under 'click on the plot'); the network trains on them once there are enough" +
-        (this.draftWhy ? ` (${this.draftWhy})` : "") + ".");
-    } else if (this.spec.own.includes(c.dataset)) {
-      this.data.note(`${n} points of your own; ` + (most !== undefined && n > most
-        ? `more than a link carries (${most}): the link keeps the other settings; export the CSV file to share the points.`
-        : "they travel in this page's link."));
-    } else {
-      this.data.note("the generated data set (with your hand edits): export it as a CSV file, or import one of your own.");
-    }
-  }
 
   /* ---------------------------------------------------------------- sessions */
 
@@ -358,7 +326,7 @@ export class Playground {
       }
     }
     this.showError(""); this.showNotice("");  // a notice's cause was the set-up before
-    this.draft = null; this.draftWhy = null;
+    this.data.accepted();
     this.points = s.points;
     this.history = body.weights ? this.history.concat(s.history) : s.history;
     this.accepted = s.config;
@@ -545,11 +513,7 @@ export class Playground {
 
   drawBoundary() {
     const $ = this.$;
-    if (this.draft) {  // an empty plane with the points drawn so far
-      const reg = this.spec.regression.includes(this.draft.dataset);
-      return this.plot.drawPoints(this.state.boundary.extent, this.draft.points,
-        { task: reg ? "regression" : "classes", classes: this.draft.perClass, k: this.accepted.classes });
-    }
+    if (this.data.draft) return this.data.drawDraft();
     this.plot.draw(this.state, this.points,
                    { showTest: $("showtest").checked, discrete: $("discrete").checked,
                      zeroLines: $("zerolines").checked },
@@ -563,12 +527,13 @@ export class Playground {
   clickMode() {
     const s = this.state, $ = this.$; if (!s) return;
     const mode = $("click").value;
-    const reg = this.draft ? this.spec.regression.includes(this.draft.dataset) : s.task === "regression";
+    const draft = this.data.draft;
+    const reg = draft ? this.spec.regression.includes(draft.dataset) : s.task === "regression";
     $("addlabel-box").hidden = mode !== "add" || reg;
     $("addtarget-box").hidden = mode !== "add" || !reg;
     const sel = $("addlabel");
-    const labels = this.lossSpec(this.draft ? this.draft.loss : s.config.loss).labels;
-    const own = this.draft || this.spec.own.includes(s.config.dataset);
+    const labels = this.lossSpec(draft ? draft.loss : s.config.loss).labels;
+    const own = draft || this.spec.own.includes(s.config.dataset);
     const want = labels === "index"
       ? Array.from({ length: s.config.classes }, (_, k) => [String(k), `class ${k}`])
       : own && labels === "01" ? [["1", "1 (blue)"], ["0", "0 (orange)"]]  // your points: the loss's labels
@@ -583,8 +548,8 @@ export class Playground {
     if (!isFinite(x) || !isFinite(y)) return this.showNotice("give x1 and x2 as numbers");
     if (X === undefined) { X = this.plot.map.px(x); Y = this.plot.map.py(y); }
     const $ = this.$, mode = $("click").value, c = this.accepted;
-    if (this.draft) return this.drawDraftPoint(x, y, X, Y, mode);
-    if (this.spec.own.includes(c.dataset) && mode !== "inspect") return this.editOwn(x, y, X, Y, mode);
+    if (this.data.draft) return this.data.drawPoint(x, y, X, Y, mode);
+    if (this.spec.own.includes(c.dataset) && mode !== "inspect") return this.data.edit(x, y, X, Y, mode);
     const near = this.plot.nearest([this.points.train].concat($("showtest").checked ? [this.points.test] : []), X, Y);
     const r4 = (v) => Math.round(v * 1e4) / 1e4;
     if (mode === "inspect") {
@@ -592,7 +557,7 @@ export class Playground {
       return this.follow(r4(x), r4(y), null);
     }
     if (mode === "add") {
-      const lab = this.state.task === "regression" ? Number($("addtarget").value) : Number($("addlabel").value);
+      const lab = this.newLabel(this.state.task === "regression");
       const ok = await this.propose({ added: c.added.concat([[r4(x), r4(y), lab]]) }, null);
       if (ok) this.showNotice(`added a point at (${r4(x)}, ${r4(y)}) with label ${lab}`);
       else this.showNotice("refused: " + this.lastError);
@@ -611,91 +576,6 @@ export class Playground {
 
   /** the label a click adds: the chosen class, or the chosen target */
   newLabel(reg) { return reg ? Number(this.$("addtarget").value) : Number(this.$("addlabel").value); }
-
-  /** a click on your own points: one more, or one fewer (they are the data set) */
-  async editOwn(x, y, X, Y, mode) {
-    const c = this.accepted, r4 = (v) => Math.round(v * 1e4) / 1e4;
-    if (mode === "add") {
-      const lab = this.newLabel(this.state.task === "regression");
-      const ok = await this.propose({ points: c.points.concat([[r4(x), r4(y), lab]]) }, null, { quiet: true });
-      this.showNotice(ok ? `added a point at (${r4(x)}, ${r4(y)}) with ${this.state.task === "regression" ? "target" : "label"} ${lab}`
-                         : "refused: " + this.lastError);
-      return;
-    }
-    const near = this.plot.nearest([this.points.train].concat(this.$("showtest").checked ? [this.points.test] : []), X, Y);
-    if (!near) return this.showNotice("no data point there to remove");
-    const ok = await this.propose({ points: c.points.filter((_, k) => k !== near[3]) }, null, { quiet: true });
-    this.showNotice(ok ? `removed the point at (${fmt(near[0])}, ${fmt(near[1])})` : "refused: " + this.lastError);
-  }
-
-  /* ---------------------------------------------------------------- your data */
-
-  /** a CSV file's points become the data set (the Python side reads the file) */
-  async importCsv(text, name, dataset) {
-    const reg = this.state.task === "regression";
-    let got;
-    try {
-      got = await this.client.call("csv.read", { text, column: reg ? "target" : "label", loss: this.accepted.loss });
-    } catch (e) { this.data.error(`${name}: ${e.message}`); return false; }
-    const target = got.column === "target";
-    const patch = { dataset: dataset || (target ? "own_regression" : "own"), points: got.points,
-                    added: [], removed: [], classes: got.classes || 2 };
-    if (target) { patch.dataset = "own_regression"; patch.loss = "mse"; }
-    else if (dataset && this.spec.regression.includes(dataset)) patch.dataset = "own";
-    const ok = await this.propose(patch, null, { quiet: true });
-    if (!ok) { this.data.error(`${name}: ${this.lastError}`); return false; }
-    this.data.error(null);
-    this.showNotice(`${got.count} points from ${name} are the data set now`);
-    return true;
-  }
-
-  /** the data set as CSV text (the Python side writes it), or null */
-  async exportCsv() {
-    try { return (await this.session.call("play.csv", {})).text; }
-    catch (e) { this.data.error("export: " + e.message); return null; }
-  }
-
-  /** every point taken away: an empty plane to draw on */
-  async clearAll() {
-    const reg = this.state.task === "regression";
-    this.startDraft(reg ? "own_regression" : "own");
-  }
-
-  startDraft(dataset) {
-    this.pause();
-    const reg = this.spec.regression.includes(dataset);
-    let loss = this.accepted.loss;
-    if (reg) loss = "mse";
-    else if (this.spec.regression.includes(this.accepted.dataset)) loss = this.controls.field("loss").default;
-    this.draft = { dataset, points: [], loss, perClass: this.perClass({ loss }) };
-    this.draftWhy = null;
-    this.data.error(null);
-    this.$("click").value = "add";
-    // no data, no loss: the numbers of the points that were there are gone with them
-    for (const r of ["trloss", "teloss", "tracc", "teacc"]) this.$(r).textContent = "–";
-    this.clickMode(); this.drawBoundary(); this.dataNote();
-    this.showNotice("every point is gone: click the plot to draw your own");
-  }
-
-  /** one more point drawn on the empty plane; the network trains on them once the
-   *  Python side takes them (enough to train on and to test) */
-  async drawDraftPoint(x, y, X, Y, mode) {
-    const d = this.draft, r4 = (v) => Math.round(v * 1e4) / 1e4;
-    if (mode === "inspect") return this.showNotice("draw the points first: a click adds one");
-    if (mode === "remove") {
-      const near = this.plot.nearest([d.points], X, Y);
-      if (near) d.points = d.points.filter((p) => p !== near);
-      this.drawBoundary(); this.dataNote();
-      return;
-    }
-    const reg = this.spec.regression.includes(d.dataset);
-    d.points = d.points.concat([[r4(x), r4(y), this.newLabel(reg)]]);
-    this.drawBoundary(); this.dataNote();
-    const patch = { dataset: d.dataset, points: d.points, added: [], removed: [], loss: d.loss };
-    if (reg) patch.classes = 2;
-    const ok = await this.propose(patch, null, { quiet: true });
-    if (!ok && this.draft) { this.draftWhy = this.lastError; this.dataNote(); }
-  }
 
   async follow(x, y, label) {
     try {
