@@ -12,6 +12,7 @@ from micrograd.urltext import js_number
 from micrograd.experiment import (DATASETS, FEATURES, MAX_EDITS, MAX_LAYERS, MAX_NEURONS,
                                   MAX_PARAMETERS, MAX_SAMPLES, Experiment, ExperimentError,
                                   build, make_model, make_optimizer, penalty)
+from micrograd.experiment.fields import OWN
 
 
 def query(text):
@@ -191,7 +192,7 @@ def test_the_spec_describes_every_field_once():
             assert f["default"] in f["choices"] or set(f["default"]) <= set(f["choices"])
     by = {f["name"]: f for f in spec["fields"]}
     assert by["dataset"]["choices"] == list(DATASETS)
-    assert set(by["dataset"]["choices"]) == set(data.DATASETS) | set(data.REGRESSION)
+    assert set(by["dataset"]["choices"]) == set(data.DATASETS) | set(data.REGRESSION) | set(OWN)
     assert by["loss"]["choices"] == list(losses.LOSSES)
     assert by["optimizer"]["choices"] == list(optim.OPTIMIZERS)
     assert by["activation"]["choices"] == list(nn.ACTIVATIONS)
@@ -199,8 +200,9 @@ def test_the_spec_describes_every_field_once():
     assert by["hidden"]["max_len"] == MAX_LAYERS and by["hidden"]["max"] == MAX_NEURONS
     assert by["samples"]["max"] == MAX_SAMPLES and by["added"]["max_len"] == MAX_EDITS
     assert by["dataset"]["choice_labels"]["disk"] == "circle"
-    assert spec["regression"] == ["plane", "gaussians"]
-    assert spec["multiclass"] == ["spiral", "blobs"]
+    assert spec["regression"] == ["plane", "gaussians", "own_regression"]
+    assert spec["multiclass"] == ["spiral", "blobs", "own"]
+    assert spec["own"] == ["own", "own_regression"]
     assert spec["output_activation"] == {k: v.output_activation
                                          for k, v in losses.LOSSES.items()}
     assert spec["limits"]["max_parameters"] == MAX_PARAMETERS

@@ -82,8 +82,8 @@ def test_meta_lists_presets_options_and_caps(client):
     assert [p["key"] for p in m["walk_presets"]] == list(PRESETS)
     # the older flat keys, canonical names (the set-ups' own descriptions beside them)
     assert m["datasets"] == ["moons", "circles", "disk", "xor", "spiral", "blobs", "plane",
-                             "gaussians"]
-    assert m["regression"] == ["plane", "gaussians"]
+                             "gaussians", "own", "own_regression"]
+    assert m["regression"] == ["plane", "gaussians", "own_regression"]
     assert m["experiment"] == Experiment.spec() and m["walk"] == WalkSetup.spec()
     assert m["play_defaults"] == Experiment().to_dict()
     assert m["play_limits"]["max_layers"] == MAX_LAYERS == 6

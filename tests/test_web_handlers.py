@@ -244,7 +244,7 @@ def test_every_route_has_a_handler_and_a_documented_name():
                            "mistakes.list", "mistakes.run",
                            "play.create", "play.get", "play.step", "play.lr", "play.reset",
                            "play.weight", "play.inspect", "play.inspect.stop",
-                           "play.delete"}
+                           "play.delete", "play.csv.read", "play.csv.write"}
     assert set(STATUS) == set(KINDS)
 
 

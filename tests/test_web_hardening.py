@@ -233,7 +233,7 @@ def test_the_cap_holds_without_the_network():
 
     def gen():
         yield b'{"preset": "square"}'
-        for _ in range(40):
+        for _ in range(limits.MAX_BODY_BYTES // 4096 + 2):
             yield b" " * 4096
 
     r = c.post("/api/walk", content=gen(), headers={"content-type": "application/json"})
@@ -556,6 +556,11 @@ def _post(port, path, body):
 
 
 HEAVY = {"samples": 2000, "train_ratio": 0.9, "hidden": [32, 32, 8], "dataset": "spiral"}
+#: the same network on 2,000 points of your own, each coordinate as long as repr writes
+#: one: the largest body a set-up sends
+HEAVY_OWN = {**HEAVY, "dataset": "own",
+             "points": [[-1.2345678901234567 + i * 1e-4, 0.12345678901234567e-100 * i,
+                         1 if i % 2 else 0] for i in range(2000)], "loss": "ce"}
 
 
 def test_the_walk_and_a_short_request_do_not_wait_behind_training(live):
@@ -706,11 +711,14 @@ def test_the_memory_bound_holds_under_a_hostile_run():
     def churn(k):
         while not stop.is_set():
             if k % 4 == 3:
-                _post(port, "/api/walk", {"preset": "square", "pad": "x" * 60_000})
-                request(port, "POST", "/api/walk", b"{" + b" " * 70_000 + b"}",
+                _post(port, "/api/walk", {"preset": "square",
+                                          "pad": "x" * (limits.MAX_BODY_BYTES - 1000)})
+                request(port, "POST", "/api/walk",
+                        b"{" + b" " * (limits.MAX_BODY_BYTES + 6000) + b"}",
                         {"content-type": "application/json"})
                 continue
-            status, body = _post(port, "/api/play", HEAVY)
+            # every other one the largest body too: 2,000 points of your own
+            status, body = _post(port, "/api/play", HEAVY_OWN if k % 4 == 1 else HEAVY)
             if status != 200:
                 busy.append(status)
                 time.sleep(0.2)
@@ -739,6 +747,7 @@ def test_the_memory_bound_holds_under_a_hostile_run():
     finally:
         stop_server(proc)
     assert len(built) >= limits.MAX_SESSIONS, (len(built), busy)  # the store was filled
+    print(f"\npeak resident memory {peak:.0f} MB ({len(built)} sessions built)")
     assert peak <= limits.MEMORY_BOUND_MB, (rss, peak, len(built))
 
 

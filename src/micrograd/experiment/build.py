@@ -12,8 +12,8 @@ from .. import data as _data
 from .. import losses as _losses
 from .. import nn as _nn
 from .. import optim as _optim
-from .fields import (FEATURES, MULTICLASS, OWN_SPREAD, Experiment, n_outputs, task,
-                     n_test)
+from .fields import (FEATURES, MULTICLASS, OWN, OWN_SPREAD, Experiment, n_outputs,
+                     task, n_test)
 
 
 def make_points(exp, labels=None):
@@ -23,7 +23,10 @@ def make_points(exp, labels=None):
     (``micrograd.data``'s ``"pm1"``, ``"01"``, ``"index"``; default: the loss's)."""
     labels = _losses.LOSSES[exp.loss].labels if labels is None else labels
     regression = task(exp) == "regression"
-    if regression:
+    if exp.dataset in OWN:  # your own points, in the loss's convention already
+        X = [[float(p[0]), float(p[1])] for p in exp.points]
+        y = [float(p[2]) if regression else int(p[2]) for p in exp.points]
+    elif regression:
         X, y = _data.REGRESSION[exp.dataset](n_samples=exp.samples, noise=exp.noise,
                                              seed=exp.seed)
     else:

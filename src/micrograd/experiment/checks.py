@@ -9,8 +9,8 @@ from dataclasses import fields
 from numbers import Real
 
 from .. import losses as _losses
-from .fields import (MAX_COORD, MAX_EDITS, MAX_PARAMETERS, MULTICLASS, ExperimentError,
-                     count_parameters, n_test, task)
+from .fields import (MAX_COORD, MAX_EDITS, MAX_PARAMETERS, MULTICLASS, OWN,
+                     ExperimentError, count_parameters, n_points, n_test, task)
 
 
 def check(exp):
@@ -157,38 +157,54 @@ def _check_edits(exp):
                               "added" if len(exp.added) > MAX_EDITS else "removed")
     for p in exp.added:
         _check_added(exp, p)
+    if exp.points and exp.dataset not in OWN:
+        raise ExperimentError(f"your points are the data of the data sets "
+                              f"{' and '.join(map(repr, OWN))}; the data set "
+                              f"{exp.dataset!r} makes its own", "points")
+    for p in exp.points:
+        _check_added(exp, p, "points", "a point")
+    n = n_points(exp)
     for i in exp.removed:
-        if not 0 <= i < exp.samples:
-            raise ExperimentError(f"removed point {i} is not one of the {exp.samples} "
-                                  "generated points", "removed")
+        if not 0 <= i < n:
+            whose = f"your {n}" if exp.dataset in OWN else f"the {n} generated"
+            raise ExperimentError(f"removed point {i} is not one of {whose} points",
+                                  "removed")
 
 
-def _check_added(exp, p):
+def _check_added(exp, p, name="added", what="an added point"):
     ok = isinstance(p, (list, tuple)) and len(p) == 3 and all(
         _is_number(v) and math.isfinite(v) for v in p)
     if not ok:
-        raise ExperimentError(f"an added point is [x1, x2, label] with finite numbers, "
-                              f"got {p!r:.60}", "added")
+        raise ExperimentError(f"{what} is [x1, x2, label] with finite numbers, "
+                              f"got {p!r:.60}", name)
     if max(abs(p[0]), abs(p[1])) > MAX_COORD:
-        raise ExperimentError(f"an added point lies within [-{MAX_COORD:g}, "
-                              f"{MAX_COORD:g}]^2, got {list(p[:2])}", "added")
+        raise ExperimentError(f"{what} lies within [-{MAX_COORD:g}, "
+                              f"{MAX_COORD:g}]^2, got {list(p[:2])}", name)
     labels = _losses.LOSSES[exp.loss].labels
     if task(exp) == "regression":
         if not -1 <= p[2] <= 1:
             raise ExperimentError(f"a regression target lies in [-1, 1], got {p[2]}",
-                                  "added")
+                                  name)
     elif labels == "index":  # class indices, as the points of a K-logit network carry
         if p[2] != int(p[2]) or not 0 <= p[2] < exp.classes:
-            raise ExperimentError(f"an added point's class is 0 to {exp.classes - 1}, "
-                                  f"got {p[2]}", "added")
+            raise ExperimentError(f"{what}'s class is 0 to {exp.classes - 1}, "
+                                  f"got {p[2]}", name)
+    elif labels == "01" and exp.dataset in OWN:  # your points carry the loss's labels
+        if p[2] not in (0, 1):
+            raise ExperimentError(f"{what}'s class is 0 or 1 (the loss {exp.loss!r}), "
+                                  f"got {p[2]}", name)
     elif p[2] not in (-1, 1):
-        raise ExperimentError(f"an added point's class is -1 or +1, got {p[2]}", "added")
+        raise ExperimentError(f"{what}'s class is -1 or +1, got {p[2]}", name)
 
 
 def _check_split(exp):
-    total = exp.samples - len(set(exp.removed)) + len(exp.added)
+    total = n_points(exp) - len(set(exp.removed)) + len(exp.added)
     ntest = n_test(exp)
     if ntest < 1 or total - ntest < 2:
+        if exp.dataset in OWN:
+            raise ExperimentError(f"your data has {total} point{'s' if total != 1 else ''}"
+                                  f": at train ratio {exp.train_ratio:g} it needs at least "
+                                  "2 to train and 1 to test", "points")
         raise ExperimentError(f"{total} points at train ratio {exp.train_ratio} leave "
                               "no test or too few train points", "train_ratio")
     if exp.batch_size > total - ntest:

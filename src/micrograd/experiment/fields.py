@@ -30,19 +30,24 @@ MAX_COORD = 10.0           # an added point lies in [-10, 10]^2
 # the names, read from the library's registries
 # ---------------------------------------------------------------------------------------
 
-#: every data set: the classification sets, then the regression sets
-DATASETS = (*_data.DATASETS, *_data.REGRESSION)
-REGRESSION = tuple(_data.REGRESSION)
-#: the sets whose generator takes ``n_classes`` (so they can have more than two)
-MULTICLASS = tuple(name for name, (fn, _) in _data.DATASETS.items()
-                   if "n_classes" in inspect.signature(fn).parameters)
+#: the data sets of your own points (the field ``points``: imported from a CSV file or
+#: drawn), for classification and for regression
+OWN = ("own", "own_regression")
+#: every data set: the classification sets, then the regression sets, then your own
+DATASETS = (*_data.DATASETS, *_data.REGRESSION, *OWN)
+REGRESSION = (*_data.REGRESSION, "own_regression")
+#: the sets whose generator takes ``n_classes`` (so they can have more than two), and
+#: your own points
+MULTICLASS = (*(name for name, (fn, _) in _data.DATASETS.items()
+                if "n_classes" in inspect.signature(fn).parameters), "own")
 #: sets whose generator's noise is their clusters' spread: an experiment's noise widens
 #: it (in quadrature), so noise 0 is still clusters
 OWN_SPREAD = ("blobs",)
 #: how the page names each set (a set missing here shows its name)
 DATASET_TITLES = {"disk": "circle", "moons": "two moons", "circles": "two rings",
                   "xor": "XOR", "plane": "plane (regression)",
-                  "gaussians": "gaussians (regression)"}
+                  "gaussians": "gaussians (regression)", "own": "your points",
+                  "own_regression": "your points (regression)"}
 
 #: input features, each a function of the point's two coordinates as Values
 FEATURES = {
@@ -106,6 +111,11 @@ class Experiment:
     added: list = _f(
         "add", "points", [], "added points", "points put in by hand: [x1, x2, label]",
         "data", keeps_weights=True, max_len=MAX_EDITS, min=-MAX_COORD, max=MAX_COORD)
+    points: list = _f(
+        "pts", "points", [], "your points", "the points of the data sets 'own' and "
+        "'own_regression' (imported from a CSV file, or drawn): [x1, x2, label or "
+        "target]", "data", keeps_weights=True, max_len=MAX_SAMPLES, min=-MAX_COORD,
+        max=MAX_COORD)
     removed: list = _f(
         "rm", "indices", [], "removed points", "generated points taken out, by index",
         "data", keeps_weights=True, max_len=MAX_EDITS, min=0, max=MAX_SAMPLES - 1)
@@ -231,14 +241,20 @@ def count_parameters(exp, nin=None):
 def default_noise(dataset):
     """The data set's own noise as an experiment's ``noise``: the generator's default
     (a set with its own spread: 0, its spread is kept anyway)."""
-    if dataset in OWN_SPREAD or dataset in REGRESSION:
+    if dataset in OWN_SPREAD or dataset in REGRESSION or dataset in OWN:
         return 0.0
     return _data.DATASETS[dataset][1]
 
 
+def n_points(exp):
+    """The points the data set starts from before hand edits: ``samples`` generated,
+    or your own points."""
+    return len(exp.points) if exp.dataset in OWN else exp.samples
+
+
 def n_test(exp):
-    """Points held out for testing: ``round(samples * (1 - train_ratio))`` (0 when the
+    """Points held out for testing: ``round(n_points * (1 - train_ratio))`` (0 when the
     train ratio is 1); hand edits change the training set only."""
     if exp.train_ratio >= 1:
         return 0
-    return round(exp.samples * (1 - exp.train_ratio))
+    return round(n_points(exp) * (1 - exp.train_ratio))

@@ -10,7 +10,8 @@ from dataclasses import MISSING, fields
 from .. import losses as _losses
 from ..urltext import NUMBER, js_number
 from .fields import (ALIASES, MAX_CLASSES, MAX_EDITS, MAX_LAYERS, MAX_NEURONS,
-                     MAX_PARAMETERS, MAX_SAMPLES, MULTICLASS, REGRESSION, ExperimentError)
+                     MAX_PARAMETERS, MAX_SAMPLES, MULTICLASS, OWN, REGRESSION,
+                     ExperimentError)
 
 
 def _default(f):
@@ -179,6 +180,7 @@ def spec(cls):
         "fields": [_field_spec(f) for f in fields(cls)],
         "regression": list(REGRESSION),
         "multiclass": list(MULTICLASS),
+        "own": list(OWN),
         "output_activation": {k: v.output_activation for k, v in losses.items()},
         "losses": {k: {"labels": v.labels, "outputs": v.outputs,
                        "output_activation": v.output_activation, "help": v.doc}

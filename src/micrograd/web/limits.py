@@ -7,13 +7,14 @@ server's caps read in one list. Change the others here; ``GET /api/meta`` report
 all to the page and docs/web.md lists them.
 """
 
-from ..experiment import MAX_LAYERS, MAX_NEURONS, MAX_PARAMETERS, MAX_SAMPLES
+from .. import points_csv as _points_csv
+from ..experiment import MAX_EDITS, MAX_LAYERS, MAX_NEURONS, MAX_PARAMETERS, MAX_SAMPLES
 from ..walk_setup import MAX_EXPR_CHARS, MAX_NAME_CHARS, MAX_VALUES
 from ..walk_setup import MAX_NODE_CHARS
 from ..walk_setup import MAX_STEP as MAX_STEPS
 
-__all__ = ["MAX_LAYERS", "MAX_NEURONS", "MAX_PARAMETERS", "MAX_SAMPLES", "MAX_EXPR_CHARS",
-           "MAX_NAME_CHARS", "MAX_VALUES", "MAX_NODE_CHARS", "MAX_STEPS"]
+__all__ = ["MAX_EDITS", "MAX_LAYERS", "MAX_NEURONS", "MAX_PARAMETERS", "MAX_SAMPLES",
+           "MAX_EXPR_CHARS", "MAX_NAME_CHARS", "MAX_VALUES", "MAX_NODE_CHARS", "MAX_STEPS"]
 
 #: the walk: expressions (characters, nesting), graph nodes, steps, visit orders
 MAX_EXPR_DEPTH = 50
@@ -31,7 +32,17 @@ MAX_POINT_GRAPH_NODES = 2000  # one point's graph is drawn up to this many nodes
 MAX_SESSIONS = 16          # live playground sessions (<= ~8 MB each); see server/sessions.py
 SESSION_IDLE_SECONDS = 900  # a session unused this long is dropped
 SESSION_EVICTABLE_SECONDS = 60  # a full store gives a place only from a session resting this long
-MAX_BODY_BYTES = 64 * 1024
+#: a request body, sized for the largest data set on purpose: a set-up with MAX_SAMPLES
+#: points of your own (three repr floats a point, at most ~78 bytes as JSON: ~156 KB),
+#: MAX_EDITS points added (~16 KB) and MAX_PARAMETERS weights restored (~38 KB); or a
+#: CSV file of MAX_SAMPLES points (MAX_CSV_CHARS, ~160 KB, a little more as JSON text)
+MAX_BODY_BYTES = 256 * 1024
+#: the longest CSV file of points read (micrograd.points_csv: a header and MAX_SAMPLES
+#: lines of three repr floats)
+MAX_CSV_CHARS = _points_csv.MAX_CSV_CHARS
+#: the most points a link carries: as many as the hand edits (a larger data set of your
+#: own travels as a CSV file, and the page says so)
+MAX_URL_POINTS = MAX_EDITS
 CLIP_CHARS = 60            # how much of a client's text an error message may quote
 MAX_ERROR_CHARS = 800      # the longest error message sent (a longer one is cut, and says so)
 #: the server process's resident memory stays under this (a ~50 MB process, 16 of the
@@ -41,4 +52,4 @@ MEMORY_BOUND_MB = 256
 
 def as_dict():
     """Every cap by its lower-case name (``max_expr_chars``: 1000, ...)."""
-    return {k.lower(): v for k, v in globals().items() if k.isupper()}
+    return {k.lower(): v for k, v in globals().items() if k.isupper() and not k.startswith("_")}

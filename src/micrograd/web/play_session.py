@@ -81,7 +81,9 @@ class PlaySession:
          self.id_test) = _experiment.split(exp, X, y, ids)
         self.T_train = [self._target(t) for t in self.y_train]
         self.T_test = [self._target(t) for t in self.y_test]
-        r = max(max(abs(c) for p in X for c in p), 1e-6) * 1.1
+        # your own points keep at least the plane [-1.1, 1.1]^2: a few drawn points
+        # near the middle do not zoom it in
+        r = max(max(abs(c) for p in X for c in p), 1.0 if exp.points else 1e-6) * 1.1
         self.extent = [-r, r, -r, r]
         n = limits.GRID
         # grid rows from the top (y = r) down, columns left to right (cell centres)

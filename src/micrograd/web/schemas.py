@@ -317,6 +317,24 @@ StepRequest = request_model("StepRequest", _play.STEP)
 LrRequest = request_model("LrRequest", _play.LR)
 ResetRequest = request_model("ResetRequest", _play.RESET)
 WeightRequest = request_model("WeightRequest", _play.WEIGHT)
+CsvReadRequest = request_model("CsvReadRequest", _play.CSV_READ,
+                               "A CSV file of points to read (micrograd.points_csv).")
+
+
+class CsvPoints(BaseModel):
+    points: List[List[float]] = Field(description="[x1, x2, label or target] each")
+    column: Literal["label", "target"]
+    classes: Optional[int] = Field(None, description="class indices: the classes they "
+                                                     "need (the largest + 1)")
+    count: int
+
+
+class CsvText(BaseModel):
+    sid: str
+    text: str = Field(description="the data set as CSV: a header, floats written with "
+                                  "repr (read back, the same numbers)")
+    column: Literal["label", "target"]
+    count: int
 
 
 class Metrics(BaseModel):

@@ -63,6 +63,8 @@ ROUTES = {
     "play.inspect": play.inspect,
     "play.inspect.stop": play.inspect_stop,
     "play.delete": play.delete,
+    "play.csv.read": play.csv_read,
+    "play.csv.write": play.csv_write,
 }
 
 

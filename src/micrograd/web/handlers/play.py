@@ -17,7 +17,9 @@ from __future__ import annotations
 
 from dataclasses import fields
 
-from ...experiment import Experiment, ExperimentError
+from ...experiment import Experiment, ExperimentError, make_points
+from ...losses import LOSSES
+from ...points_csv import COLUMNS, PointsError, read_points, write_points
 from .. import limits
 from ..play_pictures import follow, play_state
 from ..play_session import PlayError, PlaySession
@@ -62,6 +64,15 @@ WEIGHT = SID + (
     Field("value", "float", ge=-100, le=100),
 )
 FOLLOW = SID + INSPECT
+#: a CSV file of points to read (micrograd.points_csv)
+CSV_READ = (
+    Field("text", "str", max_length=limits.MAX_CSV_CHARS,
+          description="the file: x1,x2,label or x1,x2,target a line, a header optional"),
+    Field("column", "str", "label", choices=COLUMNS,
+          description="what the third column is when the file has no header"),
+    Field("loss", "str", "mse", choices=tuple(LOSSES),
+          description="the loss the labels are for (its labels: -1/+1, 0/1 or indices)"),
+)
 
 
 def _session(sessions, sid):
@@ -194,3 +205,29 @@ def delete(request, sessions):
     if not sessions.delete(req["sid"]):
         _session(sessions, req["sid"])  # raises the lost error with its message
     return {"deleted": True}
+
+
+def csv_read(request, sessions):
+    """``POST /api/play/csv``: the points of a CSV file (``micrograd.points_csv``), or a
+    refusal that names the line and the field."""
+    req = read(CSV_READ, request)
+    try:
+        got = read_points(req["text"], column=req["column"], loss=req["loss"])
+    except PointsError as err:
+        raise Failure("refused", str(err), field="text") from None
+    # every number a float, as JSON gives it to the page through either door
+    points = [[x1, x2, float(v)] for x1, x2, v in got.points]
+    return {"points": points, "column": got.column, "classes": got.classes,
+            "count": len(got.points)}
+
+
+def csv_write(request, sessions):
+    """``GET /api/play/{sid}/csv``: the session's data set (every point, the hand edits
+    applied, in the order the split draws from) as a CSV file's text."""
+    req = read(SID, request)
+    session = _session(sessions, req["sid"])
+    exp = session.experiment
+    X, y, _ = make_points(exp, session.loss_spec.labels)
+    column = "target" if session.kind == "regression" else "label"
+    text = write_points([[a, b, t] for (a, b), t in zip(X, y)], column)
+    return {"sid": req["sid"], "text": text, "column": column, "count": len(X)}

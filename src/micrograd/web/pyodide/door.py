@@ -41,6 +41,8 @@ OPERATIONS = {
     "play.inspect": "play.inspect",
     "play.inspectStop": "play.inspect.stop",
     "play.delete": "play.delete",
+    "csv.read": "play.csv.read",
+    "play.csv": "play.csv.write",
 }
 
 #: the Playground sessions of this Python (one page's worker: one user)

@@ -29,6 +29,16 @@ async def play_create(req: schemas.PlayCreate, http: Request):
     return await answer(http, object(), "play.create", sent(req))  # a lane of its own
 
 
+@router.post("/csv", response_model=schemas.CsvPoints)
+async def play_csv_read(req: schemas.CsvReadRequest, http: Request):
+    return await answer(http, object(), "play.csv.read", sent(req))  # no session
+
+
+@router.get("/{sid}/csv", response_model=schemas.CsvText)
+async def play_csv_write(sid: str, http: Request):
+    return await answer(http, sid, "play.csv.write", {"sid": sid})
+
+
 @router.get("/{sid}", response_model=schemas.PlayState)
 async def play_get(sid: str, http: Request):
     return await answer(http, sid, "play.get", {"sid": sid})

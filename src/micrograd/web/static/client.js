@@ -28,6 +28,8 @@
  *   play.inspect        {sid, x, y, label}                     -> state
  *   play.inspectStop    {sid}                                  -> state
  *   play.delete         {sid}                                  -> {deleted: true}
+ *   play.csv            {sid}                      -> {text, column, count}: the data as CSV
+ *   csv.read            {text, column?, loss?}     -> {points, column, classes, count}
  *
  * A failure is a ClientError: `.kind` is one of KINDS, `.message` is the Python side's
  * sentence, `.field` names the refused field where the answer says which, `.data` holds
@@ -79,6 +81,8 @@ const ROUTES = {
   "play.inspect": ["POST", session("/inspect")],
   "play.inspectStop": ["DELETE", session("/inspect")],
   "play.delete": ["DELETE", session("")],
+  "play.csv": ["GET", session("/csv")],
+  "csv.read": ["POST", () => "api/play/csv"],
 };
 
 export const OPERATIONS = Object.keys(ROUTES);

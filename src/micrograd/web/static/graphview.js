@@ -446,11 +446,20 @@ export class GraphView {
   /* ---------------------------------------------------------------- zoom and pan */
   fit(cap) {
     const { w, h } = this._size();
-    const g = this.graph;
-    this.k = Math.min((w - 2 * GV_PAD) / g.width, (h - 2 * GV_PAD) / g.height, cap || GV_MAX_ZOOM);
-    this.tx = (w - g.width * this.k) / 2;
-    this.ty = (h - g.height * this.k) / 2;
+    const b = this._shown();  // the whole graph, or what a folded neuron leaves on show
+    this.k = Math.min((w - 2 * GV_PAD) / b.width, (h - 2 * GV_PAD) / b.height, cap || GV_MAX_ZOOM);
+    this.tx = (w - b.width * this.k) / 2 - b.x * this.k;
+    this.ty = (h - b.height * this.k) / 2 - b.y * this.k;
     this._apply();
+  }
+
+  /** the part of the graph on show: a folded neuron's nodes are hidden and its box is
+   *  drawn, so fitting fits what is seen */
+  _shown() {
+    const g = this.graph, whole = { x: 0, y: 0, width: g.width, height: g.height };
+    if (!this.folded.size) return whole;
+    const b = this.scene.getBBox();  // what is displayed (display: none is left out)
+    return b.width > 0 && b.height > 0 ? b : whole;
   }
 
   actualSize() { const { w, h } = this._size(); this.zoom(1 / this.k, w / 2, h / 2); }

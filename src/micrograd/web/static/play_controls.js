@@ -95,10 +95,11 @@ export class PlayControls {
     return text === "" ? NaN : Number(text);
   }
 
-  /** The form shows the accepted set-up, except fields still marked as refused. */
-  fill(cfg) {
+  /** The form shows the accepted set-up, except fields still marked as refused and the
+   *  fields named in `skip`. */
+  fill(cfg, skip = []) {
     for (const [name, input] of Object.entries(this.inputs)) {
-      if (input.getAttribute("aria-invalid") === "true" || !(name in cfg)) continue;
+      if (input.getAttribute("aria-invalid") === "true" || !(name in cfg) || skip.includes(name)) continue;
       const v = cfg[name];
       if (input.type === "checkbox") input.checked = Boolean(v);
       else input.value = Array.isArray(v) ? v.join(",") : String(v);

@@ -39,6 +39,18 @@ export const PLAY_MARKUP = `
         <button type="button" data-role="pgo">do it at (x1, x2)</button>
       </div>
       <button type="button" data-role="undoedits" hidden>undo hand edits</button>
+      <h3>your data</h3>
+      <div class="pdata-io" data-ctl="data">
+        <label class="fld csvfile">import a CSV file (x1,x2,label or x1,x2,target)
+          <input type="file" data-role="csv-file" accept=".csv,text/csv,text/plain"></label>
+        <div data-role="csv-error" class="csv-error" role="alert" hidden></div>
+        <div class="csvbuttons">
+          <button type="button" data-role="csv-export">export CSV</button>
+          <button type="button" data-role="clear-all" title="take every point away and draw your own">clear all</button>
+        </div>
+        <p class="hint" data-role="data-note" aria-live="polite"></p>
+        <a data-role="csv-link" hidden></a>
+      </div>
     </aside>
     <div class="center" aria-label="network">
       <h3>network <small data-role="netsum"></small></h3>

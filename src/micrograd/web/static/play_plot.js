@@ -36,6 +36,35 @@ export function drawThumb(canvas, vals, discrete) {
   ctx.putImageData(img, 0, 0);
 }
 
+function legendText(task, classes, k) {
+  return classes ? `${k} classes (softmax)`
+    : task === "regression" ? "points: their target, dark blue +1, white 0, dark orange −1"
+      : "blue: class +1, orange: class −1";
+}
+
+/** A regression target's colour: full strength (the plane's colours are lighter), so a
+ *  point stands out on the output drawn under it; white at 0. */
+export function targetColour(v) {
+  const u = v > 1 ? 1 : v < -1 ? -1 : v, c = u >= 0 ? [20, 70, 190] : [200, 70, 10], t = Math.abs(u);
+  return c.map((x) => Math.round(255 + (x - 255) * t));
+}
+
+/** Data points on a plot: train as circles, test as squares; a regression point a
+ *  larger circle in its target's full colour, ringed in black to stand out. */
+function drawPoints(ctx, px, py, pts, test, { task, classes }) {
+  const reg = task === "regression" && !classes;
+  for (const [x, y, label] of pts) {
+    ctx.fillStyle = classes ? `rgb(${CLASS_COLOURS[label % CLASS_COLOURS.length]})`
+      : reg ? `rgb(${targetColour(label)})` : label > 0 ? "#2f6fdf" : "#e0662f";
+    ctx.strokeStyle = reg || test ? "#000" : "#fff";
+    ctx.lineWidth = reg ? 1.5 : 1;
+    const r = reg ? 5 : 3.5;
+    ctx.beginPath();
+    if (test) ctx.rect(px(x) - r, py(y) - r, 2 * r, 2 * r); else ctx.arc(px(x), py(y), r, 0, 2 * Math.PI);
+    ctx.fill(); ctx.stroke();
+  }
+}
+
 /** The output over the plane, with the points; knows where a click on it lands. */
 export class BoundaryPlot {
   /** @param canvas  the plot; @param legend  the element its legend is written into */
@@ -82,31 +111,30 @@ export class BoundaryPlot {
       });
       ctx.restore();
     }
-    const pointColour = (label) => {
-      if (classes) return `rgb(${CLASS_COLOURS[label % CLASS_COLOURS.length]})`;
-      if (s.task === "regression") return `rgb(${colour(label, null, k, false).map((x) => Math.round(x * 0.75))})`;
-      return label > 0 ? "#2f6fdf" : "#e0662f";
-    };
-    const drawPts = (pts, test) => {
-      for (const [x, y, label] of pts) {
-        ctx.fillStyle = pointColour(label);
-        ctx.strokeStyle = test ? "#000" : "#fff";
-        ctx.lineWidth = 1;
-        ctx.beginPath();
-        if (test) ctx.rect(px(x) - 3.5, py(y) - 3.5, 7, 7); else ctx.arc(px(x), py(y), 3.5, 0, 2 * Math.PI);
-        ctx.fill(); ctx.stroke();
-      }
-    };
-    drawPts(points.train, false);
-    if (view.showTest) drawPts(points.test, true);
+    const how = { task: s.task, classes, k };
+    drawPoints(ctx, px, py, points.train, false, how);
+    if (view.showTest) drawPoints(ctx, px, py, points.test, true, how);
     if (s.graph) {  // the followed point
       const [gx, gy] = s.graph.x;
       ctx.strokeStyle = "#000"; ctx.lineWidth = 2.5; ctx.beginPath();
       ctx.arc(px(gx), py(gy), 8, 0, 2 * Math.PI); ctx.stroke();
     }
-    const legend = classes ? `${k} classes (softmax)`
-      : s.task === "regression" ? "blue: high target, orange: low" : "blue: class +1, orange: class −1";
-    this.legend.textContent = `(${legend}; ○ train` + (view.showTest ? ", □ test)" : ")");
+    this.legend.textContent = `(${legendText(s.task, classes, k)}; ○ train` + (view.showTest ? ", □ test)" : ")");
+  }
+
+  /** An empty plane over `extent` with `points` ([x1, x2, label or target]) drawn as
+   *  training points: what "clear all" leaves to draw on. `how`: {task, classes, k}. */
+  drawPoints(extent, points, how) {
+    const cv = this.canvas, ctx = cv.getContext("2d"), W = cv.width, H = cv.height;
+    ctx.fillStyle = "#fbfcfd"; ctx.fillRect(0, 0, W, H);
+    ctx.strokeStyle = "#d5dae1"; ctx.lineWidth = 1;
+    const [x0, x1, y0, y1] = extent;
+    const px = (x) => ((x - x0) / (x1 - x0)) * W, py = (y) => ((y1 - y) / (y1 - y0)) * H;
+    this.map = { px, py, ix: (X) => x0 + (X / W) * (x1 - x0), iy: (Y) => y1 - (Y / H) * (y1 - y0) };
+    ctx.beginPath(); ctx.moveTo(px(0), 0); ctx.lineTo(px(0), H); ctx.moveTo(0, py(0)); ctx.lineTo(W, py(0)); ctx.stroke();
+    drawPoints(ctx, px, py, points, false, how);
+    cv.dataset.nanCells = "0";
+    this.legend.textContent = `(${legendText(how.task, how.classes, how.k)}; your points, not trained on yet)`;
   }
 
   /** A click's place: canvas pixels (X, Y) and the plane's (x, y). */

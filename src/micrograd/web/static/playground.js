@@ -30,6 +30,7 @@ import { PlaySession } from "./client.js";
 import { mount, uniquePrefix } from "./dom.js";
 import { fmt } from "./format.js";
 import { PlayControls } from "./play_controls.js";
+import { YourData } from "./play_data.js";
 import { PLAY_MARKUP } from "./play_markup.js";
 import { NetworkView } from "./play_network.js";
 import { ParamTable } from "./play_params.js";
@@ -49,6 +50,10 @@ export class Playground {
     this.state = null; this.points = null; this.history = []; this.accepted = null;
     this.playing = false; this.started = false; this.rateWindow = []; this.inflight = false;
     this.frames = 0;
+    this.limits = meta.limits || {};
+    // the learner's edits run one after another, each on the set-up the one before left
+    // (a field typed while another edit is on its way is never lost or undone)
+    this.queue = Promise.resolve(); this.edits = 0; this.pendingFields = {};
     root.classList.add("mg-play");
     root.playground = this;  // the component, for the page around it (and its tests)
     const $ = this.$ = mount(root, PLAY_MARKUP, this.prefix);
@@ -58,7 +63,8 @@ export class Playground {
       restored: (s, body) => this.restored(s, body),
     });
     this.controls = new PlayControls({ part: $, prefix: this.prefix, spec: this.spec,
-                                       changed: (name) => this.fieldChanged(name) });
+      changed: (name) => { const v = this.controls.parse(name); this.serial(() => this.fieldChanged(name, v), name); } });
+    this.data = new YourData(this);
     // the + and - of the hidden layers sit right after their sizes
     this.controls.input("hidden").closest("label").after($("layer-buttons"));
     this.plot = new BoundaryPlot($("boundary"), $("legend"));
@@ -66,9 +72,9 @@ export class Playground {
     this.table = new ParamTable($("params"));
     this.pointGraph = new PointGraph($);
     this.net = new NetworkView($, this.spec.fields.find((f) => f.name === "features").choices, {
-      toggleFeature: (name) => this.toggleFeature(name),
-      neurons: (layer, delta) => this.neurons(layer, delta),
-      setWeight: (name, value, input) => this.setWeight(name, value, input),
+      toggleFeature: (name) => this.serial(() => this.toggleFeature(name)),
+      neurons: (layer, delta) => this.serial(() => this.neurons(layer, delta)),
+      setWeight: (name, value, input) => this.serial(() => this.setWeight(name, value, input)),
       hidden: (group) => this.controls.hidden(group),
       mark: (input, message) => this.controls.mark(input, message),
       built: () => this.applyHide(),
@@ -83,22 +89,22 @@ export class Playground {
     if (this.started) return;
     this.started = true;
     const $ = this.$;
-    $("regen").onclick = () => this.propose({ seed: this.accepted.seed + 1 }, "seed");
-    $("layer-plus").onclick = () => this.layers(+1);
-    $("layer-minus").onclick = () => this.layers(-1);
+    $("regen").onclick = () => this.serial(() => this.propose({ seed: this.accepted.seed + 1 }, "seed"));
+    $("layer-plus").onclick = () => this.serial(() => this.layers(+1));
+    $("layer-minus").onclick = () => this.serial(() => this.layers(-1));
     $("play").onclick = () => (this.playing ? this.pause() : this.play());
     $("step").onclick = async () => { await this.stop(); this.step(); };
-    $("reset").onclick = () => this.reset();
+    $("reset").onclick = () => this.serial(() => this.reset());
     for (const role of ["showtest", "discrete", "zerolines"]) {
       $(role).addEventListener("change", () => { this.writeUrl(); if (this.state) this.drawBoundary(); });
     }
     $("click").addEventListener("change", () => this.clickMode());
-    $("pgo").onclick = () => this.plotAction(Number($("px").value), Number($("py").value));
-    $("undoedits").onclick = () => this.propose({ added: [], removed: [] }, "undoedits");
+    $("pgo").onclick = () => { const x = Number($("px").value), y = Number($("py").value); this.serial(() => this.plotAction(x, y)); };
+    $("undoedits").onclick = () => this.serial(() => this.propose({ added: [], removed: [] }, "undoedits"));
     $("boundary").addEventListener("click", (ev) => {
       if (!this.plot.map) return;
       const { X, Y, x, y } = this.plot.at(ev);
-      this.plotAction(x, y, X, Y);
+      this.serial(() => this.plotAction(x, y, X, Y));
     });
     $("g-stop").onclick = () => this.unfollow();
     window.addEventListener("pagehide", () => this.session.drop());
@@ -117,6 +123,9 @@ export class Playground {
   async startFromUrl() {
     const q = this.url ? this.url.read() : new URLSearchParams();
     const cfg = this.controls.fromUrl(q);
+    // a data set of your own too large for a link: the link says how many points it had
+    const fromFile = q.has("file") && !q.has(this.controls.field("points").url);
+    if (fromFile) { delete cfg.dataset; delete cfg.points; delete cfg.classes; }
     this.$("showtest").checked = q.get("test") !== "0";
     this.$("discrete").checked = q.get("disc") === "1";
     this.$("zerolines").checked = q.get("zl") !== "0";
@@ -134,6 +143,35 @@ export class Playground {
       this.showError("This link's set-up was refused (" + msg + "); the playground shows " +
                      "the defaults instead.");
     }
+    if (fromFile) {
+      this.showNotice(`This link was made with ${q.get("file")} points of your own, more ` +
+        "than a link carries: import that CSV file (under 'your data') to train on them.");
+    }
+  }
+
+  /** Run `fn` (an edit: async) after the edits before it; `name`: the field it changes,
+   *  which the form leaves as typed until the edit is done. */
+  serial(fn, name) {
+    this.edits += 1;
+    if (name) this.pendingFields[name] = (this.pendingFields[name] || 0) + 1;
+    const run = this.queue.then(fn).catch((e) => this.showError("playground: " + e.message)).finally(() => {
+      this.edits -= 1;
+      if (name && !(this.pendingFields[name] -= 1)) delete this.pendingFields[name];
+      if (!this.edits) this.fillForm();
+    });
+    this.queue = run;
+    return run;
+  }
+
+  /** the form shows the accepted set-up, except the fields an edit on its way will
+   *  change and the one the learner is typing into */
+  fillForm() {
+    if (!this.accepted) return;
+    const skip = Object.keys(this.pendingFields);
+    const active = document.activeElement;
+    for (const [name, input] of Object.entries(this.controls.inputs)) if (input === active) skip.push(name);
+    if (this.data.draft) skip.push("dataset");  // the plane being drawn on shows its own
+    this.controls.fill(this.accepted, skip);
   }
 
   /* ---------------------------------------------------------------- the form */
@@ -144,12 +182,12 @@ export class Playground {
   /** whether the network has one output per class (its points' labels are indices) */
   perClass(cfg) { return this.lossSpec(cfg.loss).outputs === "classes"; }
 
-  fieldChanged(name) {
-    const v = this.controls.parse(name);
+  fieldChanged(name, v) {
     if (name === "lr") return this.setLr(v);
     const patch = { [name]: v }, a = this.accepted, spec = this.spec;
     const losses = Object.entries(spec.losses);
     const lossField = this.controls.field("loss");
+    if (name === "dataset" && spec.own.includes(v)) return this.data.ownFromScreen(v);
     if (name === "dataset") {
       // a regression set trains a tanh output on its targets; a two-class set has 2
       if (spec.regression.includes(v)) {
@@ -157,7 +195,7 @@ export class Playground {
         patch.classes = 2;
       }
       if (!spec.multiclass.includes(v)) patch.classes = 2;
-      patch.added = []; patch.removed = [];
+      patch.added = []; patch.removed = []; patch.points = [];
     }
     if (name === "samples" || name === "seed") { patch.added = []; patch.removed = []; }
     // 3 or more classes train with a loss on one output per class; back to 2, the default
@@ -165,20 +203,30 @@ export class Playground {
     if (name === "classes" && v === 2 && this.perClass(a)) patch.loss = lossField.default;
     // hand-added points keep their class across the label conventions (+1/-1, 0/1)
     const loss = patch.loss || a.loss;
-    if (loss !== a.loss && a.added.length && (patch.classes || a.classes) === 2) {
-      const index = this.lossSpec(loss).labels === "index";
-      patch.added = a.added.map(([x, y, l]) => [x, y, index ? (l > 0 ? 1 : 0) : (l > 0 ? 1 : -1)]);
+    if (loss !== a.loss) {
+      const to = this.lossSpec(loss).labels, from = this.lossSpec(a.loss).labels;
+      const binary = (patch.classes || a.classes) === 2;
+      if (a.added.length && binary) {
+        patch.added = a.added.map(([x, y, l]) => [x, y, to === "index" ? (l > 0 ? 1 : 0) : (l > 0 ? 1 : -1)]);
+      }
+      // your own points carry the loss's own labels (-1/+1, 0/1, class indices): two
+      // classes keep their class; a class index above 1 stays (two classes refuse it)
+      const own = a.points.length && !patch.points && !this.spec.regression.includes(a.dataset);
+      if (own && (binary || from !== "index")) {
+        const zero = to === "pm1" ? -1 : 0;
+        patch.points = a.points.map(([x, y, l]) => [x, y, from === "index" && l > 1 ? l : l > 0 ? 1 : zero]);
+      }
     }
-    this.propose(patch, name);
+    return this.propose(patch, name);
   }
 
   /** Ask for the accepted set-up with `patch` applied; on refusal, mark field `name`. */
-  async propose(patch, name) {
+  async propose(patch, name, { quiet = false } = {}) {
     const cfg = { ...this.accepted, ...patch };
     const keeps = (k) => { const f = this.controls.field(k); return f && f.keeps_weights; };
     const keep = Object.keys(patch).every(keeps);
-    const ok = await this.create(cfg, { keep, inspect: this.followed(), field: name });
-    if (ok && name) { this.mark(name, null); this.controls.fill(this.accepted); }
+    const ok = await this.create(cfg, { keep, inspect: this.followed(), field: name, quiet });
+    if (ok && name) { this.mark(name, null); this.fillForm(); }
     return ok;
   }
 
@@ -197,7 +245,7 @@ export class Playground {
     const most = this.controls.field("hidden").max_len;
     if (delta > 0) { if (h.length >= most) return this.showNotice(`at most ${most} hidden layers`); h.push(2); }
     else { if (h.length <= 1) return this.showNotice("at least one hidden layer"); h.pop(); }
-    this.propose({ hidden: h }, "hidden");
+    return this.propose({ hidden: h }, "hidden");
   }
 
   neurons(layer, delta) {
@@ -208,18 +256,25 @@ export class Playground {
       return this.showNotice(`the + button stops at ${MOST_BY_BUTTON} neurons; type a larger size into 'sizes'`);
     }
     h[layer] = n;
-    this.propose({ hidden: h }, "hidden");
+    return this.propose({ hidden: h }, "hidden");
   }
 
   toggleFeature(name) {
     const all = this.controls.field("features").choices, on = this.accepted.features;
     const f = on.includes(name) ? on.filter((x) => x !== name) : all.filter((x) => x === name || on.includes(x));
-    this.propose({ features: f }, null).then((ok) => { if (!ok) this.showNotice(this.lastError); });
+    return this.propose({ features: f }, null).then((ok) => { if (!ok) this.showNotice(this.lastError); });
   }
 
   writeUrl() {
-    const c = this.accepted; if (!c || !this.url) return;
+    const c = this.accepted; if (!c) return;
+    this.data.note();
+    if (!this.url) return;
     const $ = this.$, out = this.controls.toUrl(c);
+    // your own points travel in the link up to as many as the hand edits; more of them
+    // travel as a file, and the link says how many there were
+    const most = this.limits.max_url_points, pts = this.controls.field("points").url;
+    out.file = null;
+    if (most !== undefined && c.points.length > most) { out[pts] = null; out.file = String(c.points.length); }
     if (this.state) out[this.controls.field("lr").url] = this.state.lr;
     out.test = $("showtest").checked ? null : "0";
     out.disc = $("discrete").checked ? "1" : null;
@@ -244,7 +299,7 @@ export class Playground {
 
   /** A new session with `cfg`; `keep` carries the current weights and step over.
    *  Resolves to true when accepted; a refusal leaves the running session alone. */
-  async create(cfg, { keep = false, inspect, field } = {}) {
+  async create(cfg, { keep = false, inspect, field, quiet = false } = {}) {
     const wasPlaying = this.playing;
     await this.stop();
     const body = { ...cfg };
@@ -265,16 +320,17 @@ export class Playground {
       if (!s) {
         this.lastError = e.message;
         if (field && this.controls.input(field)) this.mark(field, e.message);
-        else this.showError("playground: " + e.message);
+        else if (!quiet) this.showError("playground: " + e.message);
         if (wasPlaying && this.sid) this.play();
         return false;
       }
     }
-    this.showError("");
+    this.showError(""); this.showNotice("");  // a notice's cause was the set-up before
+    this.data.accepted();
     this.points = s.points;
     this.history = body.weights ? this.history.concat(s.history) : s.history;
     this.accepted = s.config;
-    this.controls.fill(s.config);
+    this.fillForm();
     this.accept(s);
     this.writeUrl();
     if (wasPlaying) this.play();
@@ -308,7 +364,7 @@ export class Playground {
     try {
       const s = await this.session.call("play.reset", { init_seed: seed });
       this.history = s.history; this.accepted = s.config; this.showError("");
-      this.mark("init_seed", null); this.controls.fill(s.config);
+      this.mark("init_seed", null); this.fillForm();
       this.accept(s); this.writeUrl();
       this.showNotice(`new weights (init seed ${seed}), step 0`);
     } catch (e) { this.showError("playground: " + e.message); }
@@ -317,8 +373,9 @@ export class Playground {
   async setLr(lr) {
     try {
       const r = await this.session.call("play.setLr", { lr });
-      this.mark("lr", null);
+      this.mark("lr", null); this.showNotice("");
       this.state.lr = r.lr; this.accepted.lr = r.lr;
+      this.lrVersion = (this.lrVersion || 0) + 1;
       this.writeUrl();
     } catch (e) { this.mark("lr", e.message); }
   }
@@ -340,8 +397,13 @@ export class Playground {
 
   /** One training step; resolves to the new state, or null after an error. */
   async requestStep() {
+    const version = this.lrVersion;
     try {
-      return await this.session.call("play.step", { steps: 1 });
+      const s = await this.session.call("play.step", { steps: 1 });
+      // a step asked for before a new learning rate was set may answer after it: its
+      // lr is the one before, and the session's is the new one
+      if (version !== this.lrVersion) s.lr = this.accepted.lr;
+      return s;
     } catch (e) {
       this.showError("playground: " + e.message); this.pause();
       return null;
@@ -432,6 +494,9 @@ export class Playground {
     $("teacc").textContent = reg ? "n/a" : fmt(m.test_acc * 100) + "%";
     $("tracc").dataset.value = String(m.train_acc); $("teacc").dataset.value = String(m.test_acc);
     $("netsum").textContent = `(${s.network.sizes.join("-")}, ${s.nparams} parameters)`;
+    // your own points: no points generated, so no count or noise to set
+    const own = this.spec.own.includes(s.config.dataset);
+    for (const name of ["samples", "noise"]) { const i = this.controls.input(name); if (i) i.closest("label").hidden = own; }
     this.clickMode();
     if (s.diverged) {  // the Python side says so: the loss or a weight is no longer finite
       this.showError(`training diverged at step ${s.diverged_at}: the loss or a weight is ` +
@@ -448,6 +513,7 @@ export class Playground {
 
   drawBoundary() {
     const $ = this.$;
+    if (this.data.draft) return this.data.drawDraft();
     this.plot.draw(this.state, this.points,
                    { showTest: $("showtest").checked, discrete: $("discrete").checked,
                      zeroLines: $("zerolines").checked },
@@ -460,13 +526,18 @@ export class Playground {
 
   clickMode() {
     const s = this.state, $ = this.$; if (!s) return;
-    const mode = $("click").value, reg = s.task === "regression";
+    const mode = $("click").value;
+    const draft = this.data.draft;
+    const reg = draft ? this.spec.regression.includes(draft.dataset) : s.task === "regression";
     $("addlabel-box").hidden = mode !== "add" || reg;
     $("addtarget-box").hidden = mode !== "add" || !reg;
     const sel = $("addlabel");
-    const want = this.lossSpec(s.config.loss).labels === "index"
+    const labels = this.lossSpec(draft ? draft.loss : s.config.loss).labels;
+    const own = draft || this.spec.own.includes(s.config.dataset);
+    const want = labels === "index"
       ? Array.from({ length: s.config.classes }, (_, k) => [String(k), `class ${k}`])
-      : [["1", "+1 (blue)"], ["-1", "−1 (orange)"]];
+      : own && labels === "01" ? [["1", "1 (blue)"], ["0", "0 (orange)"]]  // your points: the loss's labels
+        : [["1", "+1 (blue)"], ["-1", "−1 (orange)"]];
     if (sel.dataset.key !== JSON.stringify(want)) {
       sel.dataset.key = JSON.stringify(want); sel.textContent = "";
       for (const [v, t] of want) { const o = document.createElement("option"); o.value = v; o.textContent = t; sel.appendChild(o); }
@@ -477,6 +548,8 @@ export class Playground {
     if (!isFinite(x) || !isFinite(y)) return this.showNotice("give x1 and x2 as numbers");
     if (X === undefined) { X = this.plot.map.px(x); Y = this.plot.map.py(y); }
     const $ = this.$, mode = $("click").value, c = this.accepted;
+    if (this.data.draft) return this.data.drawPoint(x, y, X, Y, mode);
+    if (this.spec.own.includes(c.dataset) && mode !== "inspect") return this.data.edit(x, y, X, Y, mode);
     const near = this.plot.nearest([this.points.train].concat($("showtest").checked ? [this.points.test] : []), X, Y);
     const r4 = (v) => Math.round(v * 1e4) / 1e4;
     if (mode === "inspect") {
@@ -484,7 +557,7 @@ export class Playground {
       return this.follow(r4(x), r4(y), null);
     }
     if (mode === "add") {
-      const lab = this.state.task === "regression" ? Number($("addtarget").value) : Number($("addlabel").value);
+      const lab = this.newLabel(this.state.task === "regression");
       const ok = await this.propose({ added: c.added.concat([[r4(x), r4(y), lab]]) }, null);
       if (ok) this.showNotice(`added a point at (${r4(x)}, ${r4(y)}) with label ${lab}`);
       else this.showNotice("refused: " + this.lastError);
@@ -500,6 +573,9 @@ export class Playground {
     const ok = await this.propose(patch, null);
     this.showNotice(ok ? `removed the point at (${fmt(near[0])}, ${fmt(near[1])})` : "refused: " + this.lastError);
   }
+
+  /** the label a click adds: the chosen class, or the chosen target */
+  newLabel(reg) { return reg ? Number(this.$("addtarget").value) : Number(this.$("addlabel").value); }
 
   async follow(x, y, label) {
     try {
