@@ -10,6 +10,9 @@
 // itself, every walk of the page on one Python (embed_walk.js); on another origin
 // each element makes an iframe of the site's embed.html (a module worker and the
 // WebAssembly cannot be loaded from another origin), which fits its height to the walk.
+// The frames of one page share one Python: each is told the page's name for it (a
+// random name made once per page load: `python` in the frame's fragment), under which
+// they join one SharedWorker of the site.
 // Attribute texts are passed on as they are and only ever shown as text. No globals.
 (function () {
   "use strict";
@@ -25,6 +28,13 @@
   var site = new URL("./", script ? script.src : location.href);
   var direct = site.origin === location.origin;
   var NOT_PASSED = { id: 1, class: 1, style: 1, title: 1, hidden: 1 };
+  var PYTHON = pageName();  // the name of this page's one Python, for its frames
+
+  function pageName() {
+    var bytes = new Uint8Array(12);
+    crypto.getRandomValues(bytes);
+    return Array.prototype.map.call(bytes, function (b) { return (b + 256).toString(16).slice(1); }).join("");
+  }
 
   function say(element, text) {
     var p = document.createElement("p");
@@ -65,11 +75,12 @@
         var a = this.attributes[i];
         if (!NOT_PASSED[a.name] && a.name.indexOf("data-") !== 0) query.set(a.name, a.value);
       }
+      query.set("python", PYTHON);
       var frame = document.createElement("iframe");
       frame.src = new URL("embed.html", site).href + "#" + query.toString();
       frame.title = this.getAttribute("title") || "micrograd: a walk through a computation graph";
       frame.style.cssText = "display:block;width:100%;height:640px;border:0";
-      frame.loading = "lazy";  // each frame starts a Python: only those near the view
+      frame.loading = "lazy";  // only the frames near the view (Python starts with the first)
       this.appendChild(frame);
       window.addEventListener("message", function (event) {
         var m = event.data;

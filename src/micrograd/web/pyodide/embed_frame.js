@@ -1,7 +1,10 @@
 /* embed.html's script: one Walk in a frame, made by embed.js for a lesson on another
  * origin. The set-up comes in the frame's fragment, by the element's attribute names
  * (`embed.html#preset=diamond&mode=recursive`); the frame tells the lesson its height
- * (a message {micrograd: "height", height}) so the element can fit it. */
+ * (a message {micrograd: "height", height}) so the element can fit it. `python` in the
+ * fragment names the lesson page's one Python, which every frame of the page joins
+ * (pyodide_client.js: a SharedWorker where the browser has one); without it, the frame
+ * starts a Python of its own. */
 
 import { mountWalk } from "./embed_walk.js";
 
@@ -15,4 +18,6 @@ function tell() {
   }
 }
 new ResizeObserver(tell).observe(document.body);
-mountWalk(box, get).then(() => { document.body.dataset.ready = "1"; }, () => {});
+const python = params.get("python");
+const shared = python && /^[0-9a-f]{8,64}$/.test(python) ? python : undefined;
+mountWalk(box, get, { shared }).then(() => { document.body.dataset.ready = "1"; }, () => {});

@@ -31,8 +31,9 @@ function styles() {
 }
 
 /** Fill `element` with a Walk whose set-up `get` reads; resolves with the Walk once its
- *  first graph is asked for. Python's loading is shown in the element meanwhile. */
-export async function mountWalk(element, get) {
+ *  first graph is asked for. Python's loading is shown in the element meanwhile.
+ *  `shared`: the name of a Python shared with other pages (workerClient's). */
+export async function mountWalk(element, get, { shared } = {}) {
   styles();
   const status = document.createElement("p");
   status.className = "mg-embed-status";
@@ -40,7 +41,7 @@ export async function mountWalk(element, get) {
   status.textContent = "Starting Python in this page…";
   element.appendChild(status);
   const client = workerClient({
-    root: SITE, onProgress: (text) => { status.textContent = `Starting Python in this page: ${text}…`; },
+    root: SITE, shared, onProgress: (text) => { status.textContent = `Starting Python in this page: ${text}…`; },
   });
   try {
     if (!catalogue) catalogue = client.call("meta", {});

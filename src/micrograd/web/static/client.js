@@ -279,38 +279,43 @@ function workerError(name, error) {
   return new ClientError(mine, message, { field: field || fieldOf({ error: message }), data });
 }
 
-/** One Python per site folder, shared by every client and component of the page. */
+/** One Python per site folder (and shared name), shared by every client and component
+ *  of the page. */
 const PYTHONS = new Map();
 
-function sitePython(root) {
-  if (!PYTHONS.has(root)) {
+function sitePython(root, shared) {
+  const key = `${root}\n${shared || ""}`;
+  if (!PYTHONS.has(key)) {
     const listeners = [];
     const started = import(new URL("pyodide_client.js", root).href).then(({ startPython }) =>
-      startPython({ root: new URL(root), onProgress: (text) => listeners.forEach((f) => f(text)) }));
-    PYTHONS.set(root, { started, listeners });
+      startPython({ root: new URL(root), shared,
+                    onProgress: (text) => listeners.forEach((f) => f(text)) }));
+    PYTHONS.set(key, { started, listeners });
   }
-  return PYTHONS.get(root);
+  return PYTHONS.get(key);
 }
 
 /** The client of the static site: every call goes to micrograd's request handlers in
- *  Pyodide, in the site's module Web Worker (pyodide_worker.js, one per page and site
+ *  Pyodide, in the site's module worker (pyodide_worker.js, one per page and site
  *  folder, shared). `root`: the site's folder (default: the one above this module's).
+ *  `shared`: a name; the pages giving the same one (the frames of a lesson) share one
+ *  Python, in a SharedWorker where the browser has one (pyodide_client.js).
  *  `onProgress(text)` hears the worker's loading messages; `ready` resolves with what
  *  the worker says once Python is up ({python, micrograd, seconds...}). */
-export function workerClient({ root = new URL("../", import.meta.url).href, onProgress } = {}) {
-  const shared = sitePython(root);
-  if (onProgress) shared.listeners.push(onProgress);
+export function workerClient({ root = new URL("../", import.meta.url).href, shared, onProgress } = {}) {
+  const python = sitePython(root, shared);
+  if (onProgress) python.listeners.push(onProgress);
   const client = {
     door: "pyodide",
     down: false,
     onConnection: null,
-    ready: shared.started.then((python) => python.ready),
+    ready: python.started.then((worker) => worker.ready),
 
     async call(name, request, { signal } = {}) {
-      let python;
+      let worker;
       try {
-        python = await shared.started;
-        await python.ready;
+        worker = await python.started;
+        await worker.ready;
       } catch (e) {
         const message = `Python did not start in this page: ${e.message}`;
         client.down = true;
@@ -318,7 +323,7 @@ export function workerClient({ root = new URL("../", import.meta.url).href, onPr
         throw new ClientError("down", message);
       }
       try {
-        return await python.call(name, request || {}, { signal });
+        return await worker.call(name, request || {}, { signal });
       } catch (e) {
         throw workerError(name, { ...(e.error || {}), kind: e.kind || "internal",
                                   message: e.message });
