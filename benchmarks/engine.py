@@ -48,11 +48,12 @@ workload on Pyodide's Python in node (``benchmarks/engine_in_pyodide.mjs``): our
 ``src/``, micrograd 0.1.0 from the side environment's hash-checked copy. The demo
 notebook needs scikit-learn and matplotlib, which that package does not ship.
 
-Measured on a shared 2-core machine (CPU time, Python 3.11.7, medians of three rounds;
-every run, its load and spread are in ``docs/performance.md``, "The eager engine against
-micrograd 0.1.0"): the demo notebook 14.2x (100 steps), 14.6x, 14.3x and 15.1x (three
-runs of ``--steps 20``); the op-by-op loop 41.1x, 38.0x, 36.3x and 38.1x (100 steps,
-one run at a time), and on Pyodide's Python 3.14 4.6x, 4.4x, 4.9x and 4.8x.
+Measured on a shared 2-core machine crowded by other jobs (CPU time, medians of three
+rounds; every run, its load and spread are in ``docs/performance.md``, "The eager engine
+against micrograd 0.1.0"): on Python 3.11.7 the demo notebook 27.7x, 28.2x and 27.9x
+(three runs of ``--workload demo --steps 10``), the op-by-op loop 21.1x, 21.4x and 21.4x
+(three runs of ``--workload loop --steps 20``), and on Pyodide's Python 3.14 4.7x, 4.9x
+and 4.8x.
 """
 
 import argparse

@@ -2,8 +2,9 @@
 
 Each item here gives exactly the numbers of the plain code it stands for (the tests
 compare them), and says what it buys: ``benchmarks/engine.py``'s demo step (MLP(2, [16,
-16, 1]) on 100 points, about 66,000 nodes a step), CPU time, the item taken out alone,
-medians of 6 interleaved rounds on CPython 3.10 and 3.12:
+16, 1]) on 100 points, about 66,000 nodes a step as the operators build it), CPU time,
+the item taken out alone, medians of interleaved rounds (6 on CPython 3.10 and 3.12
+unless said):
 
 * ``interior_order``: backward()'s phase 1 marks a placed node by its grad instead of
   keeping a set of visited nodes: backward() 1.2x faster, a step about 5%.
@@ -18,10 +19,11 @@ medians of 6 interleaved rounds on CPython 3.10 and 3.12:
   grad); backward() reads it as it is. Half the objects a demo step makes (about
   35,000 instead of 66,000), so half the work of the cyclic collector, which walks the
   live graphs and the notebook's imports on each full collection: on micrograd's demo
-  notebook (3.11, 10 steps) a step 118.6 -> 59.7 ms, 0.7 -> 0.3 full collections.
+  notebook (3.11, 10 steps, two interleaved rounds) a step 118.6 -> 59.7 ms, full
+  collections 0.7 -> 0.3 a step.
 * ``write_out_sum_and_product``: ``x + y`` and ``x * y`` of two Values in one call
   instead of four (operator, ``_binary``, the forward, ``_make``): the op-by-op loop's
-  step about 10% faster.
+  step 2-10% faster (3.11, 3.13; on a crowded machine).
 * ``warm_up``: CPython 3.10 only: backward() 1.4x faster, a step 22%.
 
 One bought less than 5% and is gone: a record of x**n's constant shared between nodes
