@@ -48,11 +48,12 @@ workload on Pyodide's Python in node (``benchmarks/engine_in_pyodide.mjs``): our
 ``src/``, micrograd 0.1.0 from the side environment's hash-checked copy. The demo
 notebook needs scikit-learn and matplotlib, which that package does not ship.
 
-Measured on a shared 2-core machine (CPU time, Python 3.11.7, medians of three rounds;
-every run, its load and spread are in ``docs/performance.md``, "The eager engine against
-micrograd 0.1.0"): the demo notebook 14.2x (100 steps), 14.6x, 14.3x and 15.1x (three
-runs of ``--steps 20``); the op-by-op loop 41.1x, 38.0x, 36.3x and 38.1x (100 steps,
-one run at a time), and on Pyodide's Python 3.14 4.6x, 4.4x, 4.9x and 4.8x.
+Measured on a shared 2-core machine crowded by other jobs (CPU time, medians of three
+rounds; every run, its load and spread are in ``docs/performance.md``, "The eager engine
+against micrograd 0.1.0"): on Python 3.11.7 the demo notebook 27.7x, 28.2x and 27.9x
+(three runs of ``--workload demo --steps 10``), the op-by-op loop 21.1x, 21.4x and 21.4x
+(three runs of ``--workload loop --steps 20``), and on Pyodide's Python 3.14 4.7x, 4.9x
+and 4.8x.
 """
 
 import argparse
@@ -83,12 +84,17 @@ def summary(name, workload, steps, rounds):
     ratios = [p / o for p, o in zip(pub, ours)]
     share = {e: statistics.median(r[e]["gc_seconds"] / r[e]["seconds"] for r in rounds)
              for e in ("ours", "published")}
+    full = {e: statistics.median(r[e]["gc_collections"][2] / steps for r in rounds)
+            for e in ("ours", "published")}
+    tracked = statistics.median(r["ours"].get("gc_tracked_at_start", 0) for r in rounds)
     return {"python": name, "workload": workload, "steps": steps, "rounds": len(rounds),
             "ours": statistics.median(ours), "ours_range": (min(ours), max(ours)),
             "published": statistics.median(pub), "published_range": (min(pub), max(pub)),
             "ratio": statistics.median(pub) / statistics.median(ours),
             "ratio_range": (min(ratios), max(ratios)),
-            "gc_ours": share["ours"], "gc_published": share["published"]}
+            "gc_ours": share["ours"], "gc_published": share["published"],
+            "full_ours": full["ours"], "full_published": full["published"],
+            "tracked": tracked}
 
 
 def _ms(x):
@@ -98,7 +104,7 @@ def _ms(x):
 def print_table(rows):
     head = ("Python", "workload", "steps", "rounds", "ours ms/step", "[min-max]",
             "published ms/step", "[min-max]", "ratio", "[min-max]", "GC share ours",
-            "GC share published")
+            "GC share published", "full GCs/step ours", "published", "tracked at start")
     lines = [head]
     for r in rows:
         lines.append((r["python"], WORKLOADS[r["workload"]], str(r["steps"]),
@@ -106,7 +112,9 @@ def print_table(rows):
                       "[%s-%s]" % tuple(map(_ms, r["ours_range"])), _ms(r["published"]),
                       "[%s-%s]" % tuple(map(_ms, r["published_range"])),
                       f"{r['ratio']:.1f}x", "[%.1f-%.1f]" % r["ratio_range"],
-                      f"{r['gc_ours']:.0%}", f"{r['gc_published']:.0%}"))
+                      f"{r['gc_ours']:.0%}", f"{r['gc_published']:.0%}",
+                      f"{r['full_ours']:.2f}", f"{r['full_published']:.2f}",
+                      f"{r['tracked']:,.0f}"))
     widths = [max(len(line[i]) for line in lines) for i in range(len(head))]
     for n, line in enumerate(lines):
         cells = [c.ljust(w) if i < 2 else c.rjust(w)
@@ -183,7 +191,10 @@ def main(argv=None):
         rows += run_interpreter(label, workers, ["loop"], args.steps, args.rounds, say)
     say(f"load average at end: {load_average()}")
     say("CPU ms per step, median of the rounds [smallest-largest round]; ratio = "
-        "published / ours; losses equal to 1e-12 at every step in every run")
+        "published / ours; losses equal to 1e-12 at every step in every run; GC share: "
+        "the collector's CPU time over the timed part's; full GCs: collections of the "
+        "oldest generation (each walks every tracked object) per step; tracked: objects "
+        "the collector tracks as ours' timed part starts")
     print_table(rows)
 
 

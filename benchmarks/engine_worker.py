@@ -74,6 +74,7 @@ class GCClock:
 def clocked():
     """CPU time of the block and of the collector inside it: ``[seconds, GCClock]``."""
     clock = GCClock()
+    clock.tracked = len(gc.get_objects())  # what a full collection walks, at the start
     out = [0.0, clock]
     gc.callbacks.append(clock)
     t0 = cpu()
@@ -189,6 +190,7 @@ def run(engine, workload, steps, root=None, bench_dir=HERE):
             "python": sys.version.split()[0], "platform": sys.platform,
             "engine_file": where, "losses": losses, "seconds": seconds,
             "gc_seconds": clock.seconds, "gc_collections": clock.collections,
+            "gc_tracked_at_start": clock.tracked,
             "gc_threshold": list(gc.get_threshold()), "versions": versions}
 
 

@@ -24,6 +24,7 @@ Everything here reads a node through ``_a``, ``_b``, ``_prev``, ``_fn``, ``_arg`
 
 from __future__ import annotations
 
+from .engine_fast import unfold
 from .ops import FLOAT, contributions
 
 __all__ = ["topological_order", "sweep", "sweep_steps", "contributions_at"]
@@ -69,6 +70,8 @@ def _place_values(root, placed, place, append):
     stack = [root]
     while stack:
         v = stack[-1]
+        if type(v._how) is float:  # a neuron's folded sum: its product node made now
+            unfold(v)
         a = v._a
         if a is not None and a not in placed:
             if a._a is None:  # a leaf has no inputs: place it now

@@ -31,6 +31,7 @@ from . import ops as _ops
 from .chain_rule import contributions_at, sweep, sweep_steps, topological_order
 from .checks import one_per_input
 from .engine_fast import interior_order, push_grads
+from .engine_fast import record as _record  # ``_how``, a neuron's folded sum unfolded
 from .grad_mode import AnomalyError, detect_anomaly, enable_grad, is_grad_enabled, no_grad
 from .ops import (ABS, ADD, COS, DIV, EXP, LOG, MUL, POW, POWC, RELU, SIGMOID, SIN, SOFTPLUS,
                   SQRT, TANH, VALUE)
@@ -47,12 +48,12 @@ _svg_renderer = None
 class Value:
     """A scalar that records the operations applied to it, for reverse-mode autodiff."""
 
-    # Five fields: the number, its grad, the inputs ``_a`` and ``_b`` (every op takes one
-    # or two; ``None`` where absent) and ``_how``: ``None`` for a leaf, the op (an entry of
-    # the table) for an op node, or an ``_Extra`` record for a node that carries more (the
-    # constant of x**n, a label, an op label set by hand). One small object a node: no
-    # tuple of children, no closure, no weakref slot. The properties below read them.
-    __slots__ = ("data", "grad", "_a", "_b", "_how")
+    # Six fields: the number, its grad, the inputs ``_a`` and ``_b`` (every op takes one
+    # or two; ``None`` where absent), ``_how``: ``None`` for a leaf, the op (an entry of
+    # the table) or an ``_Extra`` record for a node that carries more (the constant of
+    # x**n, a label, an op label set by hand), and ``_c`` for a neuron's folded sum only
+    # (``engine_fast``). One small object a node: no tuple of children, no closure.
+    __slots__ = ("data", "grad", "_a", "_b", "_how", "_c")
 
     def __init__(self, data, _children=(), _op="", label=""):
         self.data = data if type(data) is float else _as_float(data)
@@ -119,9 +120,9 @@ class Value:
     def backward(self, grad=1.0, create_graph=False):
         """Backpropagate from this node: fill ``.grad`` of every node it depends on.
 
-        Seeds ``grad`` (1.0 by default: dL/dL = 1) at this node and accumulates
-        ``grad += local derivative * upstream grad`` through the graph. Leaf grads
-        accumulate across calls, as in PyTorch: zero them between steps.
+        Seeds ``grad`` (1.0 by default: dL/dL = 1) here and accumulates ``grad +=
+        local derivative * upstream grad`` through the graph. Leaf grads accumulate
+        across calls, as in PyTorch: zero them between steps.
 
         With ``create_graph=True`` every ``.grad`` becomes a ``Value`` built by running
         the op table's rules on the graph's own Values, so it can be differentiated again
@@ -133,14 +134,14 @@ class Value:
         if type(grad) is not float:
             grad = _as_float(grad, "backward's grad")
 
-        # Phase 1: the topological order: every node after all of its inputs (interior
-        # nodes only: a leaf passes nothing on), each one's grad set to zero.
-        order = interior_order(self)
-
-        # Phase 2: the chain rule, from the root back to the leaves: every node's
-        # ``_backward()`` (below), one loop for speed with + and * written out.
-        self.grad += grad
-        push_grads(reversed(order))
+        with _fast.ONE_PASS:  # one pass at a time over nodes threads may share
+            # Phase 1: the topological order of the interior nodes (a leaf passes
+            # nothing on), every node after its inputs, each one's grad set to 0.
+            order = interior_order(self)
+            # Phase 2: the chain rule, from the root back to the leaves: every node's
+            # ``_backward()`` (below) in one loop, + and * written out.
+            self.grad += grad
+            push_grads(reversed(order))
 
     def _backward(self):
         """The chain rule at this node: run its op's rule on its grad and add each
@@ -159,6 +160,7 @@ class Value:
     @property
     def _prev(self):
         """The inputs of this node, in order: ``a*a`` has ``(a, a)``; a leaf has ``()``."""
+        _record(self)
         a = self._a
         if a is None:
             return ()
@@ -167,6 +169,7 @@ class Value:
 
     @_prev.setter
     def _prev(self, children):
+        _record(self)
         children = tuple(children)
         if len(children) > 2:
             raise ValueError(f"a Value has at most two inputs, got {len(children)}")
@@ -180,19 +183,19 @@ class Value:
     @property
     def _fn(self):
         """The op (an entry of ``micrograd.ops``) that made this node; None for a leaf."""
-        how = self._how
+        how = _record(self)
         return how.fn if type(how) is _Extra else how
 
     @property
     def _arg(self):
         """The op's constant argument (the n of x**n), or None."""
-        how = self._how
+        how = _record(self)
         return how.arg if type(how) is _Extra else None
 
     @property
     def label(self):
         """A name for this node, shown by graph views ('' when it has none)."""
-        how = self._how
+        how = _record(self)
         return how.label if type(how) is _Extra else ""
 
     @label.setter
@@ -202,7 +205,7 @@ class Value:
         elif not isinstance(label, str):
             raise TypeError(f"a Value's label must be a str, got {type(label).__name__}: "
                             f"{label!r:.60}")
-        how = self._how
+        how = _record(self)
         if type(how) is _Extra:
             self._how = _extra(how.fn, how.arg, label, how.oplabel)
         elif label:
@@ -211,7 +214,7 @@ class Value:
     @property
     def _op(self):
         """The short label of the op that made this node: '+', '*', '**2', 'tanh', ''."""
-        how = self._how
+        how = _record(self)
         if type(how) is _Extra:
             if how.oplabel is not None:
                 return how.oplabel  # a node built by hand, or a label set by the user
@@ -222,7 +225,7 @@ class Value:
 
     @_op.setter
     def _op(self, text):
-        how = self._how
+        how = _record(self)
         if type(how) is _Extra:
             self._how = _Extra(how.fn, how.arg, how.label, text)
         else:
@@ -258,10 +261,7 @@ class _Extra:
     __slots__ = ("fn", "arg", "label", "oplabel")
 
     def __init__(self, fn, arg, label, oplabel):
-        self.fn = fn
-        self.arg = arg
-        self.label = label
-        self.oplabel = oplabel
+        self.fn, self.arg, self.label, self.oplabel = fn, arg, label, oplabel
 
 
 def _extra(fn, arg=None, label="", oplabel=None):
@@ -321,8 +321,7 @@ def _power(x, n):
 
 
 def _coerce(x):
-    """A plain number as a constant leaf Value; a Value itself; anything else
-    NotImplemented."""
+    """A number as a constant leaf Value; a Value itself; anything else NotImplemented."""
     if isinstance(x, Value):
         return x
     if isinstance(x, Real):
@@ -332,7 +331,7 @@ def _coerce(x):
 
 def _as_float(x, what="Value"):
     """Turn a plain real number into a float; refuse anything else with a TypeError."""
-    if isinstance(x, bool):
+    if isinstance(x, (float, bool)):  # NumPy's float64 is a float: no ABC check
         return float(x)
     if isinstance(x, Real):
         try:
@@ -401,8 +400,8 @@ def _op_from_label(label, prev, data):
         try:
             arg = float(label[2:])
         except ValueError:
-            arg = None
-        if arg is not None and math.isfinite(arg):
+            arg = math.nan
+        if math.isfinite(arg):
             found = POWC
             arg = int(arg) if arg.is_integer() else arg
     if found is None:
@@ -496,4 +495,5 @@ def define_op(key, forward, grad, *, arity=1, name=None, formula="", rule="",
     return apply
 
 
+_fast.write_out_sum_and_product(Value, _mode, _binary)  # the same nodes, one call
 _fast.warm_up(Value)  # CPython 3.10 only (engine_fast)
