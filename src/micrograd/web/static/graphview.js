@@ -40,6 +40,8 @@ const GV_SHARE = 0.62;       // the view grows up to this share of the window's 
 const GV_ROOM = 0.4;         // within the room left below its top on the first screen (but
                              // to this share at least)
 const GV_MIN_H = 120;        // px: the view's least height
+const GV_STEP_SHARE = 0.7;   // a narrow view grows up to this share to show a step's node
+                             // with the root (the page scrolls as little as shows it)
 const GV_NARROW = 600;       // px: a view narrower than this draws top to bottom, stacked
 const GV_PAD = 8;            // px kept free around a fitted graph and a shown node
 const GV_MINI_W = 160, GV_MINI_H = 34;  // px: the overview map's largest size
@@ -542,15 +544,57 @@ export class GraphView {
 
   focusNode(id) { const el = this.nodeEls[id]; if (el) el.focus(); }
 
-  /** pan (if needed) so that this node is on screen, and the root with it when both fit */
-  show(id) {
+  /** pan (if needed) so that this node is on screen, and the root with it when both fit
+   * (a narrow view grows for that), then each of the `also` nodes that still fits with
+   * them (a backward step's receivers); `scroll`: the window too, as little as shows the
+   * port */
+  show(id, scroll = true, also = []) {
     const el = this.nodeEls[id];
     if (!el || el.style.display === "none") return;
-    const a = this._box(id), r = this._box(this.graph.root);
-    const x = Math.min(a.x, r.x), y = Math.min(a.y, r.y);
-    const both = { x, y, w: Math.max(a.x + a.w, r.x + r.w) - x, h: Math.max(a.y + a.h, r.y + r.h) - y };
-    const { w, h } = this._size();
-    const fits = both.w * this.k <= w - 2 * GV_PAD && both.h * this.k <= h - 2 * GV_PAD;
-    this._revealBox(fits ? both : a);
+    const union = (p, q) => {
+      const x = Math.min(p.x, q.x), y = Math.min(p.y, q.y);
+      return { x, y, w: Math.max(p.x + p.w, q.x + q.w) - x, h: Math.max(p.y + p.h, q.y + q.h) - y };
+    };
+    const a = this._box(id), both = union(a, this._box(this.graph.root));
+    const { w } = this._size();
+    const fitsIn = (b) => b.w * this.k <= w - 2 * GV_PAD && b.h * this.k <= this._h - 2 * GV_PAD;
+    let fits = fitsIn(both);
+    const need = Math.ceil(both.h * this.k + 2 * GV_PAD);
+    if (!fits && both.w * this.k <= w - 2 * GV_PAD && need <= this._stepMaxH()) {
+      this.port.style.height = need + "px";  // taller, never shorter: the page does not jump back
+      this._h = need;
+      fits = true;
+    }
+    let shown = fits ? both : a;
+    for (const other of also) {
+      const oel = this.nodeEls[other];
+      if (!oel || oel.style.display === "none") continue;
+      const more = union(shown, this._box(other));
+      if (fitsIn(more)) shown = more;
+    }
+    this._revealBox(shown);
+    if (scroll) this._intoWindow();
+  }
+
+  /** the tallest a narrow view grows while stepping: its share of the window, within the
+   * window's height below the top of opts.keep (the step controls, kept on screen) */
+  _stepMaxH() {
+    const keep = this.opts.keep;
+    if (framed() || !keep || this._w >= GV_NARROW) return this._h;
+    const room = window.innerHeight - GV_PAD
+      - (this.port.getBoundingClientRect().top - keep.getBoundingClientRect().top);
+    return Math.max(this._h, Math.min(Math.round(this._winH * GV_STEP_SHARE), Math.floor(room)));
+  }
+
+  /** scroll the window as little as brings the port's bottom on screen, never the top of
+   * opts.keep off it (nothing when the port is whole on screen or keep is not) */
+  _intoWindow() {
+    const keep = this.opts.keep;
+    if (framed() || !keep) return;
+    const below = this.port.getBoundingClientRect().bottom + GV_PAD - window.innerHeight;
+    const keepTop = keep.getBoundingClientRect().top;
+    if (below > 0 && keepTop > 0 && keepTop < window.innerHeight) {
+      window.scrollBy(0, Math.min(below, keepTop));
+    }
   }
 }

@@ -105,6 +105,7 @@ export class Walk {
       label: "computation graph",
       onNode: (id) => this.placeNode(id),
       onEdge: (id) => this.selectEdge(id),
+      keep: $("fwd").parentElement,  // the step controls stay on screen while stepping
     });
     if (this.url) this.fromUrl(); else this.open(this.setup);
   }
@@ -254,6 +255,8 @@ export class Walk {
       this.drawQuestion();
       this.drawOrder();
       this.draw();
+      // a link that opens at step N: that step's node on screen (the page is not scrolled)
+      this.showStep(false);
       this.writeUrl(push);
       $("nudge-out").textContent = "";
     } catch (e) {
@@ -338,9 +341,17 @@ export class Walk {
   runAll() { this.setK(this.steps.length); }
   setK(k) {
     this.k = k; this.orderResult = null; this.draw();
-    if (k > 0) this.view.show(this.steps[k - 1].s.node);  // the step's node on screen
+    this.showStep(true);
     if (this.url) this.url.write({ [this.key("step")]: k || null });
     this.lesson.update();
+  }
+
+  /** the current step's node on screen with the root, and at a backward step the nodes
+   * its gradient goes to where they fit; `scroll`: the window as well */
+  showStep(scroll) {
+    if (this.k <= 0) return;
+    const { phase, s } = this.steps[this.k - 1];
+    this.view.show(s.node, scroll, phase === "backward" ? s.contributions.map((c) => c.parent) : []);
   }
 
   /** after the first k steps: node id -> its record's texts (the Python side's; "data ·"

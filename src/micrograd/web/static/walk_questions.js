@@ -82,10 +82,15 @@ export class QuestionPanel {
     if (!q) return;
     const raw = $("q-answer").value.trim();
     const answer = Number(raw);
+    // the last verdict goes while this answer is checked: a verdict on screen is this one's
+    const asked = this.asked = (this.asked || 0) + 1;
+    out.className = "qout"; out.textContent = "";
     if (raw === "" || !isFinite(answer)) { out.className = "qout bad"; out.textContent = "type a number, e.g. -4 or 0.5"; return; }
+    out.textContent = "checking…";
     try {
       const r = await this.client.call("walk.check", { ...this.spec(), kind: q.kind, answer });
-      if (this.list[this.at] !== q) return;  // the learner moved on meanwhile
+      // the learner moved on meanwhile, or sent another answer
+      if (this.list[this.at] !== q || asked !== this.asked) return;
       out.className = r.correct ? "qout good" : "qout bad";
       // the hint once: not again under the one the learner has opened
       const shown = !$("q-hinttext").hidden && r.hint === q.hint;
@@ -96,6 +101,8 @@ export class QuestionPanel {
         this.draw();
         out.textContent = keep; out.className = cls;
       }
-    } catch (e) { out.className = "qout bad"; out.textContent = "error: " + e.message; }
+    } catch (e) {
+      if (asked === this.asked) { out.className = "qout bad"; out.textContent = "error: " + e.message; }
+    }
   }
 }

@@ -21,10 +21,13 @@ export class Timeline {
     this.k = 0;
     this.n = 0;
     host.classList.add("timeline");
+    // the words go on a phone (the arrows and the aria-label stay): the buttons then sit
+    // beside the slider, and the graph keeps the room below
+    const word = (text) => el("span", { class: "tl-word", text });
     this.prev = el("button", { type: "button", id: prefix + "prev", "aria-label": "previous step",
-                               title: "previous step", text: "◀ previous step" });
+                               title: "previous step" }, "◀", word(" previous step"));
     this.next = el("button", { type: "button", id: prefix + "next", "aria-label": "next step",
-                               title: "next step", text: "next step ▶" });
+                               title: "next step" }, word("next step "), "▶");
     this.slider = el("input", { type: "range", id: prefix + "slider", min: "0", max: "0", step: "1",
                                 value: "0", "aria-label": "step of the forward and backward pass" });
     this.scale = el("div", { class: "tl-scale", "aria-hidden": "true" });
