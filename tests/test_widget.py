@@ -226,3 +226,12 @@ def test_widget_page_in_chromium():
             assert errors == []
         finally:
             browser.close()
+
+
+def test_the_modules_examples_run():
+    """The module docstring's examples (WalkModel, the timeline, setup()) run as written."""
+    import doctest
+
+    import micrograd.widget as widget
+    result = doctest.testmod(widget)
+    assert result.failed == 0 and result.attempted >= 5, result

@@ -2,7 +2,7 @@
 local derivative, try a visit order and see which contributions are lost.
 
     >>> from micrograd.widget import walk_widget
-    >>> walk_widget("diamond")                       # doctest: +SKIP  (shows the widget)
+    >>> walk_widget("diamond")  # shows the widget  # doctest: +SKIP
 
 ``walk_widget(what)`` takes a preset name (``sum_times``, ``lecture``, ``neuron``,
 ``square``, ``diamond``, ``reused``: ``micrograd.walk_setup.PRESETS``, the Walk page's
