@@ -172,8 +172,8 @@ def outputs_of(result):
 def _run_watched(fn, args, inputs):
     watch = _Watch(inputs)
     with _TRACE_LOCK:
-        watch.install()
-        try:
+        try:  # installed inside: an interrupt part-way still puts Value back
+            watch.install()
             with enable_grad():
                 return fn(*args)
         finally:
