@@ -263,3 +263,22 @@ def test_the_timeline_fits_and_is_hidden_with_the_steps(page, server):  # noqa: 
     open_walk(page, server, "preset=neuron&hide=steps&step=2")
     at(page, 2)
     assert page.locator("#w-timeline").is_hidden() and page.locator("#w-fwd").is_hidden()
+
+
+def test_a_button_pressed_to_its_end_hands_the_focus_on(page, server):  # noqa: F811
+    """Keyboard only: Enter on "step forward" to the end of the forward pass leaves the
+    focus on "step backward", and on to "reset" at the end; the timeline's "next step"
+    at the last step hands it to the slider (a disabled button shows no focus ring)."""
+    open_walk(page, server, "preset=sum_times")
+    page.focus("#w-fwd")
+    while not page.is_disabled("#w-fwd"):
+        page.keyboard.press("Enter")
+    assert page.evaluate("document.activeElement.id") == "w-bwd"
+    while not page.is_disabled("#w-bwd"):
+        page.keyboard.press("Enter")
+    assert page.evaluate("document.activeElement.id") == "w-reset"
+    page.click("#w-reset")
+    page.focus("#w-next")
+    while not page.is_disabled("#w-next"):
+        page.keyboard.press("Enter")
+    assert page.evaluate("document.activeElement.id") == "w-slider"

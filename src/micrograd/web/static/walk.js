@@ -400,9 +400,14 @@ export class Walk {
     $("k").textContent = String(this.k);
     $("n").textContent = String(this.steps.length);
     $("phase").textContent = this.phase();
+    const focused = document.activeElement;
     $("fwd").disabled = this.k >= this.nFwd();
     $("bwd").disabled = this.k >= this.steps.length;
     this.timeline.update(this.k, this.steps);
+    // a button the keyboard pressed to its end hands the focus on: forward to backward,
+    // backward to reset (a disabled button keeps no focus ring)
+    if (focused === $("fwd") && $("fwd").disabled) ($("bwd").disabled ? $("reset") : $("bwd")).focus();
+    if (focused === $("bwd") && $("bwd").disabled) $("reset").focus();
     const done = this.k === this.steps.length;
     $("notes").textContent = done && !doc.walk.ok ? doc.walk.notes.join("\n") : "";
     const showLesson = doc.mode === "recursive" || doc.lesson.reused_inner.length > 0;

@@ -56,8 +56,12 @@ export class Timeline {
     const cur = k > 0 ? steps[k - 1] : null;
     const what = cur ? `${cur.phase}: ${cur.s.head || cur.s.text}` : "before the first step";
     this.slider.setAttribute("aria-valuetext", `step ${k} of ${n}, ${what}`);
+    const focused = document.activeElement;
     this.prev.disabled = k <= 0;
     this.next.disabled = k >= n;
+    // at either end the pressed button hands the focus to the slider (a disabled button
+    // keeps no focus ring)
+    if ((focused === this.prev && this.prev.disabled) || (focused === this.next && this.next.disabled)) this.slider.focus();
   }
 
   /** under the slider, the stretches of the walk: forward, then each backward pass */
