@@ -174,3 +174,74 @@ def test_threads_unfolding_and_running_backward_on_one_graph():
         p.grad = 0.0
     loss.backward()
     assert [p.grad for p in folded.parameters()] == want
+
+
+def test_an_interrupt_anywhere_in_an_unfolding_leaves_the_same_grads():
+    """Ctrl-C can land between the stores that turn a folded sum into its + node (a
+    drawing of a big graph in Jupyter reads every node): whatever reads the node next,
+    or the next backward pass, finishes the job. A KeyboardInterrupt is raised at each
+    line of the unfolding in turn; the grads and the product node are the operators'."""
+    import sys
+
+    from micrograd import engine_fast
+    from micrograd.engine import _affine
+
+    import inspect
+    import threading
+
+    codes = (engine_fast.unfold.__code__, engine_fast._finish.__code__)
+    # not on the `with ONE_PASS:` line: an interrupt there, as the block is left, skips
+    # the lock's release in any Python code (the lock's own matter, not the unfolding's)
+    lines, first = inspect.getsourcelines(engine_fast.unfold)
+    with_line = first + next(i for i, t in enumerate(lines) if "with ONE_PASS:" in t)
+
+    def make():
+        b, w, x = Value(0.5), Value(3.0), Value(2.0)
+        return _affine(b, [w], [x]).tanh(), w, x
+
+    ref, rw, rx = make()
+    ref.backward()
+    interrupted = 0
+    for n in range(1, 60):
+        out, w, x = make()
+        seen = [0]
+
+        def tracer(frame, event, arg, n=n, seen=seen):
+            if frame.f_code not in codes:
+                return None
+
+            def line(f, e, a):
+                if e == "line" and f.f_lineno != with_line:
+                    seen[0] += 1
+                    if seen[0] == n:
+                        sys.settrace(None)
+                        raise KeyboardInterrupt
+                return line
+            return line
+
+        sys.settrace(tracer)
+        try:
+            _ = out._prev[0]._prev  # a reader unfolds the sum
+        except KeyboardInterrupt:
+            interrupted += 1
+        finally:
+            sys.settrace(None)
+        out.backward()
+        assert (w.grad, x.grad) == (rw.grad, rx.grad), n
+        m = out._prev[0]._prev[1]
+        assert m._op == "*" and [p.data for p in m._prev] == [3.0, 2.0], n
+        if seen[0] < n:  # ran to its end without reaching the n-th line: every line done
+            break
+    assert interrupted >= 10 and not engine_fast.UNFOLDING
+    free = []  # the lock is free for another thread again
+
+    def take_and_give_back():
+        got = engine_fast.ONE_PASS.acquire(timeout=5)
+        free.append(got)
+        if got:
+            engine_fast.ONE_PASS.release()
+
+    t = threading.Thread(target=take_and_give_back)
+    t.start()
+    t.join()
+    assert free == [True]

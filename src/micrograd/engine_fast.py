@@ -76,6 +76,8 @@ def interior_order(root):
     if root._a is None:
         return []
     with _marking:
+        if UNFOLDING:  # a folded sum left half unfolded by an interrupt: finish it first
+            finish_unfolding()
         return _order_by_marks(root, _fresh_zero())
 
 
@@ -258,6 +260,8 @@ def unfold(v):
     a node's inputs or op by name (``_prev``, ``_fn``, ``topological_order``) calls this
     first; only ``backward()``'s two phases read a folded sum as it is."""
     with ONE_PASS:
+        if v in UNFOLDING:  # an unfolding cut short (an interrupt): finish it
+            _finish(v)
         p = v._how
         if type(p) is float:
             g = v.grad
@@ -267,10 +271,29 @@ def unfold(v):
             m._a = v._b
             m._b = v._c
             m._how = MUL
-            v._b = m
-            v._c = None
-            v._how = ADD
+            UNFOLDING[v] = m  # from here, cut short anywhere, the next reader finishes
+            _finish(v)
         return v._how
+
+
+#: folded sums being unfolded, each with its product node: the three stores that make
+#: ``v`` the ``+`` node are not one step, and an interrupt (Ctrl-C) can land between
+#: them; whatever reads ``v`` next (``unfold``, ``interior_order``) finishes the job
+UNFOLDING = {}
+
+
+def _finish(v):
+    v._b = UNFOLDING[v]
+    v._c = None
+    v._how = ADD
+    del UNFOLDING[v]
+
+
+def finish_unfolding():
+    """Finish every unfolding an interrupt cut short (a backward pass starts so)."""
+    with ONE_PASS:
+        for v in list(UNFOLDING):
+            _finish(v)
 
 
 def record(v):
