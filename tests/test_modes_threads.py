@@ -180,3 +180,19 @@ def test_a_mode_decorates_a_function_as_in_pytorch():
     with pytest.raises(FloatingPointError):
         boom()
     assert is_grad_enabled()
+
+
+def test_a_mode_over_a_generator_function_holds_inside_each_resumption():
+    from micrograd.engine import Value
+    from micrograd.grad_mode import is_grad_enabled, no_grad
+
+    @no_grad()
+    def products(xs):
+        for x in xs:
+            yield x * 2.0, is_grad_enabled()
+
+    seen = []
+    for y, inside in products([Value(1.0), Value(2.0)]):
+        seen.append((y.data, y._prev == (), inside, is_grad_enabled()))
+    # built without a graph, no_grad on inside, the caller's mode its own between
+    assert seen == [(2.0, True, False, True), (4.0, True, False, True)]

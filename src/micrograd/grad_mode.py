@@ -33,6 +33,7 @@ import contextvars
 import math
 import weakref
 from functools import partial, wraps
+from inspect import isgeneratorfunction
 
 from . import ops as _ops
 
@@ -152,8 +153,26 @@ class _ModeBlock:
 
     def __call__(self, fn):
         """``@no_grad()`` over a function (as in PyTorch): each call runs inside a block
-        of its own, so the function may call itself."""
+        of its own, so the function may call itself; over a generator function, each
+        resumption of the generator does (its caller keeps its own mode between)."""
         bit, on = self.bit, self.on
+        if isgeneratorfunction(fn):
+            @wraps(fn)
+            def resumed(*args, **kwargs):
+                gen = fn(*args, **kwargs)
+                sent = None
+                while True:
+                    with _ModeBlock(bit, on):
+                        try:
+                            item = gen.send(sent)
+                        except StopIteration as done:
+                            return done.value
+                    try:
+                        sent = yield item
+                    except GeneratorExit:
+                        gen.close()
+                        raise
+            return resumed
 
         @wraps(fn)
         def inside(*args, **kwargs):
