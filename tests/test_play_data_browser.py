@@ -1,3 +1,4 @@
+# ruff: noqa: F811  (the fixtures browser and srv, imported, are the tests' arguments)
 """Your own data in the Playground, in a real headless Chromium against a real ``micrograd
 serve``: a CSV file imported through the file input and exported again (the same points,
 the same file), a bad file refused with its line and field, a large data set that travels
@@ -12,9 +13,8 @@ from pathlib import Path
 from urllib.parse import parse_qs
 
 import pytest
-from test_web_play_browser import (ARGS, ARTIFACTS, CHROMIUM, PLAY, Server, open_play,
-                                   pause, state)
-from playwright.sync_api import sync_playwright
+from test_web_play_browser import (ARTIFACTS, PLAY, browser, open_play,  # noqa: F401
+                                   pause, srv, state)  # browser, srv: the fixtures
 
 from micrograd.points_csv import read_points, write_points
 
@@ -24,23 +24,6 @@ SMALL = ("page=play&ds=circle&noise=0.1&n=60&ratio=0.5&seed=2&hidden=4&act=tanh&
          "&opt=sgd&lr=0.1&batch=0&iseed=0&add=0.25:-0.5:1;1.5:0.125:-1&rm=3")
 GOOD = "x1,x2,label\n0.5,0.5,1\n-0.5,-0.5,-1\n0.6,0.4,1\n-0.4,-0.6,-1\n0.7,0.2,1\n-0.3,-0.8,-1\n"
 BAD = "x1,x2,label\n0.5,0.5,1\n0.1,abc,1\n"
-
-
-@pytest.fixture(scope="module")
-def srv():
-    s = Server()
-    s.start()
-    yield s
-    s.stop()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    ARTIFACTS.mkdir(exist_ok=True)
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
 
 
 def new_page(browser, width=1280, height=800):
