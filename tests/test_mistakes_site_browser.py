@@ -8,12 +8,9 @@ the two math libraries may round differently.
 """
 
 import pytest
+from browser_kit import ARTIFACTS, StaticServer, build_site, chromium, guard
 from test_mistakes_page import KEYS, close
 from test_mistakes_page_browser import READ_CARD, answers
-from test_site_browser import ARGS, CHROMIUM, StaticServer, build_site, guard
-from test_web_walk_browser import ARTIFACTS
-
-from playwright.sync_api import sync_playwright
 
 pytestmark = pytest.mark.browser
 
@@ -49,8 +46,7 @@ def check_row(row, outcome, key):
 
 def test_the_gallery_runs_in_the_pages_python(site):
     expected = answers()
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+    with chromium() as browser:
         context = browser.new_context(viewport={"width": 1280, "height": 800})
         seen = guard(context)
         page = context.new_page()
@@ -65,7 +61,6 @@ def test_the_gallery_runs_in_the_pages_python(site):
         ARTIFACTS.mkdir(exist_ok=True)
         page.screenshot(path=str(ARTIFACTS / "mistakes-static-site.png"))
         context.close()
-        browser.close()
     assert errors == [] and seen["foreign"] == []
     n = len(KEYS)
     assert status == f"{n - 1} of {n} entries run now in Python; 1 not run in this page " \

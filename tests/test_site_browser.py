@@ -7,39 +7,19 @@ to test-artifacts/site-load-times.json.
 """
 
 import json
-import re
-import subprocess
-import sys
-import threading
 import time
-from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
 from playwright.sync_api import sync_playwright
 
+from browser_kit import (ARGS, ARTIFACTS, CHROMIUM, NO_OTHER_HOST, SUB, StaticServer,
+                         build_site, foreign, guard)
+
 pytestmark = pytest.mark.browser
 
-ROOT = Path(__file__).resolve().parent.parent
-ARTIFACTS = ROOT / "test-artifacts"
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
-SUB = "course/micrograd"
-#: every host name but this machine's resolves to nothing (the browser's own rule)
-NO_OTHER_HOST = "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE localhost"
 LECTURE_GRADS = {"a": 6, "b": -4, "c": -2, "f": 4}
 TIMES = {}
-
-
-def build_site(top):
-    """``micrograd site`` into TOP/course/micrograd/ (a sub-path); (folder, its output)."""
-    out = top / SUB
-    out.parent.mkdir(parents=True)
-    proc = subprocess.run([sys.executable, "-m", "micrograd", "site", str(out)],
-                          capture_output=True, text=True, cwd=ROOT, timeout=120)
-    assert proc.returncode == 0, proc.stderr
-    return out, proc.stdout
 
 
 @pytest.fixture(scope="module")
@@ -53,41 +33,6 @@ def served(tmp_path_factory):
     print("\nstatic site:", json.dumps(TIMES, indent=1))
 
 
-class StaticServer:
-    """``python -m http.server 0 --bind 127.0.0.1 -d FOLDER``, its log kept in a file."""
-
-    def __init__(self, folder, log):
-        self.log = log
-        self.log_file = open(log, "w")
-        self.proc = subprocess.Popen(
-            [sys.executable, "-u", "-m", "http.server", "0", "--bind", "127.0.0.1",
-             "-d", str(folder)], stdout=subprocess.PIPE, stderr=self.log_file, text=True)
-        first = []
-        reader = threading.Thread(target=lambda: first.append(self.proc.stdout.readline()))
-        reader.start()
-        reader.join(30)
-        m = re.search(r"port (\d+)", first[0] if first else "")
-        if not m:
-            self.stop()
-            raise RuntimeError(f"http.server did not say its port: {first}")
-        self.url = f"http://127.0.0.1:{m.group(1)}/"
-
-    def sent(self, path):
-        """How many times the server sent ``path``'s body (status 200)."""
-        return sum(1 for line in Path(self.log).read_text().splitlines()
-                   if f'"GET {path} ' in line and '" 200 ' in line)
-
-    def stop(self):
-        self.proc.terminate()
-        try:
-            self.proc.wait(10)
-        except subprocess.TimeoutExpired:  # pragma: no cover
-            self.proc.kill()
-            self.proc.wait()
-        self.proc.stdout.close()
-        self.log_file.close()
-
-
 @pytest.fixture(scope="module")
 def servers(served, tmp_path_factory):
     """One server of the site's own folder (the site at /) and one of the folder two
@@ -98,30 +43,6 @@ def servers(served, tmp_path_factory):
     yield {"root": (at_root, at_root.url), "sub": (at_sub, at_sub.url + SUB + "/")}
     at_root.stop()
     at_sub.stop()
-
-
-def foreign(url):
-    parts = urlparse(url)
-    return parts.scheme in ("http", "https", "ws", "wss") and \
-        parts.hostname not in ("127.0.0.1", "localhost")
-
-
-def guard(context):
-    """Abort and count every request to another host; count the others. (Routing turns
-    the browser's HTTP cache off: the cache test blocks other hosts by name instead.)"""
-    seen = {"foreign": [], "local": []}
-
-    def route(r):
-        url = r.request.url
-        if foreign(url):
-            seen["foreign"].append(url)
-            r.abort()
-        else:
-            seen["local"].append(url)
-            r.continue_()
-
-    context.route("**/*", route)
-    return seen
 
 
 def open_check_page(context, url):

@@ -8,17 +8,13 @@ table shown, and a link that reopens the same set-up.
 
 import sys
 import subprocess
-from pathlib import Path
 
 import pytest
-from playwright.sync_api import sync_playwright
 
-from test_site_browser import ARGS, CHROMIUM, StaticServer, guard
+from browser_kit import ARTIFACTS, ROOT, StaticServer, chromium, guard
 
 pytestmark = pytest.mark.browser
 
-ROOT = Path(__file__).resolve().parent.parent
-ARTIFACTS = ROOT / "test-artifacts"
 DISK = ("page=play&ds=disk&noise=0&n=200&ratio=0.5&seed=1&hidden=8,8&act=tanh"
         "&loss=mse&opt=sgd&lr=0.1&batch=0&iseed=0&pt=0.3:0.2")
 PLAY = ("Object.defineProperty(window, 'Play', "
@@ -38,11 +34,8 @@ def site(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def browser():
-    ARTIFACTS.mkdir(exist_ok=True)
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+    with chromium() as b:
         yield b
-        b.close()
 
 
 @pytest.fixture

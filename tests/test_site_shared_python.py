@@ -15,13 +15,12 @@ The lesson's load time goes to test-artifacts/site-shared-python-times.json.
 
 import json
 import time
-from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
 
 import test_site_walk_browser as walk_tests
-from test_site_browser import StaticServer
+from browser_kit import ARTIFACTS, StaticServer
 from test_site_walk_browser import LECTURE_GRADS, cell, run_all
 
 # the Walk's site tests' fixtures: the site built once, its servers, the browser
@@ -30,8 +29,6 @@ playwright, browser, context = walk_tests.playwright, walk_tests.browser, walk_t
 
 pytestmark = pytest.mark.browser
 
-ROOT = Path(__file__).resolve().parent.parent
-ARTIFACTS = ROOT / "test-artifacts"
 WASM = "/course/micrograd/pyodide/pyodide.asm.wasm"
 NO_SHARED_WORKER = "delete window.SharedWorker;"  # in every frame, before its scripts
 

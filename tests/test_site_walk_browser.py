@@ -15,19 +15,16 @@ The load times go to test-artifacts/site-walk-load-times.json.
 import json
 import re
 import time
-from pathlib import Path
 from urllib.parse import quote, urlparse
 
 import pytest
 from playwright.sync_api import sync_playwright
 
-from test_site_browser import (ARGS, CHROMIUM, NO_OTHER_HOST, SUB, StaticServer, build_site,
-                               foreign, guard)
+from browser_kit import (ARGS, ARTIFACTS, CHROMIUM, NO_OTHER_HOST, SUB, StaticServer,
+                         build_site, foreign, guard)
 
 pytestmark = pytest.mark.browser
 
-ROOT = Path(__file__).resolve().parent.parent
-ARTIFACTS = ROOT / "test-artifacts"
 LECTURE_GRADS = {"a": 6.0, "b": -4.0, "c": -2.0, "f": 4.0}
 TIMES = {}
 

@@ -7,11 +7,10 @@ come with Python's numbers."""
 import re
 
 import pytest
-from playwright.sync_api import sync_playwright
 
 from micrograd.expr import parse
 from micrograd.walk_setup import MODES, PRESETS, compare_conventions
-from test_site_browser import ARGS, CHROMIUM, StaticServer, build_site, guard
+from browser_kit import StaticServer, build_site, chromium, guard
 
 pytestmark = pytest.mark.browser
 
@@ -27,10 +26,8 @@ def site(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def browser():
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+    with chromium() as b:
         yield b
-        b.close()
 
 
 @pytest.fixture

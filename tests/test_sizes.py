@@ -56,3 +56,12 @@ def test_the_measure_counts_what_a_reader_scrolls_through(tmp_path):
     assert sizes.over_limits(files, functions, max_file=files[0].lines - 1)[0] == files[0]
     assert sizes.main([str(tmp_path), "--check"]) == 1
     assert sizes.main([str(tmp_path)]) == 0
+
+
+def test_the_page_scripts_keep_the_file_limit():
+    """The page's JavaScript is held to the same 600 lines a file as the Python."""
+    scripts = sorted(PACKAGE.rglob("*.js")) + sorted(PACKAGE.rglob("*.mjs"))
+    assert len(scripts) > 10, scripts
+    over = [f"{p.relative_to(PACKAGE)} ({n} lines)" for p in scripts
+            if (n := len(p.read_text().splitlines())) > 600]
+    assert not over, ", ".join(over)

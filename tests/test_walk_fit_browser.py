@@ -16,8 +16,8 @@ Everything is read off the page (bounding boxes and computed styles), nothing ti
 """
 
 import pytest
-from playwright.sync_api import sync_playwright
-from test_web_walk_browser import ARGS, CHROMIUM, big_hash, open_walk, server  # noqa: F401
+from browser_kit import StaticServer, build_site, chromium
+from test_web_walk_browser import big_hash, open_walk, server  # noqa: F401
 
 from micrograd.walk_setup import PRESETS
 
@@ -77,10 +77,8 @@ def root_id(page, scope="#w-graph"):
 
 @pytest.fixture(scope="module")
 def browser():
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+    with chromium() as b:
         yield b
-        b.close()
 
 
 def new_page(browser, viewport):
@@ -196,7 +194,6 @@ def test_the_map_shows_only_when_zoomed_in_and_never_over_a_node(desktop, server
 
 @pytest.fixture(scope="module")
 def lesson_url(tmp_path_factory):
-    from test_site_browser import StaticServer, build_site
     out, _ = build_site(tmp_path_factory.mktemp("site"))
     static = StaticServer(out, tmp_path_factory.mktemp("logs") / "site.log")
     yield static.url + "lesson.html"

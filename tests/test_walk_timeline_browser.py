@@ -15,11 +15,11 @@ headless Chromium (Debian's, through playwright) against a real ``micrograd serv
 import re
 
 import pytest
-from playwright.sync_api import sync_playwright
 
 from micrograd.expr import evaluate, parse
 from micrograd.walk_setup import CONVENTIONS, MODES, PRESETS, compare_conventions
-from test_web_walk_browser import ARGS, CHROMIUM, server  # noqa: F401  (the fixture)
+from browser_kit import chromium
+from test_web_walk_browser import server  # noqa: F401  (the fixture)
 
 pytestmark = pytest.mark.browser
 
@@ -28,10 +28,8 @@ VIEWPORTS = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, 
 
 @pytest.fixture(scope="module")
 def browser():
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+    with chromium() as b:
         yield b
-        b.close()
 
 
 @pytest.fixture(params=list(VIEWPORTS))

@@ -3,16 +3,13 @@ a global (read from the sources, and counted in a real Chromium); the Walk and t
 Playground live more than once on one page, each on its own set-up (a lesson page
 under tests/pages, served beside the page's own files by the test)."""
 
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import sync_playwright
 
-ROOT = Path(__file__).resolve().parent.parent
+from browser_kit import ROOT, chromium, serve
+
 STATIC = ROOT / "src" / "micrograd" / "web" / "static"
 PAGES = Path(__file__).resolve().parent / "pages"
 MODULES = sorted(p.name for p in STATIC.glob("*.js"))  # the page's own
@@ -27,29 +24,14 @@ GLOBAL_WRITE = re.compile(r"\b(?:window|globalThis|self)\s*(?:\.\s*[\w$]+|\[[^\]
 @pytest.fixture(scope="module")
 def server():
     """``micrograd serve --port 0`` in a subprocess; yields the address it prints."""
-    env = dict(os.environ, PYTHONPATH=str(ROOT / "src") + os.pathsep
-               + os.environ.get("PYTHONPATH", ""))
-    proc = subprocess.Popen([sys.executable, "-m", "micrograd", "serve", "--port", "0"],
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-                            env=env, cwd=ROOT)
-    try:
-        line = proc.stdout.readline()
-        m = re.search(r"http://127\.0\.0\.1:\d+/", line)
-        assert m, f"micrograd serve did not print its address: {line!r}"
-        yield m.group(0)
-    finally:
-        proc.terminate()
-        proc.wait(10)
-        proc.stdout.close()
+    with serve() as address:
+        yield address
 
 
 @pytest.fixture(scope="module")
 def browser():
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path="/usr/bin/chromium",
-                              args=["--no-sandbox", "--disable-gpu"])
+    with chromium() as b:
         yield b
-        b.close()
 
 
 @pytest.fixture

@@ -9,67 +9,22 @@ Screenshots go to test-artifacts/ (gitignored). These tests never skip.
 import json
 import os
 import re
-import socket
-import subprocess
-import sys
 import time
 import urllib.error
 import urllib.request
-from pathlib import Path
 
 import pytest
 import torch
-from playwright.sync_api import sync_playwright
+
+from browser_kit import ARTIFACTS, Server, chromium
 
 pytestmark = pytest.mark.browser
-
-ROOT = Path(__file__).resolve().parent.parent
-ARTIFACTS = ROOT / "test-artifacts"
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
 
 CIRCLE = ("page=play&ds=circle&noise=0&n=200&ratio=0.5&seed=1&hidden=9&act=tanh"
           "&loss=mse&opt=sgd&lr=0.1&batch=0&l2=0&iseed=0")
 #: the issue's speed set-up: 2-8-8-1 on 200 training points, one point followed
 SPEED = ("page=play&ds=circle&noise=0&n=250&ratio=0.8&seed=1&hidden=8,8&act=tanh"
          "&loss=mse&opt=sgd&lr=0.1&batch=0&iseed=0&pt=0.3:0.2")
-
-
-class Server:
-    """``micrograd serve`` on a fixed free port, so that it can be stopped and started
-    again at the same address (a restart loses every session)."""
-
-    def __init__(self):
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            self.port = s.getsockname()[1]
-        self.url = f"http://127.0.0.1:{self.port}/"
-        self.proc = None
-
-    def start(self):
-        env = dict(os.environ, PYTHONPATH=str(ROOT / "src") + os.pathsep
-                   + os.environ.get("PYTHONPATH", ""))
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "micrograd", "serve", "--port", str(self.port)],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=ROOT)
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            try:
-                with urllib.request.urlopen(self.url + "api/meta", timeout=1) as r:
-                    if r.status == 200:
-                        return
-            except (urllib.error.URLError, ConnectionError, OSError):
-                time.sleep(0.1)
-        raise RuntimeError("micrograd serve did not start")
-
-    def stop(self):
-        self.proc.terminate()
-        try:
-            self.proc.wait(10)
-        except subprocess.TimeoutExpired:  # pragma: no cover
-            self.proc.kill()
-            self.proc.wait()
 
 
 @pytest.fixture(scope="module")
@@ -82,11 +37,8 @@ def srv():
 
 @pytest.fixture(scope="module")
 def browser():
-    ARTIFACTS.mkdir(exist_ok=True)
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+    with chromium() as b:
         yield b
-        b.close()
 
 
 #: the page's Playground component, under the name these tests read it by (the page

@@ -4,68 +4,31 @@ number is read off the page and compared with micrograd's own engine run here
 (``micrograd.expr`` + ``Value.backward()``), or with an independent recursive backward.
 """
 
-import os
 import re
 import subprocess
-import sys
-import threading
-from pathlib import Path
 from urllib.parse import quote
 
 import pytest
-from playwright.sync_api import sync_playwright
 
+from browser_kit import ARTIFACTS, chromium, serve
 from micrograd.expr import evaluate, leaves, parse
 from micrograd.graph import local_derivatives
 from micrograd.walk_setup import PRESETS
 
 pytestmark = pytest.mark.browser
 
-ROOT = Path(__file__).resolve().parent.parent
-ARTIFACTS = ROOT / "test-artifacts"
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
-
 
 @pytest.fixture(scope="module")
 def server():
     """``micrograd serve --port 0`` in a subprocess; yields the address it prints."""
-    env = dict(os.environ, PYTHONPATH=str(ROOT / "src") + os.pathsep
-               + os.environ.get("PYTHONPATH", ""))
-    proc = subprocess.Popen([sys.executable, "-m", "micrograd", "serve", "--port", "0"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=env, cwd=ROOT)
-    first = []
-    reader = threading.Thread(target=lambda: first.append(proc.stdout.readline()))
-    reader.start()
-    reader.join(30)
-    try:
-        line = first[0] if first else ""
-        m = re.search(r"http://127\.0\.0\.1:\d+/", line)
-        if not m:
-            proc.kill()
-            raise RuntimeError(f"micrograd serve did not print its address: {line!r} "
-                               f"{proc.stderr.read()!r}")
-        yield m.group(0)
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:  # pragma: no cover
-            proc.kill()
-            proc.wait()
-        proc.stdout.close()
-        proc.stderr.close()
+    with serve() as address:
+        yield address
 
 
 @pytest.fixture(scope="module")
 def browser():
-    ARTIFACTS.mkdir(exist_ok=True)
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+    with chromium() as b:
         yield b
-        b.close()
 
 
 @pytest.fixture

@@ -5,15 +5,12 @@ import json
 
 import pytest
 import torch
-from playwright.sync_api import sync_playwright
+from browser_kit import chromium
 
 from micrograd.engine import Value
 from micrograd.walk_setup import MODES
 from micrograd.widget import PRESETS, WalkModel, walk_widget
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
 
 
 def torch_grads(fn, **leaves):
@@ -181,51 +178,47 @@ def test_widget_page_in_chromium():
         m.handle(msg)
         return m.state()
 
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        try:
-            page = browser.new_page()
-            errors = []
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            page.expose_function("pySend", py_send)
-            page.set_content('<div id="root"></div>')
-            page.evaluate(PAGE_JS, [src, m.state()])
-            page.wait_for_selector(".mg-walk svg")
-            assert "idle" in page.inner_text(".status")
+    with chromium() as browser:
+        page = browser.new_page()
+        errors = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.expose_function("pySend", py_send)
+        page.set_content('<div id="root"></div>')
+        page.evaluate(PAGE_JS, [src, m.state()])
+        page.wait_for_selector(".mg-walk svg")
+        assert "idle" in page.inner_text(".status")
 
+        page.click('button[data-action="step_backward"]')
+        page.wait_for_selector(".error:has-text('step forward first')")
+        page.click('button[data-action="run_forward"]')
+        page.wait_for_selector(".status:has-text('forward done')")
+        for _ in range(2):
             page.click('button[data-action="step_backward"]')
-            page.wait_for_selector(".error:has-text('step forward first')")
-            page.click('button[data-action="run_forward"]')
-            page.wait_for_selector(".status:has-text('forward done')")
-            for _ in range(2):
-                page.click('button[data-action="step_backward"]')
-            page.wait_for_selector("g.node.current")
-            assert page.inner_text(".step").startswith("visit d = b*c")
-            page.click('button[data-action="run_backward"]')
-            page.wait_for_selector(".summary.ok:has-text('every grad is correct')")
-            assert "grad 15.0000" in page.inner_html(".graph")
-            # click an edge for its local derivative
-            page.click("path.edge >> nth=0", force=True)
-            page.wait_for_selector(".edge-text:has-text('local derivative')")
-            assert page.locator("path.edge.selected").count() == 1
-            # the visit-order experiment
-            page.fill("input.order", "d,a,b,c")
-            page.click('button[data-action="set_order"]')
-            page.wait_for_selector(".status:has-text('idle')")
-            page.click('button[data-action="run_backward"]')
-            page.wait_for_selector(".summary:has-text('wrong: grad[a] = 0, correct 15')")
-            assert page.locator("path.edge.lost").count() == 2
-            # a teaching mode, from the select
-            page.select_option("select.mode", "assign")
-            page.wait_for_selector(".status:has-text('grad = instead of +=')")
-            assert page.inner_text(".lesson") == MODES["assign"].lesson
-            page.select_option("select.preset", "square")
-            page.wait_for_selector(".status:has-text('forward 0/1')")
-            page.click('button[data-action="run_backward"]')
-            page.wait_for_selector(".summary:has-text('wrong: grad[a] = 3, correct 6')")
-            assert errors == []
-        finally:
-            browser.close()
+        page.wait_for_selector("g.node.current")
+        assert page.inner_text(".step").startswith("visit d = b*c")
+        page.click('button[data-action="run_backward"]')
+        page.wait_for_selector(".summary.ok:has-text('every grad is correct')")
+        assert "grad 15.0000" in page.inner_html(".graph")
+        # click an edge for its local derivative
+        page.click("path.edge >> nth=0", force=True)
+        page.wait_for_selector(".edge-text:has-text('local derivative')")
+        assert page.locator("path.edge.selected").count() == 1
+        # the visit-order experiment
+        page.fill("input.order", "d,a,b,c")
+        page.click('button[data-action="set_order"]')
+        page.wait_for_selector(".status:has-text('idle')")
+        page.click('button[data-action="run_backward"]')
+        page.wait_for_selector(".summary:has-text('wrong: grad[a] = 0, correct 15')")
+        assert page.locator("path.edge.lost").count() == 2
+        # a teaching mode, from the select
+        page.select_option("select.mode", "assign")
+        page.wait_for_selector(".status:has-text('grad = instead of +=')")
+        assert page.inner_text(".lesson") == MODES["assign"].lesson
+        page.select_option("select.preset", "square")
+        page.wait_for_selector(".status:has-text('forward 0/1')")
+        page.click('button[data-action="run_backward"]')
+        page.wait_for_selector(".summary:has-text('wrong: grad[a] = 3, correct 6')")
+        assert errors == []
 
 
 def test_the_modules_examples_run():
@@ -235,3 +228,25 @@ def test_the_modules_examples_run():
     import micrograd.widget as widget
     result = doctest.testmod(widget)
     assert result.failed == 0 and result.attempted >= 5, result
+
+
+def test_the_widget_fits_a_phone_without_sideways_scroll():
+    """At 390 px (a phone, or a narrow notebook column) the menus shrink to the width:
+    the mode menu's longest title made the page 441 px wide."""
+    m = WalkModel("diamond")
+    w = walk_widget("diamond")
+
+    def py_send(msg):
+        m.handle(msg)
+        return m.state()
+
+    with chromium() as browser:
+        page = browser.new_page(viewport={"width": 390, "height": 844})
+        page.expose_function("pySend", py_send)
+        page.set_content('<div id="root"></div>')
+        page.evaluate(PAGE_JS, [w._esm, m.state()])
+        page.wait_for_selector(".mg-walk svg")
+        page.select_option("select.mode", "no_zero_grad")
+        page.wait_for_selector(".lesson:has-text('Notice')")
+        widths = page.evaluate("[document.documentElement.scrollWidth, innerWidth]")
+    assert widths[0] <= widths[1], widths

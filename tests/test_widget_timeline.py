@@ -4,11 +4,11 @@ a real headless Chromium wired to the real Python model in place of Jupyter's co
 pattern of tests/test_widget.py)."""
 
 import pytest
-from playwright.sync_api import sync_playwright
 
 from micrograd.walk_setup import CONVENTIONS, MODES, PRESETS, WalkSetup
 from micrograd.widget import WalkModel, walk_widget
-from test_widget import ARGS, CHROMIUM, PAGE_JS
+from browser_kit import chromium
+from test_widget import PAGE_JS
 
 
 def shown(m):
@@ -108,63 +108,59 @@ def test_the_widgets_timeline_and_modes_in_chromium():
         m.handle(msg)
         return m.state()
 
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        try:
-            page = browser.new_page()
-            errors = []
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            page.expose_function("pySend", py_send)
-            page.set_content('<div id="root"></div>')
-            page.evaluate(PAGE_JS, [src, m.state()])
-            page.wait_for_selector(".mg-walk svg")
-            assert page.is_disabled('button[data-action="previous"]')
-            seen = [record(page)]
-            for k in range(1, n + 1):
-                page.click('button[data-action="next"]')
-                wait_step(page, k)
-                seen.append(record(page))
-            assert page.is_disabled('button[data-action="next"]')
-            assert "grad 15.0000" in seen[-1]["svg"]
-            for k in range(n - 1, -1, -1):
-                page.click('button[data-action="previous"]')
-                wait_step(page, k)
-                assert record(page) == seen[k], k
-            # the slider from the keyboard: End, Home, the arrows
-            page.focus("input.slider")
-            page.keyboard.press("End")
-            wait_step(page, n)
-            assert record(page) == seen[n]
-            page.keyboard.press("Home")
-            wait_step(page, 0)
-            page.keyboard.press("ArrowRight")
-            wait_step(page, 1)
-            assert record(page) == seen[1]
-            # the modes explain themselves; no zero_grad shows both conventions
-            page.select_option("select.mode", "no_zero_grad")
-            page.wait_for_selector(".conventions [data-convention=micrograd]")
-            assert page.inner_text(".lesson") == MODES["no_zero_grad"].lesson
-            assert page.locator("select.mode option:checked").inner_text() \
-                == MODES["no_zero_grad"].title
-            rows = {c: page.locator(f".conventions [data-convention={c}] tr").all_inner_texts()
-                    for c in CONVENTIONS}
-            want = {r["name"]: r for r in m.state()["conventions"]["rows"]}
-            for c in CONVENTIONS:
-                for line in rows[c][1:]:
-                    name, one, last = line.split("\t")
-                    row = want[name.removesuffix(" (leaf)")]
-                    assert (one, last) == (row["texts"]["one_pass"], row["texts"][c])
-            # micrograd's second pass: b = 12 and c = 6 pushed on, a = 15 + 12 + 6*3 = 45
-            assert rows["micrograd"][-1].split("\t") == ["a (leaf)", "15", "45"]
-            assert rows["pytorch"][-1].split("\t") == ["a (leaf)", "15", "30"]
-            page.select_option("select.mode", "correct")
-            page.wait_for_selector(".conventions", state="hidden")
-            assert page.inner_text(".lesson") == MODES["correct"].lesson
-            assert page.inner_text(".link") == "the Walk page at this step: " \
-                "#page=walk&preset=diamond"
-            assert errors == []
-        finally:
-            browser.close()
+    with chromium() as browser:
+        page = browser.new_page()
+        errors = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.expose_function("pySend", py_send)
+        page.set_content('<div id="root"></div>')
+        page.evaluate(PAGE_JS, [src, m.state()])
+        page.wait_for_selector(".mg-walk svg")
+        assert page.is_disabled('button[data-action="previous"]')
+        seen = [record(page)]
+        for k in range(1, n + 1):
+            page.click('button[data-action="next"]')
+            wait_step(page, k)
+            seen.append(record(page))
+        assert page.is_disabled('button[data-action="next"]')
+        assert "grad 15.0000" in seen[-1]["svg"]
+        for k in range(n - 1, -1, -1):
+            page.click('button[data-action="previous"]')
+            wait_step(page, k)
+            assert record(page) == seen[k], k
+        # the slider from the keyboard: End, Home, the arrows
+        page.focus("input.slider")
+        page.keyboard.press("End")
+        wait_step(page, n)
+        assert record(page) == seen[n]
+        page.keyboard.press("Home")
+        wait_step(page, 0)
+        page.keyboard.press("ArrowRight")
+        wait_step(page, 1)
+        assert record(page) == seen[1]
+        # the modes explain themselves; no zero_grad shows both conventions
+        page.select_option("select.mode", "no_zero_grad")
+        page.wait_for_selector(".conventions [data-convention=micrograd]")
+        assert page.inner_text(".lesson") == MODES["no_zero_grad"].lesson
+        assert page.locator("select.mode option:checked").inner_text() \
+            == MODES["no_zero_grad"].title
+        rows = {c: page.locator(f".conventions [data-convention={c}] tr").all_inner_texts()
+                for c in CONVENTIONS}
+        want = {r["name"]: r for r in m.state()["conventions"]["rows"]}
+        for c in CONVENTIONS:
+            for line in rows[c][1:]:
+                name, one, last = line.split("\t")
+                row = want[name.removesuffix(" (leaf)")]
+                assert (one, last) == (row["texts"]["one_pass"], row["texts"][c])
+        # micrograd's second pass: b = 12 and c = 6 pushed on, a = 15 + 12 + 6*3 = 45
+        assert rows["micrograd"][-1].split("\t") == ["a (leaf)", "15", "45"]
+        assert rows["pytorch"][-1].split("\t") == ["a (leaf)", "15", "30"]
+        page.select_option("select.mode", "correct")
+        page.wait_for_selector(".conventions", state="hidden")
+        assert page.inner_text(".lesson") == MODES["correct"].lesson
+        assert page.inner_text(".link") == "the Walk page at this step: " \
+            "#page=walk&preset=diamond"
+        assert errors == []
 
 
 def test_every_preset_opens_in_the_widget_at_every_step():

@@ -8,6 +8,7 @@ const CSS = `
 .mg-walk { font-family: monospace; font-size: 13px; }
 .mg-walk .bar { display: flex; flex-wrap: wrap; gap: 6px; align-items: center; margin: 4px 0; }
 .mg-walk button { font-family: inherit; padding: 2px 8px; cursor: pointer; }
+.mg-walk select, .mg-walk input.order { max-width: 100%; }
 .mg-walk .graph { overflow-x: auto; border: 1px solid #ddd; margin: 6px 0; }
 .mg-walk path.edge { cursor: pointer; stroke-width: 1.8px; }
 .mg-walk path.edge:hover { stroke: #1f5fbf; }
@@ -37,26 +38,24 @@ const CSS = `
 .mg-walk .link { color: #555; }
 `;
 
+function element(tag, className, textContent) {
+  const e = document.createElement(tag);
+  if (className) e.className = className;
+  if (textContent !== undefined) e.textContent = textContent;
+  return e;
+}
+
 function button(label, action, send) {
-  const b = document.createElement("button");
-  b.textContent = label;
+  const b = element("button", "", label);
   b.dataset.action = action;
   b.addEventListener("click", () => send({ action }));
   return b;
 }
 
-function render({ model, el }) {
-  const send = (msg) => model.send(msg);
-  const root = document.createElement("div");
-  root.className = "mg-walk";
-  const style = document.createElement("style");
-  style.textContent = CSS;
-  root.appendChild(style);
-
-  const bar = document.createElement("div");
-  bar.className = "bar";
-  const preset = document.createElement("select");
-  preset.className = "preset";
+// the preset and mode menus and the step buttons
+function controls(send) {
+  const bar = element("div", "bar");
+  const preset = element("select", "preset");
   preset.addEventListener("change", () => send({ action: "load", what: preset.value }));
   bar.appendChild(preset);
   for (const [label, action] of [["step forward", "step_forward"],
@@ -66,167 +65,154 @@ function render({ model, el }) {
                                  ["reset", "reset"]]) {
     bar.appendChild(button(label, action, send));
   }
-  const mode = document.createElement("select");
-  mode.className = "mode";
+  const mode = element("select", "mode");
   mode.addEventListener("change", () => send({ action: "set_mode", mode: mode.value }));
   bar.appendChild(mode);
-  root.appendChild(bar);
+  return { bar, preset, mode };
+}
 
-  // the timeline: every step of the forward and backward pass, back as well as forward
-  const timeline = document.createElement("div");
-  timeline.className = "timeline";
-  const slider = document.createElement("input");
+// the timeline: every step of the forward and backward pass, back as well as forward
+function timeline(send) {
+  const box = element("div", "timeline");
+  const slider = element("input", "slider");
   slider.type = "range";
   slider.min = "0";
   slider.step = "1";
-  slider.className = "slider";
   slider.setAttribute("aria-label", "step of the forward and backward pass");
   slider.addEventListener("input", () => send({ action: "go_to", step: Number(slider.value) }));
-  const scale = document.createElement("div");
-  scale.className = "scale";
-  const track = document.createElement("div");
-  track.className = "track";
+  const scale = element("div", "scale");
+  const track = element("div", "track");
   track.append(slider, scale);
-  timeline.append(button("◀ previous", "previous", send), track, button("next ▶", "next", send));
-  root.appendChild(timeline);
+  box.append(button("◀ previous", "previous", send), track, button("next ▶", "next", send));
+  return { box, slider, scale };
+}
 
-  const orderBar = document.createElement("div");
-  orderBar.className = "bar";
-  const orderLabel = document.createElement("span");
-  orderLabel.textContent = "visit order:";
-  const order = document.createElement("input");
-  order.className = "order";
+// a visit order of the learner's own
+function orderBar(send) {
+  const bar = element("div", "bar");
+  const order = element("input", "order");
   order.placeholder = "e.g. d,a,b,c (empty: reverse topological)";
   order.size = 36;
-  const orderBtn = document.createElement("button");
-  orderBtn.textContent = "use this order";
-  orderBtn.dataset.action = "set_order";
-  orderBtn.addEventListener("click", () => send({ action: "set_order", order: order.value }));
-  orderBar.append(orderLabel, order, orderBtn);
-  root.appendChild(orderBar);
+  const use = element("button", "", "use this order");
+  use.dataset.action = "set_order";
+  use.addEventListener("click", () => send({ action: "set_order", order: order.value }));
+  bar.append(element("span", "", "visit order:"), order, use);
+  return { bar, order };
+}
 
-  const status = document.createElement("div");
-  status.className = "text status";
-  const lesson = document.createElement("div");
-  lesson.className = "text lesson";
-  const conventions = document.createElement("div");
-  conventions.className = "conventions";
-  const link = document.createElement("div");
-  link.className = "text link";
-  const graph = document.createElement("div");
-  graph.className = "graph";
-  const text = document.createElement("div");
-  text.className = "text step";
-  const edge = document.createElement("div");
-  edge.className = "text edge-text";
-  const error = document.createElement("div");
-  error.className = "text error";
-  const summary = document.createElement("div");
-  summary.className = "summary";
-  const log = document.createElement("div");
-  log.className = "log";
-  root.append(status, lesson, conventions, graph, text, edge, error, summary, log, link);
+function options(select, entries, value) {
+  select.replaceChildren();
+  for (const [key, title, disabled] of entries) {
+    const o = element("option", "", title);
+    o.value = key;
+    o.disabled = Boolean(disabled);
+    select.appendChild(o);
+  }
+  select.value = value;
+}
+
+function drawMenus(parts, s) {
+  options(parts.preset, [["", s.preset ? "preset:" : "your graph", true],
+                         ...Object.entries(s.presets || {})], s.preset || "");
+  options(parts.mode, (s.modes || []).map((m) => [m, (s.mode_titles || {})[m] || "mode: " + m]),
+          s.mode);
+  if (document.activeElement !== parts.order) parts.order.value = s.order || "";
+}
+
+function drawTimeline(parts, s) {
+  const n = s.steps_total || 0, k = s.step || 0;
+  parts.slider.max = String(n);
+  parts.slider.value = String(k);
+  parts.slider.setAttribute("aria-valuetext", `step ${k} of ${n}: ${s.text || ""}`);
+  parts.box.querySelector('[data-action="previous"]').disabled = k <= 0;
+  parts.box.querySelector('[data-action="next"]').disabled = k >= n;
+  parts.scale.replaceChildren();
+  for (const [name, count] of s.scale || []) {
+    const part = element("span", "", name);
+    part.style.flexGrow = String(count);
+    parts.scale.appendChild(part);
+  }
+}
+
+// Python's drawing, the current node marked, lost and selected edges, edges clickable
+function drawGraph(graph, s, send) {
+  graph.innerHTML = s.svg || "";
+  if (s.current) {
+    const g = graph.querySelector(`g.node[data-id="${s.current}"]`);
+    if (g) g.classList.add("current");
+  }
+  for (const p of graph.querySelectorAll("path.edge")) {
+    const id = p.dataset.id;
+    if ((s.lost_edges || []).includes(id)) p.classList.add("lost");
+    if (id === s.selected_edge) p.classList.add("selected");
+    p.addEventListener("click", () => send({ action: "select_edge", edge: id }));
+  }
+}
+
+// the no-zero_grad mode: each convention with its rule and every node's grad after the
+// first pass and the second (Python's texts and numbers)
+function drawConventions(conventions, conv) {
+  conventions.replaceChildren();
+  conventions.hidden = !conv;
+  if (!conv) return;
+  const keys = conv.conventions.map((c) => c.key);
+  for (const c of conv.conventions) {
+    const box = element("div");
+    box.dataset.convention = c.key;
+    box.append(element("b", "", c.title), element("div", "", c.rule));
+    const table = element("table");
+    const head = element("tr");
+    head.append(element("th", "", "node"), element("th", "", conv.columns.one_pass),
+                element("th", "", conv.columns[c.key]));
+    table.appendChild(head);
+    for (const row of conv.rows) {
+      const tr = element("tr");
+      const differ = keys.some((k) => row[k] !== row[c.key]);
+      tr.append(element("th", "", row.name + (row.leaf ? " (leaf)" : "")),
+                element("td", "", row.texts.one_pass),
+                element("td", differ ? "differ" : "", row.texts[c.key]));
+      table.appendChild(tr);
+    }
+    box.appendChild(table);
+    conventions.appendChild(box);
+  }
+  conventions.appendChild(element("div", "text note", conv.note));
+}
+
+function render({ model, el }) {
+  const send = (msg) => model.send(msg);
+  const root = element("div", "mg-walk");
+  root.appendChild(element("style", "", CSS));
+  const top = controls(send), steps = timeline(send), visits = orderBar(send);
+  const box = {};
+  for (const [name, className] of [["status", "text status"], ["lesson", "text lesson"],
+                                   ["conventions", "conventions"], ["graph", "graph"],
+                                   ["text", "text step"], ["edge", "text edge-text"],
+                                   ["error", "text error"], ["summary", "summary"],
+                                   ["log", "log"], ["link", "text link"]]) {
+    box[name] = element("div", className);
+  }
+  root.append(top.bar, steps.box, visits.bar, ...Object.values(box));
   el.appendChild(root);
 
   function draw() {
     const s = model.get("state") || {};
-    preset.replaceChildren();
-    const custom = document.createElement("option");
-    custom.value = "";
-    custom.textContent = s.preset ? "preset:" : "your graph";
-    custom.disabled = true;
-    preset.appendChild(custom);
-    for (const [key, title] of Object.entries(s.presets || {})) {
-      const o = document.createElement("option");
-      o.value = key;
-      o.textContent = title;
-      preset.appendChild(o);
-    }
-    preset.value = s.preset || "";
-    mode.replaceChildren();
-    for (const m of s.modes || []) {
-      const o = document.createElement("option");
-      o.value = m;
-      o.textContent = (s.mode_titles || {})[m] || "mode: " + m;
-      mode.appendChild(o);
-    }
-    mode.value = s.mode;
-    if (document.activeElement !== order) order.value = s.order || "";
-    status.textContent = `${s.phase}: forward ${s.forward_done}/${s.forward_total}, ` +
+    drawMenus({ ...top, order: visits.order }, s);
+    box.status.textContent = `${s.phase}: forward ${s.forward_done}/${s.forward_total}, ` +
       `backward ${s.backward_done}/${s.backward_total} (${s.mode_text})`;
-    lesson.textContent = s.mode_lesson || "";
-    drawTimeline(s);
-    drawConventions(s.conventions);
-    link.textContent = s.link ? "the Walk page at this step: #page=walk&" +
+    box.lesson.textContent = s.mode_lesson || "";
+    drawTimeline(steps, s);
+    drawConventions(box.conventions, s.conventions);
+    box.link.textContent = s.link ? "the Walk page at this step: #page=walk&" +
       new URLSearchParams(s.link).toString() : "";
-    graph.innerHTML = s.svg || "";
-    if (s.current) {
-      const g = graph.querySelector(`g.node[data-id="${s.current}"]`);
-      if (g) g.classList.add("current");
-    }
-    for (const p of graph.querySelectorAll("path.edge")) {
-      const id = p.dataset.id;
-      if ((s.lost_edges || []).includes(id)) p.classList.add("lost");
-      if (id === s.selected_edge) p.classList.add("selected");
-      p.addEventListener("click", () => send({ action: "select_edge", edge: id }));
-    }
-    text.textContent = s.text || "";
-    edge.textContent = s.edge_text || "";
-    error.textContent = s.error || "";
+    drawGraph(box.graph, s, send);
+    box.text.textContent = s.text || "";
+    box.edge.textContent = s.edge_text || "";
+    box.error.textContent = s.error || "";
     const lines = s.summary || [];
-    summary.textContent = lines.join("\n");
-    summary.classList.toggle("ok", lines.length === 1 && lines[0] === "every grad is correct");
-    log.textContent = (s.log || []).join("\n");
-  }
-  function drawTimeline(s) {
-    const n = s.steps_total || 0, k = s.step || 0;
-    slider.max = String(n);
-    slider.value = String(k);
-    slider.setAttribute("aria-valuetext", `step ${k} of ${n}: ${s.text || ""}`);
-    timeline.querySelector('[data-action="previous"]').disabled = k <= 0;
-    timeline.querySelector('[data-action="next"]').disabled = k >= n;
-    scale.replaceChildren();
-    for (const [name, count] of s.scale || []) {
-      const part = document.createElement("span");
-      part.textContent = name;
-      part.style.flexGrow = String(count);
-      scale.appendChild(part);
-    }
-  }
-
-  function cell(tag, textContent, className) {
-    const c = document.createElement(tag);
-    c.textContent = textContent;
-    if (className) c.className = className;
-    return c;
-  }
-
-  // the no-zero_grad mode: each convention with its rule and every node's grad after the
-  // first pass and the second (Python's texts and numbers)
-  function drawConventions(conv) {
-    conventions.replaceChildren();
-    conventions.hidden = !conv;
-    if (!conv) return;
-    const keys = conv.conventions.map((c) => c.key);
-    for (const c of conv.conventions) {
-      const box = document.createElement("div");
-      box.dataset.convention = c.key;
-      box.append(cell("b", c.title), cell("div", c.rule));
-      const table = document.createElement("table");
-      const head = document.createElement("tr");
-      head.append(cell("th", "node"), cell("th", conv.columns.one_pass), cell("th", conv.columns[c.key]));
-      table.appendChild(head);
-      for (const row of conv.rows) {
-        const tr = document.createElement("tr");
-        const differ = keys.some((k) => row[k] !== row[c.key]);
-        tr.append(cell("th", row.name + (row.leaf ? " (leaf)" : "")), cell("td", row.texts.one_pass),
-                  cell("td", row.texts[c.key], differ ? "differ" : ""));
-        table.appendChild(tr);
-      }
-      box.appendChild(table);
-      conventions.appendChild(box);
-    }
-    conventions.appendChild(cell("div", conv.note, "text note"));
+    box.summary.textContent = lines.join("\n");
+    box.summary.classList.toggle("ok", lines.length === 1 && lines[0] === "every grad is correct");
+    box.log.textContent = (s.log || []).join("\n");
   }
 
   model.on("change:state", draw);
