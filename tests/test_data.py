@@ -11,7 +11,9 @@ from micrograd.data import (DATASETS, DISK_HALF_WIDTH, as_numpy, load_digits, ma
                             make_circles, make_dataset, make_disk, make_moons, make_spiral,
                             make_xor, train_test_split)
 
-TWO_CLASS = ["moons", "circles", "disk", "xor", "spiral", "blobs"]
+#: every classification set of the registry (the lecture's moons and the Playground's
+#: four among them: a set added to DATASETS is tested here without a line more)
+TWO_CLASS = list(DATASETS)
 
 
 @pytest.mark.parametrize("name", TWO_CLASS)
@@ -105,7 +107,7 @@ def test_bad_arguments(call, err, match):
 
 
 def test_registry_defaults():
-    assert set(DATASETS) == set(TWO_CLASS)
+    assert {"moons", "circles", "disk", "xor", "spiral", "blobs"} <= set(DATASETS)
     X, _ = make_dataset("moons", n_samples=10, seed=2)
     assert X == make_moons(n_samples=10, noise=0.1, seed=2)[0]
 

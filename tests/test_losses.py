@@ -254,7 +254,8 @@ def test_accuracy_multiclass_matches_torch_argmax(rng):
 
 
 def test_registry():
-    assert set(LOSSES) == {"mse", "hinge", "bce", "ce"}
+    # the four the lecture, the demo and the page name (a loss added is welcome)
+    assert {"mse", "hinge", "bce", "ce"} <= set(LOSSES)
     assert get_loss("hinge").fn is hinge
     assert get_loss("bce").labels == "01"
     with pytest.raises(ValueError, match="unknown loss 'foo'"):

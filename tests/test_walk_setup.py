@@ -26,7 +26,9 @@ def grad_of(source, leaf, mode):
 
 
 def test_one_table_of_presets_every_graph_parses_and_asks_about_a_leaf():
-    assert list(PRESETS) == ["sum_times", "lecture", "neuron", "square", "diamond", "reused"]
+    # the lecture's graphs (the first is the default); a preset added is welcome
+    assert next(iter(PRESETS)) == "sum_times"
+    assert {"sum_times", "lecture", "neuron", "square", "diamond", "reused"} <= set(PRESETS)
     for p in PRESETS.values():
         assert p.key and p.title
         assert p.ask in leaves(parse(p.expr))

@@ -18,6 +18,7 @@ with warnings.catch_warnings():  # starlette warns about httpx vs httpx2 at impo
     warnings.simplefilter("ignore")
     from fastapi.testclient import TestClient
 
+from micrograd.data import DATASETS, REGRESSION
 from micrograd.expr import parse
 from micrograd.web import create_app, limits
 from micrograd.web import play_pictures as pictures
@@ -81,9 +82,10 @@ def test_meta_lists_presets_options_and_caps(client):
     m = client.get("/api/meta").json()
     assert [p["key"] for p in m["walk_presets"]] == list(PRESETS)
     # the older flat keys, canonical names (the set-ups' own descriptions beside them)
-    assert m["datasets"] == ["moons", "circles", "disk", "xor", "spiral", "blobs", "plane",
-                             "gaussians", "own", "own_regression"]
-    assert m["regression"] == ["plane", "gaussians", "own_regression"]
+    # every data set of the library's two tables, then the learner's own points
+    assert m["datasets"] == [*DATASETS, *REGRESSION, "own", "own_regression"]
+    assert m["regression"] == [*REGRESSION, "own_regression"]
+    assert {"moons", "circles", "disk", "xor", "plane", "gaussians"} <= set(m["datasets"])
     assert m["experiment"] == Experiment.spec() and m["walk"] == WalkSetup.spec()
     assert m["play_defaults"] == Experiment().to_dict()
     assert m["play_limits"]["max_layers"] == MAX_LAYERS == 6
