@@ -296,10 +296,10 @@ def run(args):
     table = summary_table(rows)
     print()
     print(table)
-    summary = {"rows": [{**dict(zip(("experiment", "params", "epochs", "final_loss",
-                                     "train_acc", "test_acc", "train_seconds", "runner"),
-                                    r)), "engine": r[-1]}  # engine: the old key
-                        for r in rows],
+    keys = ("experiment", "params", "epochs", "final_loss", "train_acc", "test_acc",
+            "train_seconds", "runner")
+    # each row's runner also under its old key, engine, for the scripts that read it
+    summary = {"rows": [{**dict(zip(keys, r)), "engine": r[-1]} for r in rows],
                "seconds_with_pictures": timing, "seed": args.seed, "quick": args.quick}
     summary_path = os.path.join(out, "summary.json")
     with atomic_open(summary_path) as f:
