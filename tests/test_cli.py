@@ -59,7 +59,7 @@ def test_options_decide_what_is_needed(tmp_path):
                                 str(tmp_path / "d")], tmp_path)
     assert r.returncode == 0, r.stderr
     # the traced engine without NumPy: named, not a traceback
-    r = _run_without(["numpy"], ["train", "--engine", "traced", "--no-plots", "--out",
+    r = _run_without(["numpy"], ["train", "--runner", "traced", "--no-plots", "--out",
                                  str(tmp_path / "t")], tmp_path)
     assert r.returncode == 1 and "needs the package 'numpy'" in r.stderr
     assert "Traceback" not in r.stderr

@@ -176,8 +176,8 @@ def test_demo_circle_nine_neurons_reaches_95_percent():
      "parameters; the cap is 100,000"),
     (["--epochs", "1000001"], "argument --epochs: must be at most 1,000,000"),
     (["--samples", "100000", "--hidden", "4096"], "numbers per array; the cap is 20,000,000"),
-    (["--samples", "100000", "--engine", "eager"],
-     "the eager engine would build a graph of 75,000 points x 337 parameters"),
+    (["--samples", "100000", "--runner", "eager"],
+     "the eager runner would build a graph of 75,000 points x 337 parameters"),
 ])
 def test_train_caps_refused_before_work(tmp_path, capsys, args, message):
     out = tmp_path / "never"
@@ -214,7 +214,7 @@ DIVERGE = ["--l2", "10", "--lr", "100", "--schedule", "constant", "--no-progress
 
 @pytest.mark.parametrize("engine", ["traced", "eager"])
 def test_train_divergence_writes_history_says_so_and_exits_1(tmp_path, capsys, engine):
-    code, out, err = run_cli(["train", *DIVERGE, "--engine", engine, "--out",
+    code, out, err = run_cli(["train", *DIVERGE, "--runner", engine, "--out",
                               str(tmp_path)], capsys)
     assert code == 1
     assert "Traceback" not in err
@@ -227,7 +227,7 @@ def test_train_divergence_writes_history_says_so_and_exits_1(tmp_path, capsys, e
     assert f"at epoch {k}; model not saved; try a smaller --lr" in err
     assert not (tmp_path / "model.json").exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["history.json"]
-    assert f"epoch {k} loss" in out and "diverged, engine " + engine in out
+    assert f"epoch {k} loss" in out and "diverged, runner " + engine in out
 
 
 def test_train_cannot_write_output_exits_1(tmp_path, capsys):

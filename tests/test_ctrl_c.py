@@ -79,7 +79,7 @@ def test_two_quick_presses_during_training(tmp_path, gap_ms, engine, wait):
     # wait 0: the presses land in the traced engine's first step, which imports the
     # tracer and builds its classes (what a loaded machine once did with 0.6 s)
     out = tmp_path / "run"
-    proc = start_train(out, "--engine", engine)
+    proc = start_train(out, "--runner", engine)
     wait_for_training(proc, wait)
     proc.send_signal(signal.SIGINT)
     time.sleep(gap_ms / 1000)
@@ -92,7 +92,7 @@ def test_two_quick_presses_during_training(tmp_path, gap_ms, engine, wait):
 @pytest.mark.slow
 def test_presses_all_through_the_final_writes(tmp_path):
     out = tmp_path / "run"
-    proc = start_train(out, "--engine", "eager")
+    proc = start_train(out, "--runner", "eager")
     wait_for_training(proc)
     deadline = time.monotonic() + 4.0
     while proc.poll() is None and time.monotonic() < deadline:  # a press every 15 ms
@@ -104,7 +104,7 @@ def test_presses_all_through_the_final_writes(tmp_path):
 
 def test_one_press_writes_everything_the_docs_promise(tmp_path):
     out = tmp_path / "run"
-    proc = start_train(out, "--engine", "traced", "--no-gif")
+    proc = start_train(out, "--runner", "traced", "--no-gif")
     wait_for_training(proc, 0.3)
     proc.send_signal(signal.SIGINT)
     stdout, stderr = proc.communicate(timeout=60)

@@ -11,12 +11,12 @@ Examples:
   micrograd demo                       # everything, pictures in ./demo-out
   micrograd demo --out /tmp/demo       # elsewhere
   micrograd demo --quick --no-gif      # a few seconds: fewer steps, no animation
-  micrograd demo --engine eager        # every step through the Value graph (slower)
+  micrograd demo --runner eager        # every step through the Value graph (slower)
 
-Engines: by default ("auto") training runs on micrograd.trace, which traces the scalar
+Runners: by default ("auto") training runs on micrograd.trace, which traces the scalar
 Value graph of one sample once and runs it over the whole batch with NumPy; the numbers
-equal the eager Value engine's to about 1e-12. "--engine eager" builds and walks the
-Value graph at every step, as the lecture does.
+equal the eager Value engine's to about 1e-12. "--runner eager" builds and walks the
+Value graph at every step, as the lecture does. ("--engine" is the option's old name.)
 """
 
 from __future__ import annotations
@@ -25,6 +25,8 @@ import argparse
 import os
 import sys
 import time
+
+from .runner_option import add_runner_option
 
 CTRL_C = True  # runs under micrograd.interrupts.CtrlC (see micrograd.cli)
 
@@ -76,9 +78,8 @@ def add_parser(subparsers):
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.add_argument("--only", choices=("moons", "circle"),
                    help="run one of the two experiments")
-    p.add_argument("--engine", choices=("auto", "eager", "traced"), default="auto",
-                   help="auto (default): the traced NumPy path where it applies; eager: "
-                        "the Value graph at every step")
+    add_runner_option(p, "auto (default): the traced NumPy path where it applies; eager: "
+                         "the Value graph at every step")
     p.set_defaults(func=run)
     return p
 
@@ -198,13 +199,13 @@ def run_circle(seed=1337, epochs=None, progress=True, gif=True, engine="auto",
 
 def summary_table(rows):
     """The summary as text: one line per (name, params, epochs, loss, train, test,
-    seconds, engine)."""
+    seconds, runner)."""
     head = (f"{'experiment':<22}{'params':>7}{'epochs':>8}{'final loss':>12}"
-            f"{'train acc':>11}{'test acc':>10}{'time':>9}  engine")
+            f"{'train acc':>11}{'test acc':>10}{'time':>9}  runner")
     lines = [head, "-" * len(head)]
-    for name, params, epochs, loss, tr, te, secs, engine in rows:
+    for name, params, epochs, loss, tr, te, secs, runner in rows:
         lines.append(f"{name:<22}{params:>7}{epochs:>8}{loss:>12.4f}{tr:>10.1%} "
-                     f"{te:>9.1%}{secs:>8.1f}s  {engine}")
+                     f"{te:>9.1%}{secs:>8.1f}s  {runner}")
     return "\n".join(lines)
 
 
@@ -261,7 +262,7 @@ def run(args):
     if args.only in (None, "moons"):
         t0 = time.perf_counter()
         res = run_moons(args.seed, QUICK_EPOCHS["moons"] if args.quick else None, progress,
-                        gif, engine=args.engine,
+                        gif, engine=args.runner,
                         gif_frames=QUICK_GIF_FRAMES if args.quick else GIF_FRAMES)
         written += write_pictures(res, out, "moons", "two moons, MLP(2,16,16,1)", gif)
         timing["moons"] = time.perf_counter() - t0
@@ -274,7 +275,7 @@ def run(args):
         checkpoint()
         t0 = time.perf_counter()
         results = run_circle(args.seed, QUICK_EPOCHS["circle"] if args.quick else None,
-                             progress, gif, engine=args.engine,
+                             progress, gif, engine=args.runner,
                              gif_frames=QUICK_GIF_FRAMES if args.quick else GIF_FRAMES)
         Xtr, Xte, ytr, yte = results[0].data
         checkpoint()
@@ -295,17 +296,18 @@ def run(args):
     table = summary_table(rows)
     print()
     print(table)
-    summary = {"rows": [dict(zip(("experiment", "params", "epochs", "final_loss",
-                                  "train_acc", "test_acc", "train_seconds", "engine"), r))
-                        for r in rows],
+    keys = ("experiment", "params", "epochs", "final_loss", "train_acc", "test_acc",
+            "train_seconds", "runner")
+    # each row's runner also under its old key, engine, for the scripts that read it
+    summary = {"rows": [{**dict(zip(keys, r)), "engine": r[-1]} for r in rows],
                "seconds_with_pictures": timing, "seed": args.seed, "quick": args.quick}
     summary_path = os.path.join(out, "summary.json")
     with atomic_open(summary_path) as f:
         json.dump(summary, f, indent=2)
     written.append(summary_path)
     if any(r[-1] == "traced" for r in rows):
-        print("engine traced: micrograd.trace ran each scalar Value graph over the whole "
-              "batch with NumPy (--engine eager for the Value-by-Value engine)")
+        print("runner traced: micrograd.trace ran each scalar Value graph over the whole "
+              "batch with NumPy (--runner eager for the Value-by-Value engine)")
     print("\ntime with pictures: " + ", ".join(f"{k} {v:.1f} s" for k, v in timing.items()))
     print(f"wrote {len(written)} files to {os.path.abspath(out)}:")
     for path in written:

@@ -18,6 +18,7 @@ from ..interrupts import checkpoint, ctrl_c_guard
 from .. import losses as _losses
 from .. import nn as _nn
 from .. import optim as _optim
+from .runner_option import add_runner_option
 
 EPILOG = """\
 examples:
@@ -67,7 +68,7 @@ SCHEDULES = tuple(_optim.SCHEDULES)
 
 # ---------------------------------------------------------------------------------------
 # caps: each keeps a run finite in time and memory on a laptop (measured on the project's
-# 2-core machine, traced engine: a 40k-parameter MLP takes 5 s to set up, 98k 35 s and
+# 2-core machine, traced runner: a 40k-parameter MLP takes 5 s to set up, 98k 35 s and
 # 250 MB, 250k four minutes: the trace grows faster than linearly)
 # ---------------------------------------------------------------------------------------
 
@@ -79,10 +80,10 @@ MAX_EPOCHS = 1_000_000
 MAX_LR = 100.0  # the demo uses 1.0 (sgd) or 0.01 (adam); at 100 every run here blows up
 MAX_PENALTY = 10.0  # --l2 and --weight-decay: 1 already pulls every weight to about 0
 MAX_NOISE = 10.0  # the data sets live in about [-2, 2]^2: noise 10 is already pure noise
-#: the eager engine builds ~2 Values (~140 bytes each) per weight and point of a step
+#: the eager runner builds ~2 Values (~140 bytes each) per weight and point of a step
 #: (measured: 1.86 GB peak at the cap, with the graph's floats and the interpreter)
 MAX_EAGER_WORK = 5_000_000  # points x parameters per step: ~2 GB of memory at most
-#: the traced engine keeps a few float64 arrays of the batch's length per neuron
+#: the traced runner keeps a few float64 arrays of the batch's length per neuron
 MAX_TRACED_WORK = 20_000_000  # points x neurons: ~160 MB per array
 
 
@@ -184,7 +185,7 @@ noise_level = _capped(nonneg_float, MAX_NOISE, "the points live in about [-2, 2]
 def requires(args):
     """The optional packages this run needs (micrograd.cli checks them before it runs)."""
     need = []
-    if args.engine == "traced":
+    if args.runner == "traced":
         need.append("numpy")
     if not args.no_plots:
         need += ["numpy", "matplotlib"]
@@ -249,9 +250,8 @@ def add_parser(subparsers):
                    help="samples per step (default: the full batch)")
     o.add_argument("--seed", type=int, default=1337,
                    help="seed of data, split, weights and batches (default: 1337)")
-    o.add_argument("--engine", choices=("auto", "eager", "traced"), default="auto",
-                   help="auto (default): the traced NumPy path (micrograd.trace) where "
-                        "it applies; eager: the Value graph at every step")
+    add_runner_option(o, "auto (default): the traced NumPy path (micrograd.trace) where "
+                         "it applies; eager: the Value graph at every step")
     w = p.add_argument_group("output")
     w.add_argument("--out", default="train-out", metavar="DIR",
                    help="folder for model.json, history.json and pictures "
@@ -316,19 +316,19 @@ def count_parameters(args):
     return sum((a + 1) * b for a, b in zip(sizes, sizes[1:]))
 
 
-def check_work(args, engine):
-    """The per-step size checks (they depend on the engine that will run); a message
+def check_work(args, runner):
+    """The per-step size checks (they depend on the runner that will run); a message
     or None."""
     nin, nout, n = _shape(args)
     n_train = n - int(n * args.test_fraction)
     per_step = min(args.batch_size or n_train, n_train)
-    if engine == "eager":
+    if runner == "eager":
         work = per_step * count_parameters(args)
         if work > MAX_EAGER_WORK:
-            return (f"the eager engine would build a graph of {per_step:,} points x "
+            return (f"the eager runner would build a graph of {per_step:,} points x "
                     f"{count_parameters(args):,} parameters = {work:,} weight uses per "
                     f"step (the cap is {MAX_EAGER_WORK:,}, about 2 GB); use a smaller "
-                    f"--batch-size, --samples or --hidden, or --engine traced")
+                    f"--batch-size, --samples or --hidden, or --runner traced")
     else:
         neurons = sum(args.hidden) + nout
         work = n * neurons
@@ -414,10 +414,10 @@ def _own_spread_points(args, exp, labels):
 @dataclass
 class Run:
     """One ``micrograd train`` run: its arguments, what ``build()`` made of them, and
-    how it trains (engine, batch, schedule; GIF frames)."""
+    how it trains (runner, batch, schedule; GIF frames)."""
     args: argparse.Namespace
     built: object  # micrograd.experiment.Built
-    engine: object
+    runner: object
     batch_size: int | None
     steps: int
     schedule: object
@@ -426,7 +426,7 @@ class Run:
     two_d: bool  # points on the plane: a boundary can be drawn
 
 
-def _prepare(args, spec, engine):
+def _prepare(args, spec, runner):
     """Build the run (data, model, optimizer, schedule, GIF frames); None when the
     data cannot be had."""
     from ..experiment import build
@@ -446,7 +446,7 @@ def _prepare(args, spec, engine):
     n_train = len(built.X_train)
     bs = args.batch_size if args.batch_size and args.batch_size < n_train else None
     steps = args.epochs * (1 if bs is None else -(-n_train // bs))
-    run = Run(args, built, engine, bs, steps, SCHEDULE_FACTORIES[args.schedule](lr, steps),
+    run = Run(args, built, runner, bs, steps, SCHEDULE_FACTORIES[args.schedule](lr, steps),
               [], [], len(built.X_train[0]) == 2)
     if not args.no_plots and run.two_d and not args.no_gif:
         from ..plot import snapshot
@@ -467,8 +467,8 @@ def run(args):
     from ..train_runners import get_runner
 
     spec = LOSS_SPECS[args.loss]
-    engine = get_runner(args.engine, spec)
-    problem = check_work(args, engine.name)
+    runner = get_runner(args.runner, spec)
+    problem = check_work(args, runner.name)
     if problem:
         return _refuse(args, problem)
 
@@ -480,7 +480,7 @@ def run(args):
         return 1
 
     checkpoint()  # a press held through the imports stops here: nothing written yet
-    r = _prepare(args, spec, engine)
+    r = _prepare(args, spec, runner)
     if r is None:
         return 1
     checkpoint()  # and one held through the set-up (data, model, trace)
@@ -514,7 +514,7 @@ def _train_and_write(r, ctrl_c):
                epochs=args.epochs, batch_size=r.batch_size, X_test=b.X_test or None,
                y_test=b.y_test or None, l2=b.experiment.l2, schedule=r.schedule,
                callbacks=r.callbacks, progress=not args.no_progress, seed=args.seed,
-               desc=args.dataset, runner=r.engine, stop_on_nan=True)
+               desc=args.dataset, runner=r.runner, stop_on_nan=True)
     ctrl_c.mode = "defer"  # the results are written whole, whatever is pressed now
     trained_presses = ctrl_c.presses
     seconds = time.perf_counter() - t0
@@ -527,7 +527,7 @@ def _train_and_write(r, ctrl_c):
                      f"test_acc {last['test_acc']:.1%}")
     else:
         line = "stopped before the end of the first epoch"
-    print(line + f" ({seconds:.1f} s, {hist.stopped}, engine {hist.runner})")
+    print(line + f" ({seconds:.1f} s, {hist.stopped}, runner {hist.runner})")
 
     # the history first: it is what tells what happened, even when the model is lost
     written = []

@@ -8,10 +8,14 @@ An ASGI middleware (``Guard``) in front of the FastAPI app refuses, with a JSON
   the page. Accepted: the address the connection arrived on and ``localhost``, with the
   port (plus any names given to ``create_app(allowed_hosts=...)``);
 * a write (POST, PATCH, PUT, DELETE) whose ``Origin`` is another site (403);
-* a body over ``limits.MAX_BODY_BYTES`` (413): what is *read* is counted, whatever the
-  ``Content-Length`` says or whether the body is chunked, and reading stops at the cap;
-* a compressed body (``Content-Encoding`` other than identity, 415): a small gzip body
-  can inflate to any size, so none is accepted.
+* a body over ``limits.MAX_BODY_BYTES`` (413), whatever its ``Content-Encoding``: what
+  is *read* is counted, whatever the ``Content-Length`` says or whether the body is
+  chunked, and reading stops at the cap (a declared length over the cap is refused
+  before reading);
+* a compressed body within the cap (``Content-Encoding`` other than identity, in any
+  case, alone or in a list, 415): a small gzip body can inflate to any size, so none is
+  accepted. The size is judged first, so an oversized request gets 413 whatever its
+  encoding.
 
 Errors never echo more than a short piece of what the client sent (``clip``).
 """
@@ -53,6 +57,17 @@ def split_host(value):
     if not (port.isdigit() and len(port) <= 5):
         return None
     return name, int(port)
+
+
+def _compressed(scope):
+    """The request's ``Content-Encoding`` when it names any coding but identity (every
+    such header, each a comma-separated list, any case and spacing), else None."""
+    values = [v.decode("latin-1") for k, v in scope.get("headers", ())
+              if k.lower() == b"content-encoding"]
+    codings = [c.strip().lower() for v in values for c in v.split(",")]
+    if all(c in ("", "identity") for c in codings):
+        return None
+    return ", ".join(v.strip() for v in values)
 
 
 async def _send_error(send, status, message, *, close=False):
@@ -134,12 +149,6 @@ class Guard:
             if problem:
                 await _send_error(send, 403, problem, close=True)
                 return
-        encoding = headers.get(b"content-encoding", b"identity").decode("latin-1")
-        if encoding.strip().lower() not in ("", "identity"):
-            await _send_error(send, 415, f"refused: a compressed body (Content-Encoding "
-                                         f"{clip(encoding, 20)}); send plain JSON",
-                              close=True)
-            return
         declared = headers.get(b"content-length")
         if declared is not None:
             if not declared.isdigit() or len(declared) > 18:
@@ -151,21 +160,15 @@ class Guard:
                 await _send_error(send, 413, self._too_big(f"of {int(declared)} bytes"),
                                   close=True)
                 return
-        # read the body here, counting what arrives (chunked or not), and stop at the cap
-        chunks, size = [], 0
-        while True:
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                return  # the client left: nothing to answer
-            chunk = message.get("body", b"")
-            size += len(chunk)
-            if size > self.max_body:
-                await _send_error(send, 413, self._too_big("over the cap"), close=True)
-                return
-            chunks.append(chunk)
-            if not message.get("more_body", False):
-                break
-        body = b"".join(chunks)
+        body = await self._read_body(receive, send)
+        if body is None:
+            return  # refused as too big, or the client left
+        encoding = _compressed(scope)
+        if encoding is not None:  # within the cap (judged above), but compressed
+            await _send_error(send, 415, f"refused: a compressed body (Content-Encoding "
+                                         f"{clip(encoding, 20)}); send plain JSON",
+                              close=True)
+            return
         replayed = False
 
         async def replay():
@@ -176,6 +179,23 @@ class Guard:
             return await receive()
 
         await self.app(scope, replay, send)
+
+    async def _read_body(self, receive, send):
+        """The whole body, counting what arrives (chunked or not) and stopping at the cap:
+        None once the request is answered 413, or when the client left."""
+        chunks, size = [], 0
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return None  # the client left: nothing to answer
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.max_body:
+                await _send_error(send, 413, self._too_big("over the cap"), close=True)
+                return None
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                return b"".join(chunks)
 
     def _too_big(self, what):
         return (f"request body {what}; the cap is {self.max_body} bytes "
