@@ -29,6 +29,7 @@ def layout_to_dict(lay):
     return {"format": FORMAT, "version": VERSION, "rankdir": lay.rankdir,
             "show_grad": lay.show_grad, "width": lay.width, "height": lay.height,
             "root": lay.root, "crossings": lay.crossings, "stack": lay.stack,
+            "stagger": lay.stagger,
             "nodes": nodes, "edges": edges}
 
 

@@ -7,7 +7,8 @@ for every value (``label | data 2.0000 | grad 6.0000``) and a small *op* node
 1. ranks: a leaf's record at rank 0, an op one rank after the last of its inputs, a
    record one rank after its op; then every value (leaf or op) is pulled right, next to
    its first consumer, so constants and the terms of a long sum do not trail long edges
-   from the far left;
+   from the far left; with ``stagger``, of the leaves beside one another before an op,
+   every other one (counted from the last) moves one rank earlier;
 2. long edges get a chain of invisible "dummy" points, one per rank they cross (within a
    budget; beyond it an edge is drawn straight);
 3. order within each rank: a few down/up sweeps that sort by the barycenter of the
@@ -19,7 +20,9 @@ for every value (``label | data 2.0000 | grad 6.0000``) and a small *op* node
 
 ``stack=True`` stacks a record's cells one above another (label, data, grad) instead of
 side by side: a record a third as wide, for a narrow screen (the Walk on a phone draws
-top to bottom with stacked records).
+top to bottom with stacked records). ``stagger=True`` spreads the leaves that feed one op
+over two ranks (step 1, last), so a row of four leaves (the tanh neuron's x1, w1, x2, w2)
+becomes two rows of two: half as wide, one rank longer.
 
 Everything is deterministic: the same graph gives the same layout every run.
 """
@@ -121,6 +124,7 @@ class Layout:
     show_grad: bool
     crossings: int = 0
     stack: bool = False
+    stagger: bool = False
 
     @property
     def root(self):
@@ -184,16 +188,18 @@ def _isotonic_place(desired, seps):
     return [out[i] + offs[i] for i in range(n)]
 
 
-def layout(root, rankdir="LR", show_grad=True, stack=False):
+def layout(root, rankdir="LR", show_grad=True, stack=False, stagger=False):
     """Lay out the graph of ``root`` (a ``Value``, or a ``(nodes, edges)`` trace).
 
     ``rankdir``: ``'LR'`` (left to right, the lecture's) or ``'TB'`` (top to bottom).
     ``show_grad``: include the ``grad`` cell in every record.
     ``stack``: a record's cells one above another (each ``ROW_H`` high, as wide as the
     widest) instead of side by side.
+    ``stagger``: the leaves that feed one op from the rank before it alternate between
+    that rank and the one before (a narrow screen's: a wide row of leaves halved).
     Returns a :class:`Layout` with a box per record and op node and a polyline per edge.
     """
-    job = layout_in_turns(root, rankdir, show_grad, stack)
+    job = layout_in_turns(root, rankdir, show_grad, stack, stagger)
     while True:
         try:
             next(job)
@@ -201,7 +207,7 @@ def layout(root, rankdir="LR", show_grad=True, stack=False):
             return stop.value
 
 
-def layout_in_turns(root, rankdir="LR", show_grad=True, stack=False):
+def layout_in_turns(root, rankdir="LR", show_grad=True, stack=False, stagger=False):
     """``layout`` as a job: a generator that yields after the ranks and chains and after
     every sweep of the ordering and of the placement (a server runs other work in
     between), and returns the Layout."""
@@ -211,6 +217,8 @@ def layout_in_turns(root, rankdir="LR", show_grad=True, stack=False):
     lr = rankdir == "LR"
     g = _Vertices(nodes, show_grad, stack)
     _rank(g, edges)                                        # step 1
+    if stagger:
+        _stagger(g)
     chains = _chains(g, edges)                             # step 2
     yield
     layers, crossings = yield from _order(g, chains)       # step 3
@@ -218,6 +226,7 @@ def layout_in_turns(root, rankdir="LR", show_grad=True, stack=False):
     boxes, width, height = yield from _coordinates(g, layers, lr, gap)  # step 4
     lay = _assemble(g, edges, chains, boxes, width, height, rankdir, show_grad, crossings)
     lay.stack = bool(stack)
+    lay.stagger = bool(stagger)
     return lay
 
 
@@ -282,6 +291,27 @@ def _rank(g, edges):
                 rank[i] = r
                 if i in op_of:
                     rank[op_of[i]] = r - 1
+
+
+def _stagger(g):
+    """Step 1, last (``stagger``): of the leaves that sit beside one another in the rank
+    just before an op they feed, every other one counted from the last moves one rank
+    earlier (the first of two, the first and third of four...), and the whole drawing
+    moves down a rank if one goes before rank 0. The edge of a moved leaf crosses the
+    rank it left with a dummy point: a row of leaves is halved, at the cost of a rank."""
+    rank, index, op_of = g.rank, g.index, g.op_of
+    for i, nd in enumerate(g.nodes):
+        if nd.leaf:
+            continue
+        before = rank[op_of[i]] - 1
+        beside = list(dict.fromkeys(  # a leaf used twice (a * a) counts once
+            index[p] for p in nd.inputs
+            if g.nodes[index[p]].leaf and rank[index[p]] == before))
+        for j in beside[-2::-2]:
+            rank[j] = before - 1
+    if min(rank, default=0) < 0:
+        for v in range(len(rank)):
+            rank[v] += 1
 
 
 def _chains(g, edges):

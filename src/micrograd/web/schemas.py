@@ -169,6 +169,7 @@ class Graph(BaseModel):
     root: str
     crossings: int
     stack: bool = Field(False, description="the records' cells one above another")
+    stagger: bool = Field(False, description="the leaves that feed one op over two ranks")
     nodes: List[GraphNode]
     edges: List[GraphEdge]
 

@@ -130,12 +130,12 @@ class _EditableGraph:
         except WalkError as err:
             raise WalkViewError(str(err)) from None
 
-    def layout(self, w, rankdir="LR", stack=False):
-        """The viz layout (``rankdir``, ``stack``: micrograd.viz.layout's) with the walk's
-        grads in the records. Every node the steps name
-        is named in its record (an unnamed op node shows its id, ``n2``), and each record
-        is measured with the widest grad text it shows during the walk. (A generator: it
-        yields between the layout's sweeps, ``micrograd.viz.layout_in_turns``.)"""
+    def layout(self, w, rankdir="LR", stack=False, stagger=False):
+        """The viz layout (``rankdir``, ``stack``, ``stagger``: micrograd.viz.layout's) with
+        the walk's grads in the records. Every node the steps name is named in its
+        record (an unnamed op node shows its id, ``n2``), and each record is measured with
+        the widest grad text it shows during the walk. (A generator: it yields between
+        the layout's sweeps, ``micrograd.viz.layout_in_turns``.)"""
         widest = {}
         for s in w.backward:
             for nid, cell, x in [(s.node, s.cell, s.upstream)] + [
@@ -149,7 +149,8 @@ class _EditableGraph:
             n.grad = widest[n.id][1] if len(widest.get(n.id, ("",))[0]) > len(
                 w.grad_cells[n.id]) else final
         lay = _viz.layout_to_dict((yield from _viz.layout_in_turns(
-            (self.nodes, self.edges), rankdir=rankdir, stack=stack)))
+            (self.nodes, self.edges), rankdir=rankdir, stack=stack,
+            stagger=stagger)))
         for d in lay["nodes"]:  # the records say the walk's final grads
             d["grad"] = encode(w.grads[d["id"]])
             d["cells"][-1] = w.grad_cells[d["id"]]
@@ -265,7 +266,8 @@ def _node(g, name, what):
 
 def build(source, values=None, **options):
     """The page's document for one graph: ``graph`` (the layout in the page's
-    ``rankdir``, its records' cells side by side or ``stack``-ed, showing the walk's
+    ``rankdir``, its records' cells side by side or ``stack``-ed, its leaves on one rank
+    or ``stagger``-ed over two, showing the walk's
     final grads), ``walk`` (the encoded ``Walk``), the leaves, the edges' texts, the
     neurons, the reused-node lesson, the question d(of)/d(ask), the sequence of
     ``questions`` of the kinds asked (``walk_questions``; their answers are not sent),
@@ -276,7 +278,8 @@ def build(source, values=None, **options):
 
 def build_in_turns(source, values=None, *, assign=False, recursive=False,
                    no_zero_grad=False, title="", preset=None, ask=None, of=None,
-                   questions=tuple(walk_questions.KINDS), rankdir="LR", stack=False):
+                   questions=tuple(walk_questions.KINDS), rankdir="LR", stack=False,
+                   stagger=False):
     """``build`` as a job: a generator that yields between its phases (parse, walk, each
     sweep of the layout, texts) when the graph is big (over ``TURN_NODES`` nodes), so a
     server can run other work in between; returns the document."""
@@ -297,7 +300,7 @@ def build_in_turns(source, values=None, *, assign=False, recursive=False,
                             f"cap is {limits.MAX_STEPS}")
     if big:
         yield
-    drawing = g.layout(w, rankdir, stack)
+    drawing = g.layout(w, rankdir, stack, stagger)
     graph = (yield from drawing) if big else _at_once(drawing)
     if big:
         yield

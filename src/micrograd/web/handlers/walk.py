@@ -44,6 +44,9 @@ WALK = GRAPH + ASKED + (
                       "bottom (a narrow screen's)"),
     Field("stack", "bool", False, description="each record's cells one above another "
                                               "(a narrow screen's) instead of side by side"),
+    Field("stagger", "bool", False, description="the leaves that feed one op over two "
+                                                "ranks (a narrow screen's: a row of "
+                                                "leaves halved)"),
 )
 ORDER = GRAPH + (
     Field("order", "list", items="str", max_items=limits.MAX_ORDER_LEN,
@@ -95,7 +98,7 @@ def walk(request, sessions=None):
             source, req["values"], assign=req["assign"], recursive=req["recursive"],
             no_zero_grad=req["no_zero_grad"], title=title, preset=preset, ask=req["ask"],
             of=req["of"], questions=tuple(req["questions"]), rankdir=req["rankdir"],
-            stack=req["stack"]))
+            stack=req["stack"], stagger=req["stagger"]))
     except walkview.WalkViewError as err:
         raise _refused(err) from None
 

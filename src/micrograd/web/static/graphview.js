@@ -12,8 +12,8 @@
  *   view.show(id); view.focusNode(id); view.destroy()
  *   doc = await view.fitted((layout) => ask({...request, ...layout}), key)
  *                                   // the graph asked for in the layout that fits this
- *                                   // view best (layout: {rankdir, stack}, the Python
- *                                   // side's fields); key names the graph
+ *                                   // view best (layout: {rankdir, stack, stagger}, the
+ *                                   // Python side's fields); key names the graph
  *
  * The view only places what the server laid out and writes the texts the server
  * formatted: it never computes or formats a number. It pans and zooms (wheel, drag, the
@@ -24,7 +24,10 @@
  * opening zoom, up to a share of the window. A graph opens fitted whole when its text
  * is then at least 11 px, else at 11 px with the root on screen; `fitted` asks for the
  * lecture's left-to-right drawing first, then with each record's cells stacked (a third
- * as wide), and on a narrow view (a phone) top to bottom with stacked records. Stepping
+ * as wide), and on a narrow view (a phone) top to bottom with stacked records, then the
+ * same with the leaves that feed one op staggered over two rows (half as wide). A narrow
+ * view grows as tall as the window (the page scrolls) when that shows a graph whole at
+ * 11 px and its share does not. Stepping
  * keeps the current node on screen, and the root too whenever both fit. The overview
  * map sits in the toolbar, never over the drawing, and only while part of the graph is
  * off screen.
@@ -49,10 +52,12 @@ const GV_MINI_W = 160, GV_MINI_H = 34;  // px: the overview map's largest size
 function framed() { return window.parent !== window; }
 
 /** the layouts a view asks for, best first: the lecture's left to right, then the same
- *  with stacked records; top to bottom with stacked records on a narrow view */
+ *  with stacked records; on a narrow view top to bottom with stacked records, then the
+ *  same with the leaves that feed one op staggered over two rows (a row half as wide) */
 function layoutsFor(width) {
-  return width < GV_NARROW ? [{ rankdir: "TB", stack: true }]
-    : [{ rankdir: "LR", stack: false }, { rankdir: "LR", stack: true }];
+  return width < GV_NARROW
+    ? [{ rankdir: "TB", stack: true, stagger: false }, { rankdir: "TB", stack: true, stagger: true }]
+    : [{ rankdir: "LR", stack: false, stagger: false }, { rankdir: "LR", stack: true, stagger: false }];
 }
 
 export class GraphView {
@@ -364,13 +369,14 @@ export class GraphView {
   /* ---------------------------------------------------------------- layout and size */
   /** Ask for a graph in the layout that fits this view best, and resolve with the
    * document whose `graph` that is: `ask(layout)` resolves with a document for a layout
-   * ({rankdir, stack}); the layouts are asked one after another until one fits whole
+   * ({rankdir, stack, stagger}); the layouts are asked one after another until one fits whole
    * with text of 11 px, else the one that comes closest is kept (a graph too large for
    * any to fit is asked for once). `key` names the graph:
    * asked again under the same key, the layout chosen last is asked for at once. */
   async fitted(ask, key) {
     this._measure();
-    const tries = layoutsFor(this._w), same = (a, b) => a.rankdir === b.rankdir && a.stack === b.stack;
+    const tries = layoutsFor(this._w);
+    const same = (a, b) => a.rankdir === b.rankdir && a.stack === b.stack && a.stagger === b.stagger;
     const last = this._picked;
     const order = last && last.key === key && tries.some((t) => same(t, last.how)) ? [last.how] : tries;
     let best = null;
@@ -417,20 +423,32 @@ export class GraphView {
     return Math.max(GV_MIN_H, Math.round(share));
   }
 
-  /** the zoom that shows all of graph g in this port as tall as it may grow */
-  _fitK(g) {
+  /** how graph g opens fitted whole, {k, tall}: the zoom that shows all of it in this
+   * port as tall as it may grow (its share of the window); but on a narrow view whose
+   * share is too short for 11 px text, 11 px in a port as tall as the window (tall: the
+   * page scrolls to the rest of it) when the graph then fits that */
+  _fit(g) {
     if (this._w === undefined) this._measure();
-    return Math.min((this._w - 2 * GV_PAD) / g.width, (this._maxH() - 2 * GV_PAD) / g.height,
-                    GV_OPEN_ZOOM);
+    const across = (this._w - 2 * GV_PAD) / g.width, minK = GV_MIN_TEXT / GV_FONT;
+    const k = Math.min(across, (this._maxH() - 2 * GV_PAD) / g.height, GV_OPEN_ZOOM);
+    const tall = this._w < GV_NARROW && k < minK && across >= minK &&
+      g.height * minK + 2 * GV_PAD <= this._tallH();
+    return tall ? { k: minK, tall } : { k, tall };
   }
 
+  _fitK(g) { return this._fit(g).k; }
+
+  /** the tallest a narrow view grows to show a graph whole at 11 px: the window's height */
+  _tallH() { return Math.max(this._maxH(), Math.floor(this._winH - 2 * GV_PAD)); }
+
   /** the opening view: the port as tall as the graph needs (within GV_MIN_H and a share
-   * of the window), the whole graph if its text stays >= 11 px, else 11 px text with the
-   * root on screen */
+   * of the window, or the window on a narrow view: `_fit`), the whole graph if its text
+   * stays >= 11 px, else 11 px text with the root on screen */
   opening() {
     const g = this.graph, minK = GV_MIN_TEXT / GV_FONT;
-    const fitK = this._fitK(g), k = Math.max(fitK, minK);
-    const h = Math.min(this._maxH(), Math.max(GV_MIN_H, Math.ceil(g.height * k + 2 * GV_PAD)));
+    const { k: fitK, tall } = this._fit(g), k = Math.max(fitK, minK);
+    const h = Math.min(tall ? this._tallH() : this._maxH(),
+                       Math.max(GV_MIN_H, Math.ceil(g.height * k + 2 * GV_PAD)));
     this.port.style.height = h + "px";  // the port has no border or padding: h is its height
     this._h = h;
     if (fitK >= minK) { this.fit(fitK); return; }
