@@ -32,6 +32,7 @@
  * map sits in the toolbar, never over the drawing, and only while part of the graph is
  * off screen.
  */
+import { drawFolds, foldButtons, foldLabels } from "./graph_folds.js";
 import { curve, escapeMarkup, svg } from "./svg.js";
 import { uniquePrefix } from "./dom.js";
 
@@ -297,25 +298,8 @@ export class GraphView {
   }
 
   /* ---------------------------------------------------------------- folding */
-  _drawFoldButtons() {
-    this.folds.textContent = "";
-    for (const nr of this.neurons) {
-      const b = document.createElement("button");
-      b.type = "button"; b.dataset.fold = nr.id;
-      b.addEventListener("click", () => this.fold(nr.id));
-      this.folds.appendChild(b);
-    }
-    this._foldLabels();
-  }
-
-  _foldLabels() {
-    for (const b of this.folds.querySelectorAll("button")) {
-      const nr = this.neurons.find((x) => x.id === b.dataset.fold);
-      const on = this.folded.has(nr.id);
-      b.textContent = (on ? "open " : "fold ") + nr.title;
-      b.setAttribute("aria-pressed", on ? "true" : "false");
-    }
-  }
+  _drawFoldButtons() { foldButtons(this); }
+  _foldLabels() { foldLabels(this); }
 
   /** fold (true), open (false) or toggle (undefined) a neuron into one box */
   fold(id, folded) {
@@ -327,44 +311,7 @@ export class GraphView {
     if (box) this._reveal(box);  // the folded box on screen
   }
 
-  /* A folded neuron is one box where its output's op node and record were (the title
-   * line above, the output's cells inside); its other nodes and the edges between them
-   * are hidden, and each edge from outside into the neuron is drawn dashed to the box. */
-  _drawFolds() {
-    if (!this.graph) return;
-    const hidden = new Set(), into = {};
-    this.foldLayer.textContent = "";
-    for (const nr of this.neurons) {
-      if (!this.folded.has(nr.id)) continue;
-      for (const id of nr.members) hidden.add(id);
-      const out = this.byId[nr.output];
-      const texts = (this.lastState && this.lastState.cells && this.lastState.cells[out.id]) || out.cells;
-      const title = `${nr.title} (${nr.members.length} nodes, folded)`;
-      const left = out.op_box ? Math.min(out.op_box.x, out.box.x) : out.box.x;
-      const right = out.box.x + out.box.w;
-      const w = Math.max(right - left, title.length * 7.2 + 16);
-      const x = right - w, y = out.box.y - 20, h = out.box.h + 24;
-      const g = svg("g", { class: "fold", "data-neuron": nr.id, tabindex: "0", role: "button",
-                            "aria-label": `${title}: ${texts.join(", ")}; press Enter to open` },
-                     this.foldLayer);
-      svg("rect", { x, y, width: w, height: h, rx: 6 }, g);
-      const t1 = svg("text", { x: x + w / 2, y: y + 15, "text-anchor": "middle", class: "lbl" }, g);
-      t1.textContent = title;
-      const t2 = svg("text", { x: x + w / 2, y: y + h - 9, "text-anchor": "middle" }, g);
-      t2.textContent = texts.join("  ");
-      for (const id of nr.members) into[id] = [x, y + h / 2];
-    }
-    for (const n of this.graph.nodes) this.nodeEls[n.id].style.display = hidden.has(n.id) ? "none" : "";
-    for (const e of this.graph.edges) {
-      const cut = hidden.has(e.dst) && !hidden.has(e.src);
-      this.edgeEls[e.id].style.display = hidden.has(e.dst) ? "none" : "";
-      if (cut) {
-        const p0 = e.points[0], p1 = into[e.dst];
-        svg("path", { d: curve([p0, p1]), class: "foldedge", "marker-end": `url(#${this.arrow})` },
-             this.foldLayer);
-      }
-    }
-  }
+  _drawFolds() { drawFolds(this); }
 
   /* ---------------------------------------------------------------- layout and size */
   /** Ask for a graph in the layout that fits this view best, and resolve with the
