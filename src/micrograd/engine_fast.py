@@ -169,14 +169,14 @@ def push_grads(nodes):
 # ---------------------------------------------------------------------------------------
 
 
-def make_affine(Value, mode):
+def make_affine(Value, blocks):
     """``affine(b, ws, xs)`` for nodes of class ``Value``: ``b + ws[0]*xs[0] + ...``.
 
     The nodes the operators build, in their order (a ``*`` node, then a ``+`` node, per
     term), with their numbers (``ADD.forward`` and ``MUL.forward``, written out). Terms
-    that are not two Values, and any mode (``mode()`` is not 0: ``no_grad``,
-    ``detect_anomaly``), take the operators themselves."""
-    node_class, modes = Value, mode
+    that are not two Values, and any mode block open (``blocks()`` is not 0:
+    ``no_grad``, ``detect_anomaly``, ``enable_grad``), take the operators themselves."""
+    node_class, modes = Value, blocks
 
     def affine(b, ws, xs):
         # locals: this loop builds most nodes of a network
@@ -211,11 +211,12 @@ def make_affine(Value, mode):
 # ---------------------------------------------------------------------------------------
 
 
-def write_out_sum_and_product(Value, mode, binary):
-    """Give ``Value`` its ``+`` and ``*`` written out: for two Values and no mode on, the
-    node ``binary(ADD or MUL, x, y)`` builds (``ADD.forward`` and ``MUL.forward``, written
-    out), in one call instead of four; anything else goes to ``binary`` itself."""
-    node_class, modes, new = Value, mode, object.__new__
+def write_out_sum_and_product(Value, blocks, binary):
+    """Give ``Value`` its ``+`` and ``*`` written out: for two Values and no mode block
+    open (``blocks()`` is 0), the node ``binary(ADD or MUL, x, y)`` builds (``ADD.forward``
+    and ``MUL.forward``, written out), in one call instead of four; anything else goes to
+    ``binary`` itself."""
+    node_class, modes, new = Value, blocks, object.__new__
 
     def __add__(self, other):
         if type(other) is not node_class or modes():
