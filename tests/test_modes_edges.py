@@ -11,11 +11,15 @@
 
 import asyncio
 import contextvars
+import copy
+import inspect
+import sys
 import threading
 
 import pytest
 
-from micrograd import nn
+from micrograd import engine_fast, nn
+from micrograd.chain_rule import topological_order
 from micrograd.engine import Value, detect_anomaly, enable_grad, is_grad_enabled, no_grad
 
 
@@ -283,3 +287,103 @@ def test_a_throw_into_a_decorated_generator_leaves_no_block_open():
         assert is_grad_enabled()
     g.close()
     assert is_grad_enabled() and builds_graph() == ON
+
+
+# ---------------------------------------------------------------------------------------
+# 3. copies of a folded sum are copies of the operators' node
+# ---------------------------------------------------------------------------------------
+
+W, X, B = 0.7, -0.32, 0.1
+K1, K2 = 1.38, 1.03  # (K1 + K2) * X != K1 * X + K2 * X: the order of the sums shows
+
+
+def twin_sums():
+    """``b + w*x`` built folded (the neuron's sum) and by the operators, with its leaves."""
+    folded = [Value(W), Value(X), Value(B)]
+    plain = [Value(W), Value(X), Value(B)]
+    f = nn._affine(folded[2], [folded[0]], [folded[1]])
+    assert type(f._how) is float  # folded indeed (reading _how by slot unfolds nothing)
+    p = plain[2] + plain[0] * plain[1]
+    return (f, folded), (p, plain)
+
+
+def shape(v, c):
+    """What a reader sees of a node and its copy: numbers, ops and which inputs they share."""
+    return (v.data, c.data, v._op, c._op, [q.data for q in c._prev],
+            [a is b for a, b in zip(v._prev, c._prev)], c._prev[1]._prev == v._prev[1]._prev)
+
+
+def grads(v, c, leaves):
+    return [x.grad for x in leaves] + [v.grad, c.grad, v._prev[1].grad, c._prev[1].grad]
+
+
+@pytest.mark.parametrize("read_first", [True, False])
+def test_a_shallow_copy_of_a_folded_sum_is_the_operators_copy(read_first):
+    results = []
+    for v, leaves in twin_sums():
+        c = copy.copy(v)
+        if read_first:
+            seen = shape(v, c)
+        loss = v * K1 + c * K2
+        loss.backward()
+        if not read_first:
+            seen = shape(v, c)
+        results.append((seen, grads(v, c, leaves), loss.data, len(topological_order(loss))))
+    assert results[0] == results[1]
+    seen, g, _, _ = results[0]
+    assert seen[5] == [True, True]  # the copy shares act and the * node
+    assert g[-2] == g[-1] == K1 + K2  # the * node's grad: both users'
+
+
+def test_a_deep_copy_of_folded_sums_is_the_operators_deep_copy():
+    results = []
+    for v, leaves in twin_sums():
+        c = copy.copy(v)
+        v2, c2, leaves2 = copy.deepcopy([v, c, leaves])
+        loss = v2 * K1 + c2 * K2
+        loss.backward()
+        results.append((shape(v2, c2), grads(v2, c2, leaves2),
+                        [x.grad for x in leaves], v._prev[1] is not v2._prev[1]))
+    assert results[0] == results[1]
+    assert results[0][2] == [0.0, 0.0, 0.0]  # the originals untouched
+    assert results[0][3] is True
+
+
+def test_copies_of_a_folded_sum_after_backward_carry_its_product_grad():
+    results = []
+    for v, _ in twin_sums():
+        (v * K1).backward()
+        c, d = copy.copy(v), copy.deepcopy(v)
+        results.append([(n.data, n.grad, n._op, [(q.data, q.grad, q._op) for q in n._prev])
+                        for n in (c, d)])
+    assert results[0] == results[1]
+
+
+def test_a_copy_of_a_sum_whose_unfolding_was_cut_short_is_the_operators_node():
+    (v, leaves), (p, _) = twin_sums()
+    finish = engine_fast._finish.__code__
+    lines, first = inspect.getsourcelines(engine_fast._finish)
+    cut_at = first + next(i for i, line in enumerate(lines) if "_c = None" in line)
+
+    def tracer(frame, event, arg):
+        if frame.f_code is not finish:
+            return None
+
+        def local(frame, event, arg):  # at the line after ``v._b = ...``: cut there
+            if event == "line" and frame.f_lineno == cut_at:
+                raise KeyboardInterrupt
+            return local
+        return local
+
+    sys.settrace(tracer)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            v._prev  # noqa: B018 - reading it unfolds: cut short halfway
+    finally:
+        sys.settrace(None)
+    assert v in engine_fast.UNFOLDING and type(v._how) is float  # left half done
+    c = copy.copy(v)
+    assert not engine_fast.UNFOLDING
+    assert [q.data for q in c._prev] == [q.data for q in p._prev]
+    assert c._op == "+" and c._prev[1]._op == "*" and c._prev[1] is v._prev[1]
+    assert [q.data for q in c._prev[1]._prev] == [W, X]

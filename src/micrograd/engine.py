@@ -247,10 +247,10 @@ class Value:
         # as PyTorch's bool(tensor): false only for zero (nan is true)
         return self.data != 0.0
 
-    # Values hash by identity (they are graph nodes, kept in sets and dicts); comparing
-    # them with < or == would silently compare numbers and hide the graph, so == stays
-    # identity and there is no ordering.
+    # Values hash by identity (graph nodes, kept in sets and dicts); == stays identity and
+    # there is no ordering: comparing numbers would silently hide the graph.
     __hash__ = object.__hash__
+    __reduce_ex__ = _fast.reduce_unfolded  # copies: a folded sum unfolded first
 
 
 class _Extra:

@@ -303,6 +303,17 @@ def record(v):
     return unfold(v) if type(how) is float else how
 
 
+def reduce_unfolded(v, protocol):
+    """``Value.__reduce_ex__``, what ``copy.copy`` and ``copy.deepcopy`` call: a folded
+    sum is unfolded first (an unfolding cut short is finished), so a copy is one of the
+    operators' node: a shallow copy shares the original's ``*`` node, a deep copy carries
+    a copy of it, each with its number and grad. Copied folded, a shallow copy would make
+    a ``*`` node of its own, and the two folded sums would each push a product's share to
+    ``w`` and ``x``: other sums, rounded otherwise, than the operators' one."""
+    record(v)
+    return object.__reduce_ex__(v, protocol)
+
+
 # ---------------------------------------------------------------------------------------
 # CPython 3.10: warm backward() up at import
 # ---------------------------------------------------------------------------------------
