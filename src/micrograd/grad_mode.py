@@ -8,10 +8,11 @@
     >>> y._prev, y.data
     ((), 6.0)
 
-The modes are one small integer per thread and per async task (a context variable, as
-PyTorch keeps its grad mode per thread): bit ``NO_GRAD`` = gradients disabled, bit
-``ANOMALY`` = anomaly detection on. A block entered in one thread never changes another
-thread. ``micrograd.engine`` re-exports every public name here.
+The modes are one small integer per thread and per async task (``current()``; kept in
+a context variable, as PyTorch keeps its grad mode per thread): bit ``NO_GRAD`` =
+gradients disabled, bit ``ANOMALY`` = anomaly detection on. A block entered in one
+thread never changes another thread. ``micrograd.engine`` re-exports every public name
+here.
 
 The integer is worked out from the blocks open in this thread or task (the context
 variable holds them, innermost last): a block's exit takes that block out wherever it
@@ -190,7 +191,8 @@ class _ModeBlock:
     def __call__(self, fn):
         """``@no_grad()`` over a function (as in PyTorch): each call runs inside a block
         of its own, so the function may call itself; over a generator function, each
-        resumption of the generator does (its caller keeps its own mode between)."""
+        resumption of the generator does (its caller keeps its own mode between), and
+        ``send``, ``throw`` and ``close`` reach the generator (``_over_generator``)."""
         bit, on = self.bit, self.on
         if isgeneratorfunction(fn):
             return _over_generator(fn, bit, on)
