@@ -107,11 +107,12 @@ def test_the_injector_does_catch_a_block_left_on():
 
     @contextmanager
     def careless():
-        token = grad_mode._modes.set(grad_mode.NO_GRAD)
+        block = no_grad()
+        block.__enter__()  # no with statement: nothing holds the block's exit yet
         try:
             yield
         finally:
-            grad_mode._modes.reset(token)
+            block.leave()
 
     leaked = []
     for at in range(200):

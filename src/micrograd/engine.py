@@ -39,7 +39,7 @@ from .ops import (ABS, ADD, COS, DIV, EXP, LOG, MUL, POW, POWC, RELU, SIGMOID, S
 __all__ = ["Value", "no_grad", "enable_grad", "is_grad_enabled", "detect_anomaly",
            "AnomalyError", "define_op", "apply_op"]
 
-_mode = _gm.current  # the hot path's one call: 0 unless a mode is on
+_blocks = _gm.blocks  # the hot path's one call: 0 unless a mode block is open here
 
 #: draws a Value as SVG for Jupyter; set by the package to the graph views' renderer
 _svg_renderer = None
@@ -129,7 +129,7 @@ class Value:
         (see ``micrograd.autodiff``). As in PyTorch, a leaf's ``.grad`` then refers to a
         graph that refers back to the leaf.
         """
-        if create_graph or _mode() & _gm.ANOMALY or not _fast.ZERO_IS_FRESH:
+        if create_graph or _gm.current() & _gm.ANOMALY or not _fast.ZERO_IS_FRESH:
             return _backward_by_table(self, grad, create_graph)
         if type(grad) is not float:
             grad = _as_float(grad, "backward's grad")
@@ -247,10 +247,10 @@ class Value:
         # as PyTorch's bool(tensor): false only for zero (nan is true)
         return self.data != 0.0
 
-    # Values hash by identity (they are graph nodes, kept in sets and dicts); comparing
-    # them with < or == would silently compare numbers and hide the graph, so == stays
-    # identity and there is no ordering.
+    # Values hash by identity (graph nodes, kept in sets and dicts); == stays identity and
+    # there is no ordering: comparing numbers would silently hide the graph.
     __hash__ = object.__hash__
+    __reduce_ex__ = _fast.reduce_unfolded  # copies: a folded sum unfolded first
 
 
 class _Extra:
@@ -285,7 +285,7 @@ def _make(data, fn, a, b=None, arg=None):
     out = _new(Value)
     out.data = data
     out.grad = 0.0
-    mode = _mode()
+    mode = _blocks() and _gm.current()
     if mode:
         if mode & _gm.ANOMALY and not math.isfinite(data):
             _gm.check_forward(fn, a, b, arg, data)
@@ -343,7 +343,7 @@ def _as_float(x, what="Value"):
 
 
 #: ``b + ws[0]*xs[0] + ...`` in one call: what a neuron of ``micrograd.nn`` computes
-_affine = _fast.make_affine(Value, _mode)
+_affine = _fast.make_affine(Value, _blocks)
 
 
 def _backward_by_table(root, grad, create_graph):
@@ -365,7 +365,7 @@ def _backward_by_table(root, grad, create_graph):
         return
     grads = {v: v.grad for v in order if v._a is None}
     grads[root] = grads.get(root, 0.0) + _as_float(grad, "backward's grad")
-    check = _mode() & _gm.ANOMALY
+    check = _gm.current() & _gm.ANOMALY
     for v, g, pushes in sweep_steps(reversed(order), grads):
         if check:
             for i, c, _, _ in pushes:
@@ -495,5 +495,5 @@ def define_op(key, forward, grad, *, arity=1, name=None, formula="", rule="",
     return apply
 
 
-_fast.write_out_sum_and_product(Value, _mode, _binary)  # the same nodes, one call
+_fast.write_out_sum_and_product(Value, _blocks, _binary)  # the same nodes, one call
 _fast.warm_up(Value)  # CPython 3.10 only (engine_fast)

@@ -169,14 +169,14 @@ def push_grads(nodes):
 # ---------------------------------------------------------------------------------------
 
 
-def make_affine(Value, mode):
+def make_affine(Value, blocks):
     """``affine(b, ws, xs)`` for nodes of class ``Value``: ``b + ws[0]*xs[0] + ...``.
 
     The nodes the operators build, in their order (a ``*`` node, then a ``+`` node, per
     term), with their numbers (``ADD.forward`` and ``MUL.forward``, written out). Terms
-    that are not two Values, and any mode (``mode()`` is not 0: ``no_grad``,
-    ``detect_anomaly``), take the operators themselves."""
-    node_class, modes = Value, mode
+    that are not two Values, and any mode block open (``blocks()`` is not 0:
+    ``no_grad``, ``detect_anomaly``, ``enable_grad``), take the operators themselves."""
+    node_class, modes = Value, blocks
 
     def affine(b, ws, xs):
         # locals: this loop builds most nodes of a network
@@ -211,11 +211,12 @@ def make_affine(Value, mode):
 # ---------------------------------------------------------------------------------------
 
 
-def write_out_sum_and_product(Value, mode, binary):
-    """Give ``Value`` its ``+`` and ``*`` written out: for two Values and no mode on, the
-    node ``binary(ADD or MUL, x, y)`` builds (``ADD.forward`` and ``MUL.forward``, written
-    out), in one call instead of four; anything else goes to ``binary`` itself."""
-    node_class, modes, new = Value, mode, object.__new__
+def write_out_sum_and_product(Value, blocks, binary):
+    """Give ``Value`` its ``+`` and ``*`` written out: for two Values and no mode block
+    open (``blocks()`` is 0), the node ``binary(ADD or MUL, x, y)`` builds (``ADD.forward``
+    and ``MUL.forward``, written out), in one call instead of four; anything else goes to
+    ``binary`` itself."""
+    node_class, modes, new = Value, blocks, object.__new__
 
     def __add__(self, other):
         if type(other) is not node_class or modes():
@@ -300,6 +301,17 @@ def record(v):
     """``v._how`` as every reader of a node by name sees it: a folded sum unfolded."""
     how = v._how
     return unfold(v) if type(how) is float else how
+
+
+def reduce_unfolded(v, protocol):
+    """``Value.__reduce_ex__``, what ``copy.copy`` and ``copy.deepcopy`` call: a folded
+    sum is unfolded first (an unfolding cut short is finished), so a copy is one of the
+    operators' node: a shallow copy shares the original's ``*`` node, a deep copy carries
+    a copy of it, each with its number and grad. Copied folded, a shallow copy would make
+    a ``*`` node of its own, and the two folded sums would each push a product's share to
+    ``w`` and ``x``: other sums, rounded otherwise, than the operators' one."""
+    record(v)
+    return object.__reduce_ex__(v, protocol)
 
 
 # ---------------------------------------------------------------------------------------

@@ -8,16 +8,20 @@
     >>> y._prev, y.data
     ((), 6.0)
 
-The modes are one small integer per thread and per async task (a context variable, as
-PyTorch keeps its grad mode per thread): bit ``NO_GRAD`` = gradients disabled, bit
-``ANOMALY`` = anomaly detection on. A block entered in one thread never changes another
-thread. ``micrograd.engine`` re-exports every public name here.
+The modes are one small integer per thread and per async task (``current()``; kept in
+a context variable, as PyTorch keeps its grad mode per thread): bit ``NO_GRAD`` =
+gradients disabled, bit ``ANOMALY`` = anomaly detection on. A block entered in one
+thread never changes another thread. ``micrograd.engine`` re-exports every public name
+here.
 
-The integer is worked out from the blocks open in this thread or task (a second context
-variable, innermost last): a block's exit takes that block out wherever it stands, so
-blocks need not close in the order they opened (two generators, each suspended inside a
-block), and a block closed in another task than the one it opened in (an async generator
-resumed by another task) raises no error and leaves the closing task as it was.
+The integer is worked out from the blocks open in this thread or task (the context
+variable holds them, innermost last): a block's exit takes that block out wherever it
+stands, so blocks need not close in the order they opened (two generators, each
+suspended inside a block). A block may close in another thread or task than the one it
+opened in (an async generator finalised by asyncio's own task, a generator closed by
+another thread): that raises no error, leaves the closing context as it was, and the
+opening context stops reading the block at once (its integer is worked out from its
+blocks still open, not kept from the last time it opened or closed one).
 
 A KeyboardInterrupt may land between any two bytecodes, so neither entering nor leaving a
 block relies on reaching a ``try:``. The ``with`` statement holds the block's exit
@@ -30,6 +34,7 @@ included), the watch closes the block (idempotent: it finishes a close cut halfw
 from __future__ import annotations
 
 import contextvars
+import itertools
 import math
 import weakref
 from functools import partial, wraps
@@ -41,11 +46,15 @@ __all__ = ["no_grad", "enable_grad", "is_grad_enabled", "detect_anomaly", "Anoma
 
 NO_GRAD = 1
 ANOMALY = 2
+#: the blocks open in this thread or task (a ``_Stack``), or 0 when there is none
 _modes = contextvars.ContextVar("micrograd_modes", default=0)
-#: the blocks open in this thread or task, innermost last (their fold is ``_modes``)
-_open = contextvars.ContextVar("micrograd_mode_blocks", default=())
-#: the modes now: 0 unless one is on (the engine's hot path makes this one call)
-current = _modes.get
+#: 0 unless a block is open here (the engine's hot path makes this one call; then
+#: ``current()`` says which modes are on)
+blocks = _modes.get
+#: a new number at every close, from any thread or task (a fold kept from an older one
+#: is stale)
+_ticks = itertools.count()
+_tick = next(_ticks)
 _isfinite = math.isfinite
 
 
@@ -58,28 +67,56 @@ def is_grad_enabled():
     return not current() & NO_GRAD
 
 
-def _fold(blocks):
-    mode = 0
-    for b in blocks:
-        mode = (mode | b.bit) if b.on else (mode & ~b.bit)
+def current():
+    """The modes on in this thread or task: ``NO_GRAD``, ``ANOMALY``, both, or 0. The
+    fold of its blocks still open, innermost last: a block closed from another context
+    counts no more from that moment (every close moves ``_tick`` on, and a stack's fold
+    kept from an older tick is worked out again)."""
+    stack = _modes.get()
+    if not stack:
+        return 0
+    tick, mode = stack.fold
+    if tick != _tick:
+        tick = _tick  # read before the blocks: a close after this moves it on again
+        mode = 0
+        for b in stack.blocks:
+            if b.is_open:
+                mode = (mode | b.bit) if b.on else (mode & ~b.bit)
+        stack.fold = (tick, mode)  # one store: threads sharing the stack see a pair
     return mode
+
+
+class _Stack:
+    """The blocks open in one thread or task, innermost last, and their fold as of a
+    tick. The blocks never change (a context copied into a new task shares the stack
+    until either opens or closes a block); the fold is a cache."""
+
+    __slots__ = ("blocks", "fold")
+
+    def __init__(self, blocks):
+        self.blocks = blocks
+        self.fold = (None, 0)  # no tick yet: worked out at the first read
 
 
 def _open_block(block):
     """Put ``block`` on this context's stack (dropping any closed elsewhere)."""
-    blocks = tuple(b for b in _open.get() if b.is_open) + (block,)
+    stack = _modes.get()
+    blocks = (tuple(b for b in stack.blocks if b.is_open) if stack else ()) + (block,)
     block.is_open = True
-    _open.set(blocks)
-    _modes.set(_fold(blocks))
+    _modes.set(_Stack(blocks))
 
 
 def _close_block(block):
     """Take ``block`` off this context's stack, wherever it stands; idempotent (run again
-    after an interruption halfway, it finishes the job)."""
-    blocks = tuple(b for b in _open.get() if b is not block and b.is_open)
-    _modes.set(_fold(blocks))
-    _open.set(blocks)
+    after an interruption halfway, it finishes the job). Closed from another context,
+    the block counts no more there either: ``current()`` reads ``is_open``."""
+    global _tick
+    stack = _modes.get()
+    if stack:
+        blocks = tuple(b for b in stack.blocks if b is not block and b.is_open)
+        _modes.set(_Stack(blocks) if blocks else 0)
     block.is_open = False
+    _tick = next(_ticks)  # after ``is_open``: every fold kept from before is stale
 
 
 class _Exit(partial):
@@ -154,25 +191,11 @@ class _ModeBlock:
     def __call__(self, fn):
         """``@no_grad()`` over a function (as in PyTorch): each call runs inside a block
         of its own, so the function may call itself; over a generator function, each
-        resumption of the generator does (its caller keeps its own mode between)."""
+        resumption of the generator does (its caller keeps its own mode between), and
+        ``send``, ``throw`` and ``close`` reach the generator (``_over_generator``)."""
         bit, on = self.bit, self.on
         if isgeneratorfunction(fn):
-            @wraps(fn)
-            def resumed(*args, **kwargs):
-                gen = fn(*args, **kwargs)
-                sent = None
-                while True:
-                    with _ModeBlock(bit, on):
-                        try:
-                            item = gen.send(sent)
-                        except StopIteration as done:
-                            return done.value
-                    try:
-                        sent = yield item
-                    except GeneratorExit:
-                        gen.close()
-                        raise
-            return resumed
+            return _over_generator(fn, bit, on)
 
         @wraps(fn)
         def inside(*args, **kwargs):
@@ -183,6 +206,33 @@ class _ModeBlock:
     def __repr__(self):
         name = {NO_GRAD: "no_grad" if self.on else "enable_grad", ANOMALY: "detect_anomaly"}
         return f"<{name[self.bit]} block, {'open' if self.is_open else 'closed'}>"
+
+
+def _over_generator(fn, bit, on):
+    """The generator function ``fn`` with each resumption inside a block of its own, as
+    PyTorch wraps one: what the caller sends goes in, an exception thrown in (``throw``)
+    is raised at the inner generator's ``yield`` (its ``except`` and ``finally`` see it;
+    it may handle it and yield again), and ``close()`` closes it, all inside the mode."""
+    @wraps(fn)
+    def resumed(*args, **kwargs):
+        gen = fn(*args, **kwargs)
+        step, arg = gen.send, None
+        while True:
+            with _ModeBlock(bit, on):
+                try:
+                    item = step(arg)
+                except StopIteration as done:
+                    return done.value
+            step, arg = gen.send, None  # nothing held while suspended
+            try:
+                arg = yield item
+            except GeneratorExit:
+                with _ModeBlock(bit, on):
+                    gen.close()
+                raise
+            except BaseException as exc:  # thrown in by the caller: passed on
+                step, arg = gen.throw, exc
+    return resumed
 
 
 def no_grad():
