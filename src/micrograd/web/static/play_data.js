@@ -15,8 +15,8 @@
  *   panel.download(text, name)
  *
  * The page reads no number of a file: the Python side parses it (micrograd.points_csv,
- * the operation csv.read) and says which line and field it refuses; the export is the
- * Python side's text too (play.csv), floats written with repr, so a file exported and
+ * the route play.csv.read) and says which line and field it refuses; the export is the
+ * Python side's text too (play.csv.write), floats written with repr, so a file exported and
  * imported again gives the same points. */
 
 import { fmt } from "./format.js";
@@ -150,7 +150,7 @@ export class YourData {
     const p = this.play, reg = p.state.task === "regression";
     let got;
     try {
-      got = await p.client.call("csv.read", { text, column: reg ? "target" : "label", loss: p.accepted.loss });
+      got = await p.client.call("play.csv.read", { text, column: reg ? "target" : "label", loss: p.accepted.loss });
     } catch (e) { this.panel.error(`${name}: ${e.message}`); return false; }
     const target = got.column === "target";
     const patch = { dataset: target ? "own_regression" : "own", points: got.points,
@@ -165,7 +165,7 @@ export class YourData {
 
   /** the data set as CSV text (the Python side writes it), or null */
   async exportCsv() {
-    try { return (await this.play.session.call("play.csv", {})).text; }
+    try { return (await this.play.session.call("play.csv.write", {})).text; }
     catch (e) { this.panel.error("export: " + e.message); return null; }
   }
 

@@ -372,7 +372,7 @@ export class Playground {
 
   async setLr(lr) {
     try {
-      const r = await this.session.call("play.setLr", { lr });
+      const r = await this.session.call("play.lr", { lr });
       this.mark("lr", null); this.showNotice("");
       this.state.lr = r.lr; this.accepted.lr = r.lr;
       this.lrVersion = (this.lrVersion || 0) + 1;
@@ -382,7 +382,7 @@ export class Playground {
 
   async setWeight(name, value, input) {
     try {
-      const s = await this.session.call("play.setWeight", { name, value });
+      const s = await this.session.call("play.weight", { name, value });
       this.controls.mark(input, null);
       if (s.history.length) {
         const last = this.history[this.history.length - 1];
@@ -586,7 +586,7 @@ export class Playground {
   }
 
   async unfollow() {
-    try { const s = await this.session.call("play.inspectStop", {}); this.accept(s); this.writeUrl(); }
+    try { const s = await this.session.call("play.inspect.stop", {}); this.accept(s); this.writeUrl(); }
     catch (e) { this.showNotice(e.message); }
   }
 }
