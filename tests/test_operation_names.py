@@ -164,7 +164,7 @@ def through_http(log):
     for name, request in log:
         request = {k: (sid if v == "$sid" else v) for k, v in request.items()}
         method, path = urls[name]
-        path = re.sub(r"\{(\w+)\}", lambda m: request.pop(m[1]), path)
+        path = re.sub(r"\{(\w+)\}", lambda m, r=request: r.pop(m[1]), path)
         r = client.request(method, path, json=request if method in ("POST", "PATCH") else None)
         assert r.status_code == 200, (name, r.status_code, r.text[:300])
         data = r.json()
