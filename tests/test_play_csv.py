@@ -243,18 +243,18 @@ def test_an_upload_over_the_cap_is_a_413_whatever_its_encoding():
 # ---------------------------------------------------------------------------------------
 
 LOG = [
-    ("csv.read", {"text": GOOD}),
-    ("csv.read", {"text": "x1,x2,label\n0.5,0.5,1\n0.1,abc,1\n"}),
-    ("csv.read", {"text": "0,0,2\n1,1,0\n0.5,0.5,1\n", "loss": "ce"}),
-    ("csv.read", {"text": "0,0,0.5\n", "column": "target"}),
-    ("csv.read", {"text": "0,0,1\n", "column": "nope"}),
+    ("play.csv.read", {"text": GOOD}),
+    ("play.csv.read", {"text": "x1,x2,label\n0.5,0.5,1\n0.1,abc,1\n"}),
+    ("play.csv.read", {"text": "0,0,2\n1,1,0\n0.5,0.5,1\n", "loss": "ce"}),
+    ("play.csv.read", {"text": "0,0,0.5\n", "column": "target"}),
+    ("play.csv.read", {"text": "0,0,1\n", "column": "nope"}),
     ("play.create", {"dataset": "own", "points": [[0.5, 0.5, 1], [-0.5, -0.5, -1],
                                                   [0.25, 0.75, 1], [-0.75, -0.25, -1],
                                                   [0.1, 0.2, 1], [0.3, -0.4, -1]],
                      "hidden": [3], "samples": 10}),
-    ("play.csv", {"sid": "$sid"}),
+    ("play.csv.write", {"sid": "$sid"}),
     ("play.create", {"dataset": "own", "points": [[0.5, 0.5, 1]]}),
-    ("play.csv", {"sid": "gone"}),
+    ("play.csv.write", {"sid": "gone"}),
 ]
 
 WORKER = r"""
@@ -276,7 +276,8 @@ print(json.dumps({"platform": sys.platform, "answers": out}))
 """
 
 STATUS = {"invalid": 422, "refused": 400, "not_found": 404, "lost": 404, "busy": 503}
-ROUTES = {"csv.read": ("POST", "/api/play/csv"), "play.csv": ("GET", "/api/play/{sid}/csv"),
+ROUTES = {"play.csv.read": ("POST", "/api/play/csv"),
+          "play.csv.write": ("GET", "/api/play/{sid}/csv"),
           "play.create": ("POST", "/api/play")}
 
 

@@ -6,16 +6,14 @@ The same code in Pyodide, in chromium, is tests/test_site_browser.py."""
 
 import json
 import math
-import re
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from micrograd.expr import evaluate
 from micrograd.web.handlers import run_to_end
-from micrograd.web.pyodide.door import OPERATIONS, Refusal, call
+from micrograd.web.pyodide.door import Refusal, call
 from micrograd.web.pyodide.calls import Call, entry_point
 
 
@@ -110,8 +108,8 @@ def test_the_entry_point_is_a_function_of_micrograd_by_name_only(spec):
 
 
 def test_an_entry_point_that_is_not_a_function_is_refused():
-    with pytest.raises(ValueError, match="no function 'OPERATIONS'"):
-        entry_point("micrograd.web.pyodide.door:OPERATIONS")
+    with pytest.raises(ValueError, match="no function 'SESSIONS'"):
+        entry_point("micrograd.web.pyodide.door:SESSIONS")
     assert entry_point("micrograd.web.pyodide.door:call") is call
 
 
@@ -129,7 +127,7 @@ def leaf_grads(view):
 
 
 def test_the_door_builds_the_lectures_walk():
-    got = through_the_worker("walk.build", {"preset": "lecture"})
+    got = through_the_worker("walk", {"preset": "lecture"})
     assert got["ok"] is True
     assert leaf_grads(got["data"]) == {"a": 6.0, "b": -4.0, "c": -2.0, "f": 4.0}
     root = got["data"]["graph"]["root"]
@@ -145,7 +143,7 @@ def test_the_door_builds_the_lectures_walk():
 def test_the_doors_grads_are_the_engines(source, values):
     prog = evaluate(source, values, override=True)
     prog.root.backward()
-    got = leaf_grads(through_the_worker("walk.build", {"expr": source, "values": values})["data"])
+    got = leaf_grads(through_the_worker("walk", {"expr": source, "values": values})["data"])
     named = {name: g for name, g in got.items() if name in prog.names}  # not the constants
     assert named == {name: prog.names[name].grad for name in named}
     assert named and set(values) <= set(named)
@@ -153,29 +151,18 @@ def test_the_doors_grads_are_the_engines(source, values):
 
 @pytest.mark.parametrize("name, request_, error", [
     ("walk.nope", {}, {"kind": "unknown"}),
-    ("walk", {"preset": "lecture"}, {"kind": "unknown"}),  # a route, not an operation
-    ("walk.build", [], {"kind": "refused", "message": "a request is a JSON object, got list"}),
-    ("walk.build", {"preset": "nope"}, {"kind": "not_found", "field": "preset"}),
-    ("walk.build", {"expr": "a = 2; b = a *"}, {"kind": "refused", "field": None}),
-    ("walk.build", {"expr": "tanh(x*w)"}, {"kind": "refused", "free": ["x", "w"]}),
-    ("walk.build", {"preset": "lecture", "colour": 1}, {"kind": "invalid"}),
+    ("walk.build", {"preset": "lecture"}, {"kind": "unknown"}),  # no route has that name
+    ("walk", [], {"kind": "refused", "message": "a request is a JSON object, got list"}),
+    ("walk", {"preset": "nope"}, {"kind": "not_found", "field": "preset"}),
+    ("walk", {"expr": "a = 2; b = a *"}, {"kind": "refused", "field": None}),
+    ("walk", {"expr": "tanh(x*w)"}, {"kind": "refused", "free": ["x", "w"]}),
+    ("walk", {"preset": "lecture", "colour": 1}, {"kind": "invalid"}),
     ("play.step", {"sid": "gone", "steps": 1}, {"kind": "lost", "field": "sid"}),
 ])
 def test_a_refusal_comes_back_with_the_handlers_error_data(name, request_, error):
     got = through_the_worker(name, request_)
     assert got["ok"] is False
     assert {k: got["error"].get(k) for k in error} == error, got
-
-
-def test_the_door_maps_every_operation_of_the_client_to_a_handler_route():
-    from micrograd.web.handlers import ROUTES
-
-    assert set(OPERATIONS.values()) == set(ROUTES)
-    client = (Path(__file__).resolve().parent.parent / "src" / "micrograd" / "web" / "static"
-              / "client.js").read_text()
-    routes = client[client.index("const ROUTES = {"):]
-    routes = routes[:routes.index("};")]
-    assert set(OPERATIONS) == set(re.findall(r'^  "([\w.]+)":', routes, re.M))
 
 
 def test_one_set_of_sessions_lives_as_long_as_the_worker():
@@ -197,7 +184,7 @@ def test_the_workers_python_imports_without_fastapi_or_numpy():
             "    sys.modules[m] = None\n"
             "from micrograd.web.pyodide.calls import Call, entry_point\n"
             "fn = entry_point('micrograd.web.pyodide.door:call')\n"
-            "c = Call(fn, 'walk.build', '{\"preset\": \"lecture\"}')\n"
+            "c = Call(fn, 'walk', '{\"preset\": \"lecture\"}')\n"
             "t = c.step()\n"
             "while t is None: t = c.step()\n"
             "print(t[:11])\n")

@@ -78,7 +78,7 @@ def test_the_sources_archive_alone_runs_the_lecture(built, tmp_path):
             "assert micrograd.__file__.startswith(sys.argv[1]), micrograd.__file__\n"
             "from micrograd.web.handlers import run_to_end\n"
             "from micrograd.web.pyodide.door import call\n"
-            "g = run_to_end(call('walk.build', {'preset': 'lecture'}))['graph']\n"
+            "g = run_to_end(call('walk', {'preset': 'lecture'}))['graph']\n"
             "print(sorted((n['name'], n['grad']) for n in g['nodes'] if n['leaf']))\n")
     proc = subprocess.run([sys.executable, "-c", code, str(out / "micrograd.zip")],
                           capture_output=True, text=True, cwd=tmp_path, timeout=120,

@@ -125,10 +125,10 @@ CALLS = """async () => {
   for (let i = 0; i < 100; i++) deep = { values: deep };
   const [unknown, refused, nested, a, b] = await Promise.all([
     outcome(python.call("walk.nope", {})),
-    outcome(python.call("walk.build", { expr: "a = 2; b = a *" })),
-    outcome(python.call("walk.build", deep)),
-    outcome(python.call("walk.build", { preset: "lecture", values: { a: 3 } })),
-    outcome(python.call("walk.build", { expr: "x = 0.5; y = x*x" })),
+    outcome(python.call("walk", { expr: "a = 2; b = a *" })),
+    outcome(python.call("walk", deep)),
+    outcome(python.call("walk", { preset: "lecture", values: { a: 3 } })),
+    outcome(python.call("walk", { expr: "x = 0.5; y = x*x" })),
   ]);
   const grads = (r) => Object.fromEntries(
     r.data.graph.nodes.filter((n) => n.leaf && /^[a-z]/.test(n.name)).map((n) => [n.name, n.grad]));

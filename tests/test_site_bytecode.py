@@ -77,7 +77,7 @@ import json, sys
 import micrograd.engine
 from micrograd.web.handlers import run_to_end
 from micrograd.web.pyodide.door import call
-g = run_to_end(call("walk.build", {"preset": "lecture"}))["graph"]
+g = run_to_end(call("walk", {"preset": "lecture"}))["graph"]
 print(json.dumps({"grads": sorted([n["name"], n["grad"]] for n in g["nodes"] if n["leaf"]),
                   "json": json.__file__, "python": sys.version.split()[0]}))
 """

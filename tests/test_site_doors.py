@@ -27,32 +27,32 @@ NODE_RUNNER = ROOT / "tests" / "run_in_pyodide.mjs"
 PLAY = {"dataset": "disk", "hidden": [4], "samples": 60, "lr": 0.1, "optimizer": "adam"}
 LOG = [
     ("meta", {}),
-    ("walk.build", {"preset": "lecture"}),
+    ("walk", {"preset": "lecture"}),
     ("walk.check", {"preset": "lecture", "values": {}, "answer": 6}),
     ("walk.check", {"preset": "lecture", "values": {}, "answer": -6}),
     ("walk.nudge", {"preset": "lecture", "values": {"a": 2.5}, "leaf": "a", "h": 1e-4}),
     ("walk.order", {"preset": "lecture", "values": {}, "order": ["n6", "n4", "n5", "n0",
                                                                 "n1", "n2", "n3"]}),
-    ("walk.build", {"preset": "lecture", "values": {"c": 7.25}, "assign": True}),
-    ("walk.build", {"preset": "neuron"}),
-    ("walk.build", {"preset": "diamond"}),
-    ("walk.build", {"preset": "diamond", "recursive": True, "values": {"a": -1.5}}),
+    ("walk", {"preset": "lecture", "values": {"c": 7.25}, "assign": True}),
+    ("walk", {"preset": "neuron"}),
+    ("walk", {"preset": "diamond"}),
+    ("walk", {"preset": "diamond", "recursive": True, "values": {"a": -1.5}}),
     ("walk.check", {"preset": "diamond", "values": {}, "answer": 15}),
     ("walk.check", {"preset": "diamond", "values": {}, "answer": 9}),
     ("walk.order", {"preset": "diamond", "values": {}, "order": ["n5", "n2", "n4", "n0"]}),
     ("walk.order", {"preset": "diamond", "values": {}, "order": ["n0", "n2", "n4", "n5"]}),
     ("walk.nudge", {"preset": "diamond", "values": {}, "leaf": "a", "h": 0.001}),
-    ("walk.build", {"expr": "x = 0.5; y = exp(x*x) * x", "ask": "x", "of": "y"}),
-    ("walk.build", {"expr": "tanh(x*w)"}),  # refused: names without values
-    ("walk.build", {"preset": "nope"}),  # refused: no such preset
-    ("walk.build", {"expr": "a = 2; b = a *"}),  # refused: does not parse
+    ("walk", {"expr": "x = 0.5; y = exp(x*x) * x", "ask": "x", "of": "y"}),
+    ("walk", {"expr": "tanh(x*w)"}),  # refused: names without values
+    ("walk", {"preset": "nope"}),  # refused: no such preset
+    ("walk", {"expr": "a = 2; b = a *"}),  # refused: does not parse
     ("play.create", PLAY),
     ("play.step", {"sid": "$sid", "steps": 1}),
     ("play.step", {"sid": "$sid", "steps": 1}),
     ("play.step", {"sid": "$sid", "steps": 1}),
     ("play.reset", {"sid": "$sid", "init_seed": 7}),
     ("play.step", {"sid": "unknown-session", "steps": 1}),  # lost
-    ("walk.build", {"preset": "neuron", "rankdir": "TB", "stack": True}),  # a phone's
+    ("walk", {"preset": "neuron", "rankdir": "TB", "stack": True}),  # a phone's
 ]
 
 def routes():
@@ -180,7 +180,7 @@ def both():
 
 def test_the_log_reads_client_js_routes_for_every_operation():
     assert set(routes()) >= {name for name, _ in LOG}
-    assert routes()["play.setLr"] == ("PATCH", "api/play/{sid}")
+    assert routes()["play.lr"] == ("PATCH", "api/play/{sid}")
 
 
 def test_the_worker_side_ran_on_pyodides_python(both):

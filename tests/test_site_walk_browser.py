@@ -259,8 +259,8 @@ ERRORS = """async () => {
     (data) => ({ data }),
     (e) => ({ name: e.name, kind: e.kind, field: e.field, data: e.data, message: e.message }));
   return {
-    free: await outcome("walk.build", { expr: "tanh(x*w)" }),
-    preset: await outcome("walk.build", { preset: "nope" }),
+    free: await outcome("walk", { expr: "tanh(x*w)" }),
+    preset: await outcome("walk", { preset: "nope" }),
     lost: await outcome("play.step", { sid: "gone", steps: 1 }),
     unknown: await outcome("walk.nope", {}),
     another: workerClient() !== client,  // another client, the same worker

@@ -1,6 +1,6 @@
 """The layouts the Walk's graph view chooses from: ``micrograd.viz.layout``'s direction
 (``rankdir``) and stacked records (``stack``), asked for by the page through
-``walk.build``'s fields, the same over HTTP as in the handlers (the static site's door
+``walk``'s fields, the same over HTTP as in the handlers (the static site's door
 is compared with HTTP in tests/test_site_doors.py)."""
 
 import itertools

@@ -252,7 +252,7 @@ def test_both_doors_send_the_same_conventions():
     request = {"preset": "lecture", "no_zero_grad": True}
     http = TestClient(create_app()).post("/api/walk", json=request)
     assert http.status_code == 200, http.text
-    worker = through_the_worker("walk.build", request)
+    worker = through_the_worker("walk", request)
     assert worker["ok"] is True
     assert http.json()["conventions"] == worker["data"]["conventions"] \
         == compare_conventions(parse(PRESETS["lecture"].expr))

@@ -235,9 +235,9 @@ def test_the_client_says_what_kind_of_failure_each_is(new_page, server):
     page = new_page()
     page.goto(f"{server}#page=walk&preset=square")
     page.wait_for_selector("body[data-ready='1']")
-    ok, kind, field, message, data = page.evaluate(KIND_OF, ["walk.build", {"expr": "a*b"}])
+    ok, kind, field, message, data = page.evaluate(KIND_OF, ["walk", {"expr": "a*b"}])
     assert (ok, kind) == (True, "refused") and data["free"] == ["a", "b"]
-    assert page.evaluate(KIND_OF, ["walk.build", {"preset": "nope"}])[1] == "refused"
+    assert page.evaluate(KIND_OF, ["walk", {"preset": "nope"}])[1] == "refused"
     ok, kind, field, message, _ = page.evaluate(KIND_OF, ["play.create", {"lr": -1}])
     assert (kind, field) == ("refused", "lr") and "lr" in message
     lost = page.evaluate(KIND_OF, ["play.step", {"sid": "gone", "steps": 1}])

@@ -583,7 +583,7 @@ def test_a_200_node_graph_is_laid_out_and_drawn_and_timed(page, server):
         runs.append(page.evaluate("""async ([expr, values]) => {
             const t0 = performance.now();
             const walk = document.querySelector("#page-walk").walk;
-            const doc = await walk.client.call("walk.build", { expr, values });
+            const doc = await walk.client.call("walk", { expr, values });
             const t1 = performance.now();
             await walk.load({ expr, values }, false);  // the page's own path, drawn
             const t2 = performance.now();
@@ -613,7 +613,7 @@ def test_a_mode_switched_while_a_preset_loads_is_kept(page, server):
         const walk = document.querySelector('#page-walk').walk, real = walk.client;
         let first = true;
         walk.client = { farewell: real.farewell, call(name, request) {
-            const late = first && name === 'walk.build' && request.preset === 'diamond';
+            const late = first && name === 'walk' && request.preset === 'diamond';
             if (late) first = false;
             const wait = new Promise((r) => setTimeout(r, late ? 1500 : 0));
             return wait.then(() => real.call(name, request)); } };

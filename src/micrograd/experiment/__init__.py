@@ -35,7 +35,7 @@ the page's ``spec``), ``build`` (data, model, loss, optimizer). The fields, by g
 (kept stable: the page's code is written against it)::
 
     {"fields": [{"name": "dataset", "url": "ds", "kind": "choice", "default": "disk",
-                 "label": "data set", "help": "...", "group": "data",
+                 "label": "data set", "help": "...", "group": "data", "place": "data",
                  "keeps_weights": false, "choices": ["moons", ...],
                  "choice_labels": {"disk": "circle", ...}},
                 {"name": "classes", "url": "k", "kind": "int", "default": 2, ...,
@@ -46,6 +46,10 @@ the page's ``spec``), ``build`` (data, model, loss, optimizer). The fields, by g
                  "max_len": 6}, ...],
      "regression": ["plane", "gaussians"],      # data sets with a float target
      "multiclass": ["spiral", "blobs"],         # data sets that take classes > 2
+     "own": ["own", "own_regression"],          # the sets of your own points
+     "regression_loss": "mse",                  # the loss of every regression set
+     "groups": [{"name": "data", "text": "data set and its settings", "place": "data"},
+                ..., {"name": "lr", "text": "learning rate", "place": "bar"}, ...],
      "output_activation": {"mse": "tanh", "hinge": "linear", ...},
      "losses": {"mse": {"labels": "pm1", "outputs": "one", "output_activation": "tanh",
                         "help": "..."}, ...},
@@ -59,7 +63,10 @@ A field's ``kind`` is one of ``choice`` (one of ``choices``), ``int``, ``number`
 list), ``points`` (``x1:x2:label;...`` in a link) and ``indices`` (a comma list).
 ``min``/``max`` are inclusive unless ``min_exclusive``/``max_exclusive`` says so.
 ``keeps_weights``: changing the field keeps the network's weights (its shape stays);
-``group``: the control group a lesson link can hide.
+``group``: the control group a lesson link can hide (``groups``: in the page's order,
+each with its text and its ``place``: ``data``, ``network``, ``bar`` or null, no control
+in the form); ``place``: where the field's control goes (its group's, unless the field
+names its own: the batch sits in the bar, hidden with the data).
 """
 
 

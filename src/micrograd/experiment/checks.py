@@ -9,7 +9,7 @@ from dataclasses import fields
 from numbers import Real
 
 from .. import losses as _losses
-from .fields import (MAX_COORD, MAX_EDITS, MAX_PARAMETERS, MULTICLASS, OWN,
+from .fields import (MAX_COORD, MAX_EDITS, MAX_PARAMETERS, MULTICLASS, OWN, REGRESSION_LOSS,
                      ExperimentError, count_parameters, n_points, n_test, task)
 
 
@@ -123,10 +123,10 @@ def _check_task(exp):
     """The data set, the classes and the loss go together."""
     loss = _losses.LOSSES[exp.loss]
     if task(exp) == "regression":
-        if exp.loss != "mse":
+        if exp.loss != REGRESSION_LOSS:
             raise ExperimentError(f"the regression set {exp.dataset!r} is trained with the "
-                                  f"squared error: loss must be 'mse', got {exp.loss!r}",
-                                  "loss")
+                                  f"squared error: loss must be {REGRESSION_LOSS!r}, got "
+                                  f"{exp.loss!r}", "loss")
         if exp.classes != 2:
             raise ExperimentError(f"the regression set {exp.dataset!r} has no classes; "
                                   "leave classes at 2", "classes")

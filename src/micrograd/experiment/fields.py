@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import inspect
 from dataclasses import dataclass, field, fields, replace
+from typing import NamedTuple
 
 from .. import data as _data
 from .. import losses as _losses
@@ -49,6 +50,9 @@ DATASET_TITLES = {"disk": "circle", "moons": "two moons", "circles": "two rings"
                   "gaussians": "gaussians (regression)", "own": "your points",
                   "own_regression": "your points (regression)"}
 
+#: the loss every regression set trains with (a tanh output on the float targets)
+REGRESSION_LOSS = "mse"
+
 #: input features, each a function of the point's two coordinates as Values
 FEATURES = {
     "x1": lambda a, b: a,
@@ -74,9 +78,42 @@ class ExperimentError(ValueError):
         self.field = field
 
 
-def _f(url, kind, default, label, help, group, *, keeps_weights=False, **meta):
-    """One field of Experiment with its metadata (read by spec(), checks and links)."""
-    meta.update(url=url, kind=kind, label=label, help=help, group=group,
+class Group(NamedTuple):
+    """A group of fields: one box of the page's controls, hidden together by a lesson
+    link. ``text`` names it there ("hide ..."); ``place`` is where the page puts its
+    controls: ``"data"`` (the data set's panel), ``"network"`` (above the network),
+    ``"bar"`` (the bar of training settings), or None (no control in the form: the
+    features are toggled in the network view)."""
+
+    text: str
+    place: str | None
+
+
+#: the page's groups of fields, in the order it shows them (in the bar, and in a lesson
+#: link's list)
+GROUPS = {
+    "data": Group("data set and its settings", "data"),
+    "network": Group("layers and neurons", "network"),
+    "features": Group("input features", None),
+    "lr": Group("learning rate", "bar"),
+    "act": Group("activation", "bar"),
+    "reg": Group("L1 / L2", "bar"),
+    "loss": Group("loss", "bar"),
+    "opt": Group("optimizer", "bar"),
+}
+PLACES = ("data", "network", "bar", None)
+
+
+def _f(url, kind, default, label, help, group, *, keeps_weights=False, place=None, **meta):
+    """One field of Experiment with its metadata (read by spec(), checks and links).
+    ``group``: a key of GROUPS; ``place``: where its control goes when that is not its
+    group's place."""
+    if group not in GROUPS:
+        raise ValueError(f"field {url!r}: no group {group!r}; groups: {', '.join(GROUPS)}")
+    place = GROUPS[group].place if place is None else place
+    if place not in PLACES:
+        raise ValueError(f"field {url!r}: no place {place!r}; places: {PLACES}")
+    meta.update(url=url, kind=kind, label=label, help=help, group=group, place=place,
                 keeps_weights=keeps_weights)
     if isinstance(default, list):
         return field(default_factory=lambda: list(default), metadata=meta)
@@ -153,9 +190,9 @@ class Experiment:
     lr: float = _f(
         "lr", "number", 0.1, "learning rate", "the step size", "lr", keeps_weights=True,
         min=0, min_exclusive=True, max=10)
-    batch_size: int = _f(
+    batch_size: int = _f(  # a control in the bar (after its groups), hidden with the data
         "batch", "int", 0, "batch (0 = all)", "training points per step; 0: all of "
-        "them", "data", keeps_weights=True, min=0, max=MAX_SAMPLES)
+        "them", "data", keeps_weights=True, place="bar", min=0, max=MAX_SAMPLES)
     l1: float = _f(
         "l1", "number", 0.0, "L1 rate", "the penalty l1 * sum |w|", "reg",
         keeps_weights=True, min=0, max=1)

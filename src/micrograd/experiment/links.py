@@ -9,9 +9,9 @@ from dataclasses import MISSING, fields
 
 from .. import losses as _losses
 from ..urltext import NUMBER, js_number
-from .fields import (ALIASES, MAX_CLASSES, MAX_EDITS, MAX_LAYERS, MAX_NEURONS,
+from .fields import (ALIASES, GROUPS, MAX_CLASSES, MAX_EDITS, MAX_LAYERS, MAX_NEURONS,
                      MAX_PARAMETERS, MAX_SAMPLES, MULTICLASS, OWN, REGRESSION,
-                     ExperimentError)
+                     REGRESSION_LOSS, ExperimentError)
 
 
 def _default(f):
@@ -163,7 +163,8 @@ def _field_spec(f):
     meta = f.metadata
     out = {"name": f.name, "url": meta["url"], "kind": meta["kind"],
            "default": _default(f), "label": meta["label"], "help": meta["help"],
-           "group": meta["group"], "keeps_weights": meta["keeps_weights"]}
+           "group": meta["group"], "place": meta["place"],
+           "keeps_weights": meta["keeps_weights"]}
     for key in _SPEC_KEYS:
         if key in meta:
             value = meta[key]
@@ -181,6 +182,8 @@ def spec(cls):
         "regression": list(REGRESSION),
         "multiclass": list(MULTICLASS),
         "own": list(OWN),
+        "regression_loss": REGRESSION_LOSS,
+        "groups": [{"name": k, "text": g.text, "place": g.place} for k, g in GROUPS.items()],
         "output_activation": {k: v.output_activation for k, v in losses.items()},
         "losses": {k: {"labels": v.labels, "outputs": v.outputs,
                        "output_activation": v.output_activation, "help": v.doc}

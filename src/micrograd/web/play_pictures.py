@@ -31,13 +31,13 @@ from .play_session import PlayError, round_half_even
 
 def boundary(session, scores):
     """The output on the grid (``scores``: ``session.scores_at(session.grid)``). One
-    output: ``values`` in [-1, 1] (positive for class +1; bce: 2 sigmoid - 1). K classes:
-    ``classes`` (the argmax) and ``values`` (its softmax probability). A nan (a diverged
-    network) travels as "NaN", never as 0 or null."""
+    output: ``values`` in [-1, 1] (positive for class +1; a loss on 0/1 labels takes a
+    logit: 2 sigmoid - 1). K classes: ``classes`` (the argmax) and ``values`` (its softmax
+    probability). A nan (a diverged network) travels as "NaN", never as 0 or null."""
     out = {"n": limits.GRID, "extent": list(session.extent)}
     k = session.k
     if k == 1:
-        if session.loss_spec.name == "bce":
+        if session.loss_spec.labels == "01":  # the score is the logit of P(label 1)
             col = [math.tanh(z / 2) for z in scores]
         else:
             col = [-1.0 if z < -1.0 else 1.0 if z > 1.0 else z for z in scores]

@@ -2,7 +2,7 @@
 
     >>> from micrograd.web.pyodide.calls import Call, entry_point
     >>> call = entry_point("micrograd.web.pyodide.door:call")
-    >>> Call(call, "walk.build", '{"preset": "diamond"}').step() is None  # a job: turns
+    >>> Call(call, "walk", '{"preset": "diamond"}').step() is None  # a job: turns
     True
 
 The worker (``pyodide_worker.js``) names the entry point as ``module:function`` (a module

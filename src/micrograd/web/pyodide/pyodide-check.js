@@ -11,7 +11,7 @@ async function check() {
   const python = startPython({ onProgress: (text) => show("progress", `${text}…`) });
   const meta = await python.ready;
   show("progress", `Python ${meta.python} with micrograd ${meta.micrograd}, ready in ${meta.seconds} s`);
-  const view = await python.call("walk.build", { preset: "lecture" });
+  const view = await python.call("walk", { preset: "lecture" });
   const nodes = view.graph.nodes;
   const root = nodes.find((n) => n.id === view.graph.root).name;
   const grads = Object.fromEntries(nodes.filter((n) => n.leaf).map((n) => [n.name, n.grad]));

@@ -5,7 +5,7 @@
 //   const python = startPython({ onProgress: (text) => ... });
 //   const python = startPython({ shared: "lesson 5f3a..." });  // join the pages named so
 //   const meta = await python.ready;                  // {python, micrograd, seconds, ...}
-//   const data = await python.call("walk.build", {}); // a PythonError if refused
+//   const data = await python.call("walk", {}); // a PythonError if refused
 //
 // A call resolves with the answer's data, or rejects with a PythonError whose kind says
 // why (a handler's kind: "invalid", "refused", "not_found", "lost", "busy"; or

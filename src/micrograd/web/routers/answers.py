@@ -15,7 +15,7 @@ from ..server.timing import ARRIVAL, NOTE
 #: an error kind -> its HTTP status
 STATUS = {"invalid": 422, "refused": 400, "not_found": 404, "lost": 404, "busy": 503}
 
-__all__ = ["STATUS", "WALK", "respond", "answer", "sent"]
+__all__ = ["STATUS", "WALK", "respond", "answer", "route_name", "sent"]
 
 
 def sent(body):
@@ -38,9 +38,17 @@ def respond(outcome):
     return JSONResponse(body, status_code=STATUS[err["kind"]], headers=headers)
 
 
-async def answer(http: Request, lane, route, request):
-    """Run the job of ``route`` on ``request`` (plain data) in ``lane``'s turns; its
-    TurnNote (the wait, the turns) goes in the request's state for ``--timing``."""
+def route_name(http: Request):
+    """The name of the route a request came by (the ``name`` of its decorator): the key of
+    ``handlers.ROUTES`` that answers it, the name the page's client calls it by."""
+    return http.scope["route"].name
+
+
+async def answer(http: Request, lane, request):
+    """Run the job of the request's route (its name: :func:`route_name`) on ``request``
+    (plain data) in ``lane``'s turns; its TurnNote (the wait, the turns) goes in the
+    request's state for ``--timing``."""
+    route = route_name(http)
     state = http.app.state
     scope_state = http.scope.setdefault("state", {})
     note = TurnNote(route, arrival=scope_state.get(ARRIVAL))

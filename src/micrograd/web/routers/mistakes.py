@@ -19,11 +19,11 @@ router = APIRouter(prefix="/api/mistakes", tags=["mistakes"],
                    responses={404: {"model": schemas.ErrorResponse}})
 
 
-@router.get("")
+@router.get("", name="mistakes.list")
 async def mistakes_list(http: Request):
-    return await answer(http, MISTAKES, "mistakes.list", {})
+    return await answer(http, MISTAKES, {})
 
 
-@router.get("/{key}")
+@router.get("/{key}", name="mistakes.run")
 async def mistakes_run(key: str, http: Request):
-    return await answer(http, MISTAKES, "mistakes.run", {"key": key})
+    return await answer(http, MISTAKES, {"key": key})

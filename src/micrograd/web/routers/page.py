@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from fastapi.responses import FileResponse
 
 from .. import schemas
 from ..handlers import dispatch, run_to_end
-from .answers import respond
+from .answers import respond, route_name
 
 STATIC = Path(__file__).resolve().parents[1] / "static"
 
@@ -21,6 +21,7 @@ def index():
     return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
 
 
-@router.get("/api/meta", response_model=schemas.Meta)
-def meta():
-    return respond(run_to_end(dispatch("meta", {}, None)))  # tables only: no turn needed
+@router.get("/api/meta", name="meta", response_model=schemas.Meta)
+def meta(http: Request):
+    # tables only: no turn needed
+    return respond(run_to_end(dispatch(route_name(http), {}, None)))

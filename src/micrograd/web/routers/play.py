@@ -19,61 +19,61 @@ ERRORS = {400: {"model": schemas.ErrorResponse}, 404: {"model": schemas.ErrorRes
 router = APIRouter(prefix="/api/play", tags=["playground"], responses=ERRORS)
 
 
-@router.post("", response_model=schemas.PlayState,
+@router.post("", name="play.create", response_model=schemas.PlayState,
              responses={503: {"model": schemas.ErrorResponse}})
 async def play_create(req: schemas.PlayCreate, http: Request):
     try:
         http.app.state.sessions.room()  # refuse at once, before waiting for a turn
     except StoreFull as err:
         return respond({"ok": False, "error": handlers.busy(err).data()})
-    return await answer(http, object(), "play.create", sent(req))  # a lane of its own
+    return await answer(http, object(), sent(req))  # a lane of its own
 
 
-@router.post("/csv", response_model=schemas.CsvPoints)
+@router.post("/csv", name="play.csv.read", response_model=schemas.CsvPoints)
 async def play_csv_read(req: schemas.CsvReadRequest, http: Request):
-    return await answer(http, object(), "play.csv.read", sent(req))  # no session
+    return await answer(http, object(), sent(req))  # no session
 
 
-@router.get("/{sid}/csv", response_model=schemas.CsvText)
+@router.get("/{sid}/csv", name="play.csv.write", response_model=schemas.CsvText)
 async def play_csv_write(sid: str, http: Request):
-    return await answer(http, sid, "play.csv.write", {"sid": sid})
+    return await answer(http, sid, {"sid": sid})
 
 
-@router.get("/{sid}", response_model=schemas.PlayState)
+@router.get("/{sid}", name="play.get", response_model=schemas.PlayState)
 async def play_get(sid: str, http: Request):
-    return await answer(http, sid, "play.get", {"sid": sid})
+    return await answer(http, sid, {"sid": sid})
 
 
-@router.post("/{sid}/step", response_model=schemas.PlayState)
+@router.post("/{sid}/step", name="play.step", response_model=schemas.PlayState)
 async def play_step(sid: str, req: schemas.StepRequest, http: Request):
-    return await answer(http, sid, "play.step", {"sid": sid, **sent(req)})
+    return await answer(http, sid, {"sid": sid, **sent(req)})
 
 
-@router.patch("/{sid}", response_model=schemas.LrResponse)
+@router.patch("/{sid}", name="play.lr", response_model=schemas.LrResponse)
 async def play_set_lr(sid: str, req: schemas.LrRequest, http: Request):
-    return await answer(http, sid, "play.lr", {"sid": sid, **sent(req)})
+    return await answer(http, sid, {"sid": sid, **sent(req)})
 
 
-@router.post("/{sid}/reset", response_model=schemas.PlayState)
+@router.post("/{sid}/reset", name="play.reset", response_model=schemas.PlayState)
 async def play_reset(sid: str, req: schemas.ResetRequest, http: Request):
-    return await answer(http, sid, "play.reset", {"sid": sid, **sent(req)})
+    return await answer(http, sid, {"sid": sid, **sent(req)})
 
 
-@router.patch("/{sid}/weight", response_model=schemas.PlayState)
+@router.patch("/{sid}/weight", name="play.weight", response_model=schemas.PlayState)
 async def play_set_weight(sid: str, req: schemas.WeightRequest, http: Request):
-    return await answer(http, sid, "play.weight", {"sid": sid, **sent(req)})
+    return await answer(http, sid, {"sid": sid, **sent(req)})
 
 
-@router.post("/{sid}/inspect", response_model=schemas.PlayState)
+@router.post("/{sid}/inspect", name="play.inspect", response_model=schemas.PlayState)
 async def play_inspect(sid: str, req: schemas.InspectRequest, http: Request):
-    return await answer(http, sid, "play.inspect", {"sid": sid, **sent(req)})
+    return await answer(http, sid, {"sid": sid, **sent(req)})
 
 
-@router.delete("/{sid}/inspect", response_model=schemas.PlayState)
+@router.delete("/{sid}/inspect", name="play.inspect.stop", response_model=schemas.PlayState)
 async def play_inspect_stop(sid: str, http: Request):
-    return await answer(http, sid, "play.inspect.stop", {"sid": sid})
+    return await answer(http, sid, {"sid": sid})
 
 
-@router.delete("/{sid}", response_model=schemas.Deleted)
+@router.delete("/{sid}", name="play.delete", response_model=schemas.Deleted)
 async def play_delete(sid: str, http: Request):
-    return await answer(http, sid, "play.delete", {"sid": sid})
+    return await answer(http, sid, {"sid": sid})

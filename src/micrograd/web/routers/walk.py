@@ -14,21 +14,21 @@ router = APIRouter(prefix="/api/walk", tags=["walk"],
                    responses={400: {"model": schemas.ErrorResponse}})
 
 
-@router.post("", response_model=schemas.WalkResponse)
+@router.post("", name="walk", response_model=schemas.WalkResponse)
 async def walk(req: schemas.WalkRequest, http: Request):
-    return await answer(http, WALK, "walk", sent(req))
+    return await answer(http, WALK, sent(req))
 
 
-@router.post("/check", response_model=schemas.CheckResponse)
+@router.post("/check", name="walk.check", response_model=schemas.CheckResponse)
 async def walk_check(req: schemas.CheckRequest, http: Request):
-    return await answer(http, WALK, "walk.check", sent(req))
+    return await answer(http, WALK, sent(req))
 
 
-@router.post("/order", response_model=schemas.OrderResponse)
+@router.post("/order", name="walk.order", response_model=schemas.OrderResponse)
 async def walk_order(req: schemas.OrderRequest, http: Request):
-    return await answer(http, WALK, "walk.order", sent(req))
+    return await answer(http, WALK, sent(req))
 
 
-@router.post("/nudge", response_model=schemas.NudgeResponse)
+@router.post("/nudge", name="walk.nudge", response_model=schemas.NudgeResponse)
 async def walk_nudge(req: schemas.NudgeRequest, http: Request):
-    return await answer(http, WALK, "walk.nudge", sent(req))
+    return await answer(http, WALK, sent(req))

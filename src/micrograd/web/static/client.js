@@ -3,17 +3,20 @@
  *   const client = pageClient();                 // the door this page was served with:
  *   const client = httpClient();                 // micrograd serve, over HTTP
  *   const client = workerClient({onProgress});   // the static site: Python in a worker
- *   const doc = await client.call("walk.build", { preset: "diamond" });
+ *   const doc = await client.call("walk", { preset: "diamond" });
  *   client.farewell("play.delete", { sid });     // the tab is closing: sent, never awaited
  *   client.onConnection = (down, message) => ...;
  *
  * A client is any object with `call(name, request) -> Promise<data>` and
- * `farewell(name, request)`; both doors answer the same operations with the same JSON
- * values (tests/test_site_doors.py replays one log of requests through both). The operations and their requests are today's JSON bodies
- * (docs/web.md lists them); a session's operations carry its `sid` in the request:
+ * `farewell(name, request)`; both doors answer the same calls with the same JSON values
+ * (tests/test_site_doors.py replays one log of requests through both). A call's name is
+ * the name of its route in the Python side's request handlers (the keys of
+ * micrograd.web.handlers.ROUTES, the names of the HTTP routes too): the worker door
+ * hands it on as it is, the HTTP door finds its URL below. The requests are the JSON
+ * bodies (docs/web.md lists them); a session's calls carry its `sid` in the request:
  *
  *   meta                {}                                    -> the page's catalogue
- *   walk.build          {preset | expr, values?, ask?, of?, assign?, recursive?, no_zero_grad?}
+ *   walk                {preset | expr, values?, ask?, of?, assign?, recursive?, no_zero_grad?}
  *   walk.check          {preset | expr, values, ask?, of?, answer}
  *   walk.order          {preset | expr, values, order: [node id]}
  *   walk.nudge          {preset | expr, values, leaf, h}
@@ -22,14 +25,14 @@
  *   play.create         {...set-up, weights?, step?, inspect?: {x, y, label}} -> state
  *   play.get            {sid}                                  -> state
  *   play.step           {sid, steps, lr?}                      -> state
- *   play.setLr          {sid, lr}                              -> {sid, lr}
+ *   play.lr             {sid, lr}                              -> {sid, lr}
  *   play.reset          {sid, init_seed}                       -> state
- *   play.setWeight      {sid, name, value}                     -> state
+ *   play.weight         {sid, name, value}                     -> state
  *   play.inspect        {sid, x, y, label}                     -> state
- *   play.inspectStop    {sid}                                  -> state
+ *   play.inspect.stop   {sid}                                  -> state
  *   play.delete         {sid}                                  -> {deleted: true}
- *   play.csv            {sid}                      -> {text, column, count}: the data as CSV
- *   csv.read            {text, column?, loss?}     -> {points, column, classes, count}
+ *   play.csv.write      {sid}                      -> {text, column, count}: the data as CSV
+ *   play.csv.read       {text, column?, loss?}     -> {points, column, classes, count}
  *
  * A failure is a ClientError: `.kind` is one of KINDS, `.message` is the Python side's
  * sentence, `.field` names the refused field where the answer says which, `.data` holds
@@ -62,11 +65,14 @@ export class ClientError extends Error {
 
 /* ------------------------------------------------------------------ the HTTP door */
 
-const session = (tail) => (r) => `api/play/${encodeURIComponent(r.sid)}${tail}`;
-/** operation -> [HTTP method, path from the request]; a session's path carries its sid */
+/** a path on one session: it carries the session's sid (a 404 there: the session is lost) */
+const session = (tail) => Object.assign((r) => `api/play/${encodeURIComponent(r.sid)}${tail}`,
+                                        { session: true });
+/** route name -> [HTTP method, path from the request]: the URLs of web/routers, each
+ *  under the name its route carries there */
 const ROUTES = {
   "meta": ["GET", () => "api/meta"],
-  "walk.build": ["POST", () => "api/walk"],
+  "walk": ["POST", () => "api/walk"],
   "walk.check": ["POST", () => "api/walk/check"],
   "walk.order": ["POST", () => "api/walk/order"],
   "walk.nudge": ["POST", () => "api/walk/nudge"],
@@ -75,24 +81,24 @@ const ROUTES = {
   "play.create": ["POST", () => "api/play"],
   "play.get": ["GET", session("")],
   "play.step": ["POST", session("/step")],
-  "play.setLr": ["PATCH", session("")],
+  "play.lr": ["PATCH", session("")],
   "play.reset": ["POST", session("/reset")],
-  "play.setWeight": ["PATCH", session("/weight")],
+  "play.weight": ["PATCH", session("/weight")],
   "play.inspect": ["POST", session("/inspect")],
-  "play.inspectStop": ["DELETE", session("/inspect")],
+  "play.inspect.stop": ["DELETE", session("/inspect")],
   "play.delete": ["DELETE", session("")],
-  "play.csv": ["GET", session("/csv")],
-  "csv.read": ["POST", () => "api/play/csv"],
+  "play.csv.write": ["GET", session("/csv")],
+  "play.csv.read": ["POST", () => "api/play/csv"],
 };
 
-export const OPERATIONS = Object.keys(ROUTES);
-/** the operations on one session: a 404 there means the session is lost */
-const SESSION_OPS = new Set(OPERATIONS.filter((n) => n.startsWith("play.") && n !== "play.create"));
+const NAMES = Object.keys(ROUTES);
+/** the calls on one session: a 404 there means the session is lost */
+const SESSION_CALLS = new Set(NAMES.filter((n) => ROUTES[n][1].session));
 
-/** The request of an operation as an HTTP request: method, path, JSON body (if any). */
+/** A call's request as an HTTP request: method, path, JSON body (if any). */
 function toHttp(name, request) {
   const route = ROUTES[name];
-  if (!route) throw new ClientError("bug", `no operation ${name}; operations: ${OPERATIONS.join(", ")}`);
+  if (!route) throw new ClientError("bug", `no route named ${name}; routes: ${NAMES.join(", ")}`);
   const [method, path] = route;
   const req = request || {};
   if (method === "GET" || method === "DELETE") return { method, path: path(req), body: undefined };
@@ -112,7 +118,7 @@ function toError(name, status, data) {
   const message = (data && data.error) || `HTTP ${status}`;
   const { error, ...rest } = data || {};
   const extra = { data: rest };
-  if (status === 404 && SESSION_OPS.has(name)) return new ClientError("lost", message, extra);
+  if (status === 404 && SESSION_CALLS.has(name)) return new ClientError("lost", message, extra);
   if (status === 503) return new ClientError("busy", message, extra);
   if (status >= 500) return new ClientError("bug", message, extra);
   return new ClientError("refused", message, { ...extra, field: fieldOf(data) });
@@ -274,7 +280,7 @@ const WORKER_KINDS = {
 function workerError(name, error) {
   const { kind, message = "", field = null } = error || {};
   let mine = WORKER_KINDS[kind] || "bug";
-  if (kind === "not_found" && SESSION_OPS.has(name)) mine = "lost";  // a 404 on a session
+  if (kind === "not_found" && SESSION_CALLS.has(name)) mine = "lost";  // a 404 on a session
   const data = error && "free" in error ? { free: error.free } : {};
   return new ClientError(mine, message, { field: field || fieldOf({ error: message }), data });
 }

@@ -1,8 +1,9 @@
 /* The Playground's controls and its state in the URL, both written from the catalogue's
  * description of an experiment (meta.experiment: the Python side's Experiment.spec()).
  *
- * Each field is {name, url, kind, default, label, help, group, keeps_weights, and where
- * they apply min, max, choices, choice_labels, max_len}. A field of kind choice, int,
+ * Each field is {name, url, kind, default, label, help, group, place, keeps_weights, and
+ * where they apply min, max, choices, choice_labels, max_len}; spec.groups lists the
+ * groups in the page's order, each {name, text, place}. A field of kind choice, int,
  * number, ints or bool becomes a control; `choices` (the features) are toggled in the
  * network view; `points` and `indices` (points added and removed) by clicks on the plot.
  * The page adds no names of its own: a link's values go to the Python side as they are
@@ -12,19 +13,11 @@
 
 import { el, fillSelect } from "./dom.js";
 
-/** where each group of fields is placed, and in what order the bar shows its groups
- *  (a group not named here goes to the bar, after these) */
-const PLACE = { data: "data-fields", network: "network-fields", features: null };
-const BAR_ORDER = ["lr", "act", "reg", "loss", "opt"];
-/** fields shown in the bar although their group is placed elsewhere (a step's batch sits
- *  beside the learning rate; a lesson hides it with its group) */
-const IN_BAR = ["batch_size"];
-/** the views a lesson link can hide besides the fields' groups, and each group's text */
-const GROUP_TEXT = { data: "data set and its settings", network: "layers and neurons",
-  features: "input features", lr: "learning rate", act: "activation", reg: "L1 / L2",
-  loss: "loss", opt: "optimizer", curves: "loss curves", inspect: "one point's graph",
-  params: "parameter table" };
-const VIEW_GROUPS = ["curves", "inspect", "params"];
+/** the page's part for each place the spec gives a group's controls (spec.groups: their
+ *  order and text; a field's `place`) */
+const PLACE_PART = { data: "data-fields", network: "network-fields", bar: "hyper" };
+/** the views a lesson link can hide besides the fields' groups, each with its text */
+const VIEWS = { curves: "loss curves", inspect: "one point's graph", params: "parameter table" };
 /** kinds with a control of their own in the form */
 const FORM_KINDS = ["choice", "int", "number", "ints", "bool"];
 
@@ -51,9 +44,12 @@ export class PlayControls {
   /* ---------------------------------------------------------------- the form */
 
   build(changed) {
-    const where = (f) => (IN_BAR.includes(f.name) || !(f.group in PLACE) ? "hyper" : PLACE[f.group]);
+    const where = (f) => PLACE_PART[f.place];
     const shown = this.fields.filter((f) => FORM_KINDS.includes(f.kind) && where(f));
-    const rank = (f) => (where(f) !== "hyper" ? -1 : BAR_ORDER.includes(f.group) ? BAR_ORDER.indexOf(f.group) : BAR_ORDER.length);
+    // the bar in the groups' order; a field moved there from its group's place after them
+    const groups = this.spec.groups, order = groups.map((g) => g.name);
+    const rank = (f) => (f.place !== "bar" ? -1
+      : groups[order.indexOf(f.group)].place === "bar" ? order.indexOf(f.group) : order.length);
     shown.sort((a, b) => rank(a) - rank(b));  // stable: the catalogue's order within a group
     for (const f of shown) {
       const input = this.control(f);
@@ -63,7 +59,7 @@ export class PlayControls {
       const label = f.kind === "bool"
         ? el("label", { class: "fld chk", title: f.help }, input, " " + f.label)
         : el("label", { class: "fld", title: f.help }, f.label + " ", input);
-      if (where(f) === "hyper") label.dataset.ctl = f.group;
+      if (f.place === "bar") label.dataset.ctl = f.group;
       this.$(where(f)).appendChild(label);
     }
   }
@@ -162,14 +158,16 @@ export class PlayControls {
 
   /* ---------------------------------------------------------------- lesson links */
 
-  /** the groups a lesson can hide: the fields' groups and the views (in GROUP_TEXT's
-   *  order, then any other) */
+  /** the groups a lesson can hide: the fields' groups (in the spec's order), then the
+   *  views */
   groups() {
-    const all = [];
-    for (const f of this.fields) if (!all.includes(f.group)) all.push(f.group);
-    all.push(...VIEW_GROUPS);
-    const known = Object.keys(GROUP_TEXT);
-    return known.filter((g) => all.includes(g)).concat(all.filter((g) => !known.includes(g)));
+    return this.spec.groups.map((g) => g.name).concat(Object.keys(VIEWS));
+  }
+
+  /** a group's text in the teacher's panel ("hide ...") */
+  groupText(name) {
+    const g = this.spec.groups.find((x) => x.name === name);
+    return g ? g.text : VIEWS[name];
   }
 
   hidden(group) { return this.hide.includes(group); }
@@ -180,7 +178,7 @@ export class PlayControls {
   lessonControls(changed) {
     const list = this.$("hide-list");
     for (const g of this.groups()) {
-      const text = GROUP_TEXT[g] || this.fields.filter((f) => f.group === g).map((f) => f.label).join(", ");
+      const text = this.groupText(g);
       const cb = el("input", { type: "checkbox", value: g });
       cb.addEventListener("change", changed);
       list.appendChild(el("label", { class: "chk" }, cb, " hide " + text));

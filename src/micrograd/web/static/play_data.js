@@ -15,8 +15,8 @@
  *   panel.download(text, name)
  *
  * The page reads no number of a file: the Python side parses it (micrograd.points_csv,
- * the operation csv.read) and says which line and field it refuses; the export is the
- * Python side's text too (play.csv), floats written with repr, so a file exported and
+ * the route play.csv.read) and says which line and field it refuses; the export is the
+ * Python side's text too (play.csv.write), floats written with repr, so a file exported and
  * imported again gives the same points. */
 
 import { fmt } from "./format.js";
@@ -94,6 +94,9 @@ export class YourData {
 
   regression(dataset) { return this.play.spec.regression.includes(dataset); }
 
+  /** the data set of your own points for a regression (true) or for classes */
+  ownSet(regression) { return this.play.spec.own.find((d) => this.regression(d) === regression); }
+
   /** a set-up was accepted: no draft any more */
   accepted() { this.draft = null; this.why = null; }
 
@@ -150,12 +153,12 @@ export class YourData {
     const p = this.play, reg = p.state.task === "regression";
     let got;
     try {
-      got = await p.client.call("csv.read", { text, column: reg ? "target" : "label", loss: p.accepted.loss });
+      got = await p.client.call("play.csv.read", { text, column: reg ? "target" : "label", loss: p.accepted.loss });
     } catch (e) { this.panel.error(`${name}: ${e.message}`); return false; }
     const target = got.column === "target";
-    const patch = { dataset: target ? "own_regression" : "own", points: got.points,
+    const patch = { dataset: this.ownSet(target), points: got.points,
                     added: [], removed: [], classes: got.classes || 2 };
-    if (target) patch.loss = "mse";
+    if (target) patch.loss = p.spec.regression_loss;
     const ok = await p.propose(patch, null, { quiet: true });
     if (!ok) { this.panel.error(`${name}: ${p.lastError}`); return false; }
     this.panel.error(null);
@@ -165,20 +168,20 @@ export class YourData {
 
   /** the data set as CSV text (the Python side writes it), or null */
   async exportCsv() {
-    try { return (await this.play.session.call("play.csv", {})).text; }
+    try { return (await this.play.session.call("play.csv.write", {})).text; }
     catch (e) { this.panel.error("export: " + e.message); return null; }
   }
 
   /** every point taken away: an empty plane to draw on */
   async clearAll() {
-    this.startDraft(this.play.state.task === "regression" ? "own_regression" : "own");
+    this.startDraft(this.ownSet(this.play.state.task === "regression"));
   }
 
   startDraft(dataset) {
     const p = this.play;
     p.pause();
     let loss = p.accepted.loss;
-    if (this.regression(dataset)) loss = "mse";
+    if (this.regression(dataset)) loss = p.spec.regression_loss;
     else if (this.regression(p.accepted.dataset)) loss = p.controls.field("loss").default;
     this.draft = { dataset, points: [], loss, perClass: p.perClass({ loss }) };
     this.why = null;

@@ -158,7 +158,7 @@ export class NetworkView {
     this.$("edit").hidden = false;
     this.$("edit-name").textContent = name;
     const v = this.paramValue(name), input = this.$("edit-value");
-    input.value = typeof v === "number" ? String(Number(v.toPrecision(6))) : "";
+    input.value = typeof v === "number" ? fmt(v) : "";
     this.act.mark(input, null);
     input.focus();
   }

@@ -189,11 +189,9 @@ export class Playground {
     const lossField = this.controls.field("loss");
     if (name === "dataset" && spec.own.includes(v)) return this.data.ownFromScreen(v);
     if (name === "dataset") {
-      // a regression set trains a tanh output on its targets; a two-class set has 2
-      if (spec.regression.includes(v)) {
-        patch.loss = losses.find(([, l]) => l.outputs === "one" && l.output_activation === "tanh")[0];
-        patch.classes = 2;
-      }
+      // a regression set trains with its own loss (a tanh output on its targets); a
+      // two-class set has 2
+      if (spec.regression.includes(v)) { patch.loss = spec.regression_loss; patch.classes = 2; }
       if (!spec.multiclass.includes(v)) patch.classes = 2;
       patch.added = []; patch.removed = []; patch.points = [];
     }
@@ -360,7 +358,8 @@ export class Playground {
 
   async reset() {
     await this.stop();
-    const seed = (this.accepted.init_seed + 1) % 2147483647;
+    const range = this.controls.field("init_seed");  // the next seed, back to min after max
+    const seed = this.accepted.init_seed >= range.max ? range.min : this.accepted.init_seed + 1;
     try {
       const s = await this.session.call("play.reset", { init_seed: seed });
       this.history = s.history; this.accepted = s.config; this.showError("");
@@ -372,7 +371,7 @@ export class Playground {
 
   async setLr(lr) {
     try {
-      const r = await this.session.call("play.setLr", { lr });
+      const r = await this.session.call("play.lr", { lr });
       this.mark("lr", null); this.showNotice("");
       this.state.lr = r.lr; this.accepted.lr = r.lr;
       this.lrVersion = (this.lrVersion || 0) + 1;
@@ -382,7 +381,7 @@ export class Playground {
 
   async setWeight(name, value, input) {
     try {
-      const s = await this.session.call("play.setWeight", { name, value });
+      const s = await this.session.call("play.weight", { name, value });
       this.controls.mark(input, null);
       if (s.history.length) {
         const last = this.history[this.history.length - 1];
@@ -586,7 +585,7 @@ export class Playground {
   }
 
   async unfollow() {
-    try { const s = await this.session.call("play.inspectStop", {}); this.accept(s); this.writeUrl(); }
+    try { const s = await this.session.call("play.inspect.stop", {}); this.accept(s); this.writeUrl(); }
     catch (e) { this.showNotice(e.message); }
   }
 }

@@ -235,7 +235,7 @@ export class Walk {
     try {
       // the layout that fits the graph view best (graphview.js asks for it)
       const doc = await this.view.fitted(
-        (layout) => this.client.call("walk.build", { ...body, ...layout }), body.preset || body.expr);
+        (layout) => this.client.call("walk", { ...body, ...layout }), body.preset || body.expr);
       if (asked !== this.asked) return;
       this.wasFresh = this.wasPushed = false;
       this.drawn = source;
