@@ -13,7 +13,6 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 import warnings
 from pathlib import Path
 
@@ -205,10 +204,11 @@ def test_a_request_waiting_when_the_server_shuts_down_is_answered_503_unavailabl
     """Through the route: a walk request waits behind a held walk job, the scheduler
     closes; the request gets an error as data (503, kind unavailable, Retry-After);
     a request after the close gets the same."""
+    import httpx
+
     gate, started = threading.Event(), threading.Event()
     app = create_app()
     turns = app.state.turns
-    answers = {}
 
     def held():
         started.set()
@@ -216,23 +216,25 @@ def test_a_request_waiting_when_the_server_shuts_down_is_answered_503_unavailabl
         yield
         return "held"
 
-    with TestClient(app) as c:
-        blocker = c.portal.start_task_soon(turns.run, WALK, held())
-        assert started.wait(HANG)
-        asker = threading.Thread(target=lambda: answers.setdefault(
-            "r", c.post("/api/walk", json={"preset": "lecture"})))
-        asker.start()
-        for _ in range(HANG * 100):  # until the request's job is in line
-            if turns.waiting() == (2, 0):
-                break
-            time.sleep(0.01)
-        turns.close()
-        asker.join(HANG)
-        gate.set()
-        with pytest.raises(SchedulerClosed):
-            blocker.result(HANG)
-        later = c.post("/api/walk", json={"preset": "lecture"})
-    for r in (answers["r"], later):
+    async def main():
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as c:
+            try:
+                blocker = asyncio.ensure_future(turns.run(WALK, held()))
+                await until(started)
+                asked = asyncio.ensure_future(c.post("/api/walk", json={"preset": "lecture"}))
+                await until_state(lambda: turns.waiting() == (2, 0))  # in line
+                turns.close()
+                waited = await asyncio.wait_for(asked, HANG)
+                with pytest.raises(SchedulerClosed):
+                    await asyncio.wait_for(blocker, HANG)
+                later = await c.post("/api/walk", json={"preset": "lecture"})
+            finally:
+                gate.set()
+        assert await asyncio.get_running_loop().run_in_executor(None, turns.join, HANG)
+        return waited, later
+
+    for r in asyncio.run(main()):
         assert r.status_code == 503, r.text
         assert "shutting down" in r.json()["error"]
         assert int(r.headers["retry-after"]) > 0
