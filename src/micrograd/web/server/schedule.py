@@ -44,9 +44,9 @@ Jobs end cleanly, whatever happens to them:
   gets a real Ctrl-C (Python runs signal handlers on the main thread, where
   ``micrograd serve``'s server takes it): a ``KeyboardInterrupt`` there was raised by
   the job's own code;
-* a job whose request is cancelled (its client gone) is dropped before its lane's next
-  turn and its generator closed there (its ``finally`` blocks run), on its own work
-  thread: a generator is only ever run or closed by the thread that runs its turns;
+* a job whose request is cancelled (its client gone) is dropped before its work
+  thread's next turn (of any job) and its generator closed there (its ``finally``
+  blocks run): a generator is only ever run or closed by the thread that runs its turns;
 * :meth:`TurnScheduler.close` (the app's shutdown) answers every job queued or in its
   turn with :class:`SchedulerClosed` (the routes answer it as error data of the kind
   ``unavailable``, a 503), refuses new ones with it, and the work threads close the
