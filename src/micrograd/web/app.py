@@ -34,6 +34,7 @@ outcome becomes the JSON answer or the error's status (``web/routers/answers.py`
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from contextlib import asynccontextmanager
 
@@ -49,7 +50,7 @@ from .handlers.errors import clip, cut_message
 from .routers import mistakes, page, play, walk
 from .routers.page import STATIC
 from .server.guard import Guard
-from .server.schedule import TurnScheduler
+from .server.schedule import JOIN_SECONDS, TurnScheduler
 from .server.sessions import SessionStore
 from .server.timing import ServerTiming, TurnLog
 from .server.timing import router as timing_router
@@ -110,7 +111,10 @@ def create_app(*, max_sessions=limits.MAX_SESSIONS,
     @asynccontextmanager
     async def lifespan(app):
         yield
-        turns.close()  # the server stops: so does the work thread
+        # the server stops: the jobs still waiting are answered (the server is shutting
+        # down), the work threads close what is left of them and end
+        turns.close()
+        await asyncio.to_thread(turns.join, JOIN_SECONDS)
 
     app = FastAPI(title="micrograd serve", version=__version__, lifespan=lifespan,
                   description="Walk a graph; train a network live. Every number is "

@@ -15,7 +15,9 @@ A job never raises for a request it refuses: it returns ``{"ok": False, "error":
 * ``not_found``: a named thing that does not exist (a preset, a route); a 404;
 * ``lost``: the playground session is gone (expired, evicted, a restarted server): make
   it again from the set-up; a 404;
-* ``busy``: every session place is in use: ask again after ``retry_after`` seconds; a 503.
+* ``busy``: every session place is in use: ask again after ``retry_after`` seconds; a 503;
+* ``unavailable``: the server is shutting down (``micrograd serve``'s turns are closed,
+  ``web/server/schedule.py``): ask again after ``retry_after`` seconds; a 503.
 
 ``field`` names the request field at fault when there is one (else None); the walk adds
 ``free`` (the names an expression uses without values) when values are missing.
@@ -26,7 +28,7 @@ from __future__ import annotations
 
 from .. import limits
 
-KINDS = ("invalid", "refused", "not_found", "lost", "busy")
+KINDS = ("invalid", "refused", "not_found", "lost", "busy", "unavailable")
 
 
 class Failure(Exception):

@@ -8,12 +8,16 @@ from fastapi import Request
 from fastapi.responses import JSONResponse
 
 from ..handlers import dispatch
-from ..handlers.errors import cut_message
-from ..server.schedule import WALK, TurnNote
+from ..handlers.errors import Failure, cut_message
+from ..server.schedule import WALK, SchedulerClosed, TurnNote
 from ..server.timing import ARRIVAL, NOTE
 
 #: an error kind -> its HTTP status
-STATUS = {"invalid": 422, "refused": 400, "not_found": 404, "lost": 404, "busy": 503}
+STATUS = {"invalid": 422, "refused": 400, "not_found": 404, "lost": 404, "busy": 503,
+          "unavailable": 503}
+#: seconds a client is told to wait before it asks a server shutting down again (the
+#: page then finds it back, restarted, or finds it down and says so)
+CLOSED_RETRY = 2
 
 __all__ = ["STATUS", "WALK", "respond", "answer", "route_name", "sent"]
 
@@ -53,5 +57,9 @@ async def answer(http: Request, lane, request):
     scope_state = http.scope.setdefault("state", {})
     note = TurnNote(route, arrival=scope_state.get(ARRIVAL))
     scope_state[NOTE] = note
-    outcome = await state.turns.run(lane, dispatch(route, request, state.sessions), note)
+    try:
+        outcome = await state.turns.run(lane, dispatch(route, request, state.sessions), note)
+    except SchedulerClosed as closed:  # the server is shutting down: an error as data
+        outcome = {"ok": False, "error": Failure("unavailable", str(closed),
+                                                 retry_after=CLOSED_RETRY).data()}
     return respond(outcome)

@@ -35,6 +35,27 @@ job carries a :class:`TurnNote` (when it was queued, when its first turn began, 
 longest turn), which ``web/server/timing.py`` reports when the server runs with
 ``--timing``.
 
+Jobs end cleanly, whatever happens to them:
+
+* an exception out of a job is its request's (raised where it awaits); one that is not
+  an ``Exception`` (``SystemExit``, ``KeyboardInterrupt``) comes as a
+  :class:`JobAborted` (the original its ``__cause__``): raised as is, it would stop the
+  server's event loop. The work thread goes on with the other jobs. A work thread never
+  gets a real Ctrl-C (Python runs signal handlers on the main thread, where
+  ``micrograd serve``'s server takes it): a ``KeyboardInterrupt`` there was raised by
+  the job's own code;
+* a job whose request is cancelled (its client gone) is dropped before its work
+  thread's next turn (of any job) and its generator closed there (its ``finally``
+  blocks run): a generator is only ever run or closed by the thread that runs its turns;
+* :meth:`TurnScheduler.close` (the app's shutdown) answers every job queued or in its
+  turn with :class:`SchedulerClosed` (the routes answer it as error data of the kind
+  ``unavailable``, a 503), refuses new ones with it, and the work threads close the
+  jobs' generators and end; :meth:`TurnScheduler.join` waits for them.
+
+The work threads start with the first job of their kind and end after ``idle_seconds``
+with nothing to do (the next job starts one again), so a scheduler nobody closes (an
+app used without its lifespan) leaves no thread behind for long.
+
     >>> turns = TurnScheduler()
     >>> view = await turns.call(WALK, build, source)       # in an async route: one turn
     >>> outcome = await turns.run(sid, job)                # a job of several turns
@@ -44,6 +65,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import functools
 import logging
 import threading
 import time
@@ -51,10 +73,32 @@ from collections import OrderedDict, deque
 
 #: the lane of the walk routes (every other lane is one playground session, or a new one)
 WALK = "walk"
+#: the work threads' kinds: the walk's, the sessions'
+SESSION = "session"
+#: a work thread with nothing to do this many seconds ends (the next job starts another)
+IDLE_SECONDS = 10.0
+#: the app's shutdown waits at most this long for its work threads to end
+JOIN_SECONDS = 5.0
+
+_THREAD_NAMES = {WALK: "micrograd-walk", SESSION: "micrograd-training"}
 
 log = logging.getLogger("micrograd.web")
 
-__all__ = ["WALK", "TurnScheduler", "TurnNote"]
+__all__ = ["WALK", "TurnScheduler", "TurnNote", "SchedulerClosed", "JobAborted"]
+
+
+class SchedulerClosed(RuntimeError):
+    """The scheduler is closed (the server is shutting down): the answer of every job
+    queued or in its turn when it closed, and of every job submitted after."""
+
+    def __init__(self, message="the server is shutting down: it takes no more work "
+                               "(ask again once it is back)"):
+        super().__init__(message)
+
+
+class JobAborted(RuntimeError):
+    """A job's turn raised a BaseException that is not an Exception (``SystemExit``,
+    ``KeyboardInterrupt``...), which is its ``__cause__``; its request gets this."""
 
 
 class TurnNote:
@@ -77,10 +121,12 @@ class TurnNote:
 
 
 class _Job:
-    __slots__ = ("fut", "gen", "loop", "ctx", "note")
+    __slots__ = ("fut", "gen", "loop", "ctx", "note", "lane", "kind", "queued")
 
-    def __init__(self, gen, loop, fut, note):
-        self.gen, self.loop, self.fut, self.note = gen, loop, fut, note
+    def __init__(self, gen, loop, fut, note, lane):
+        self.gen, self.loop, self.fut, self.note, self.lane = gen, loop, fut, note, lane
+        self.kind = WALK if lane == WALK else SESSION
+        self.queued = False  # in its queue (the work thread's to run or to close)
         self.ctx = contextvars.copy_context()
 
 
@@ -92,16 +138,19 @@ def _one_turn(fn, args, kwargs):
 class TurnScheduler:
     """Two work threads: the walk's jobs in rotation on one, the sessions in rotation on
     the other. ``log``: an object with ``job(note)`` and ``turn(lane_kind, start, end,
-    waited_since)`` (``web/server/timing.TurnLog``), told of every job and turn."""
+    waited_since)`` (``web/server/timing.TurnLog``), told of every job and turn;
+    ``idle_seconds``: how long a work thread with nothing to do waits before it ends."""
 
-    def __init__(self, log=None):
+    def __init__(self, log=None, idle_seconds=IDLE_SECONDS):
         self.log = log
+        self.idle_seconds = idle_seconds
         self._lock = threading.Lock()
-        self._walk_ready = threading.Condition(self._lock)
-        self._train_ready = threading.Condition(self._lock)
+        self._ready = {kind: threading.Condition(self._lock) for kind in (WALK, SESSION)}
         self._walk = deque()            # walk jobs; the next turn is the first one's
         self._lanes = OrderedDict()     # lane -> deque of jobs; the next lane first
-        self._threads = []
+        self._workers = dict.fromkeys((WALK, SESSION))  # kind -> its thread, or None
+        self._dropped = {WALK: [], SESSION: []}  # cancelled jobs, to close between turns
+        self._threads = []              # the work threads started (for join)
         self._closed = False
         self.turns = 0                  # turns run so far
 
@@ -113,26 +162,24 @@ class TurnScheduler:
 
     async def run(self, lane, gen, note=None):
         """Run the generator ``gen`` one turn (one ``next``) at a time on a work
-        thread; its return value, or the exception it raised. ``note``: a TurnNote to
-        fill in (one is made when None)."""
+        thread; its return value, or the exception it raised (:class:`JobAborted` for
+        one that is not an ``Exception``; :class:`SchedulerClosed` once the scheduler
+        is closed). ``note``: a TurnNote to fill in (one is made when None)."""
         loop = asyncio.get_running_loop()
         note = TurnNote() if note is None else note
         note.queued = time.perf_counter()
         if note.arrival is None:
             note.arrival = note.queued
         note.lane = "walk" if lane == WALK else "session"
-        job = _Job(gen, loop, loop.create_future(), note)
+        job = _Job(gen, loop, loop.create_future(), note, lane)
+        job.fut.add_done_callback(functools.partial(self._forget, job))
         with self._lock:
-            if self._closed:
-                raise RuntimeError("the turn scheduler is closed")
-            if not self._threads:
-                self._start()
-            if lane == WALK:
-                self._walk.append(job)
-                self._walk_ready.notify()
-            else:
-                self._lanes.setdefault(lane, deque()).append(job)
-                self._train_ready.notify()
+            refused = self._closed
+            if not refused:
+                self._queue(job)
+        if refused:  # nothing of it ran: its generator is closed here
+            gen.close()
+            raise SchedulerClosed()
         return await job.fut
 
     def waiting(self):
@@ -141,58 +188,135 @@ class TurnScheduler:
             return len(self._walk), sum(len(q) for q in self._lanes.values())
 
     def close(self):
+        """Take no more jobs; answer every job queued or in its turn with
+        :class:`SchedulerClosed`. The work threads close the jobs' generators (after
+        the turn in progress) and end: :meth:`join` waits for them."""
         with self._lock:
+            if self._closed:
+                return
             self._closed = True
-            self._walk_ready.notify_all()
-            self._train_ready.notify_all()
+            jobs = [*self._walk, *(job for q in self._lanes.values() for job in q)]
+            for ready in self._ready.values():
+                ready.notify_all()
+        for job in jobs:
+            _answer(job, None, SchedulerClosed())
 
-    def _start(self):
-        for name, target in (("micrograd-walk", self._serve_walk),
-                             ("micrograd-training", self._serve_training)):
-            thread = threading.Thread(target=target, daemon=True, name=name)
-            self._threads.append(thread)
+    def join(self, timeout=None):
+        """Wait for the work threads to end (after :meth:`close`, or when idle), at most
+        ``timeout`` seconds in all; whether they all did."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self._lock:
+            threads = list(self._threads)
+        for thread in threads:
+            left = None if deadline is None else max(0.0, deadline - time.monotonic())
+            thread.join(left)
+        return not any(thread.is_alive() for thread in threads)
+
+    def _queue(self, job):
+        """(lock held) Put ``job`` in its queue; start its work thread if none runs."""
+        if job.kind == WALK:
+            self._walk.append(job)
+        else:
+            self._lanes.setdefault(job.lane, deque()).append(job)
+        job.queued = True
+        if self._workers[job.kind] is None:
+            thread = threading.Thread(target=self._serve, args=(job.kind,), daemon=True,
+                                      name=_THREAD_NAMES[job.kind])
+            self._workers[job.kind] = thread
+            self._threads = [t for t in self._threads if t.is_alive()] + [thread]
             thread.start()
+        else:
+            self._ready[job.kind].notify()
+
+    def _forget(self, job, fut):
+        """(the event loop) A job's request is cancelled: its work thread drops it and
+        closes its generator before its next turn."""
+        if not fut.cancelled():
+            return
+        with self._lock:
+            if job.queued and not self._closed:
+                self._dropped[job.kind].append(job)
+                self._ready[job.kind].notify()
 
     # -- the work threads ---------------------------------------------------------------
 
-    def _serve_walk(self):
-        """The walk's jobs in rotation: one turn, then the job goes to the back."""
+    def _serve(self, kind):
+        """A work thread's loop: drop the cancelled jobs, then one turn of the next job
+        (the walk: the first job, which then goes to the back; the sessions: the first
+        lane's first job, and that lane goes to the back). It ends when the scheduler
+        closes (closing the jobs left) or after ``idle_seconds`` with nothing to do."""
+        last_end = None  # the end of the last session turn, while sessions wait
         while True:
             with self._lock:
-                while not (self._walk or self._closed):
-                    self._walk_ready.wait()
-                if self._closed:
-                    return
-                job = self._walk[0]
-            done = self._turn(job, "walk")
+                job, dropped, state = self._next(kind)
+            for old in dropped:
+                _close(old)
+            if state == "end":
+                return
+            if state == "idle":
+                last_end = None  # nothing waited: an idle gap is no hold-up
+            if job is None:
+                continue
+            if kind == WALK:
+                done = self._turn(job, "walk")
+            else:
+                done = self._turn(job, "session", last_end)
+                last_end = job.note.end
             with self._lock:
                 self.turns += 1
-                self._walk.popleft()
-                if not done:
-                    self._walk.append(job)
+                self._after(job, done)
 
-    def _serve_training(self):
-        """The sessions in rotation: one turn of the first lane's first job, then that
-        lane goes to the back of the line."""
-        last_end = None
-        while True:
-            with self._lock:
-                while not (self._lanes or self._closed):
-                    last_end = None  # nothing waited: an idle gap is no hold-up
-                    self._train_ready.wait()
-                if self._closed:
-                    return
-                lane = next(iter(self._lanes))
-                job = self._lanes[lane][0]
-            done = self._turn(job, "session", last_end)
-            last_end = job.note.end if job.note.end is not None else time.perf_counter()
-            with self._lock:
-                self.turns += 1
-                queue = self._lanes.pop(lane)
-                if done:
-                    queue.popleft()
-                if queue:                 # this session goes to the back of the line
-                    self._lanes[lane] = queue
+    def _next(self, kind):
+        """(lock held) (the job whose turn is next or None, the jobs to close, "run",
+        "idle" or "end")."""
+        dropped = [job for job in self._dropped[kind] if job.queued]
+        self._dropped[kind] = []
+        for job in dropped:
+            self._unqueue(job)
+        if self._closed:
+            left = list(self._walk) if kind == WALK else [
+                job for q in self._lanes.values() for job in q]
+            for job in left:
+                self._unqueue(job)
+            return None, dropped + left, "end"
+        if dropped:
+            return None, dropped, "run"
+        queued = self._walk if kind == WALK else self._lanes
+        if not queued:
+            woken = self._ready[kind].wait(self.idle_seconds)
+            if not (woken or queued or self._dropped[kind] or self._closed):
+                self._workers[kind] = None  # the next job starts another thread
+                return None, [], "end"
+            return None, [], "idle"
+        job = self._walk[0] if kind == WALK else self._lanes[next(iter(self._lanes))][0]
+        return job, [], "run"
+
+    def _unqueue(self, job):
+        """(lock held) Take ``job`` out of its queue."""
+        if job.kind == WALK:
+            self._walk.remove(job)
+        else:
+            queue = self._lanes[job.lane]
+            queue.remove(job)
+            if not queue:
+                del self._lanes[job.lane]
+        job.queued = False
+
+    def _after(self, job, done):
+        """(lock held) After a turn of ``job`` (the first of its queue): a walk job goes
+        to the back of the walk's queue, a session's lane to the back of the line."""
+        if job.kind == WALK:
+            self._walk.popleft()
+            if not done:
+                self._walk.append(job)
+        else:
+            queue = self._lanes.pop(job.lane)
+            if done:
+                queue.popleft()
+            if queue:                 # this session goes to the back of the line
+                self._lanes[job.lane] = queue
+        if done:
+            job.queued = False
 
     def _turn(self, job, kind, waited_since=None):
         """One turn of ``job`` on this thread, in the job's own context; whether the
@@ -202,6 +326,7 @@ class TurnScheduler:
         done, result, error = False, None, None
         if job.fut.cancelled():   # its request is gone: do no more of its work
             done = True
+            _close(job)
         else:
             if note.start is None:
                 note.start = start
@@ -211,6 +336,8 @@ class TurnScheduler:
                 done, result = True, stop.value
             except Exception as exc:  # noqa: BLE001 - delivered to the request, raised there
                 done, error = True, exc
+            except BaseException as exc:  # SystemExit, KeyboardInterrupt: the job's too
+                done, error = True, _aborted(exc)
         end = time.perf_counter()
         note.end, note.turns = end, note.turns + 1
         note.longest = max(note.longest, end - start)
@@ -219,11 +346,35 @@ class TurnScheduler:
             if done:
                 self.log.job(note)
         if done:
-            try:
-                job.loop.call_soon_threadsafe(_deliver, job.fut, result, error)
-            except RuntimeError:      # its event loop is closed: nobody is waiting
-                log.debug("a finished job's event loop is closed")
+            _answer(job, result, error)
         return done
+
+
+def _aborted(exc):
+    """A BaseException that is not an Exception, as an error the request can raise (as
+    is, awaited in a task, it would stop the server's event loop)."""
+    why = f": {exc}" if str(exc) else ""
+    error = JobAborted(f"the job raised {type(exc).__name__}{why} (an error of the job's "
+                       "own code; the server goes on)")
+    error.__cause__ = exc
+    return error
+
+
+def _close(job):
+    """Close a job's generator (its ``finally`` blocks run) in its own context, on the
+    work thread that runs its turns."""
+    try:
+        job.ctx.run(job.gen.close)
+    except BaseException as exc:  # noqa: BLE001 - nobody waits for a dropped job
+        log.warning("closing a dropped job raised %s: %s", type(exc).__name__, exc)
+
+
+def _answer(job, result, error):
+    """Hand ``job``'s result or error to its request (in its event loop)."""
+    try:
+        job.loop.call_soon_threadsafe(_deliver, job.fut, result, error)
+    except RuntimeError:      # its event loop is closed: nobody is waiting
+        log.debug("a finished job's event loop is closed")
 
 
 def _deliver(fut, result, error):
