@@ -13,7 +13,7 @@
  * (docs/web.md lists them); a session's operations carry its `sid` in the request:
  *
  *   meta                {}                                    -> the page's catalogue
- *   walk.build          {preset | expr, values?, ask?, of?, assign?, recursive?, no_zero_grad?}
+ *   walk.build          {preset | expr, values?, ask?, of?, mode?, questions?}
  *   walk.check          {preset | expr, values, ask?, of?, answer}
  *   walk.order          {preset | expr, values, order: [node id]}
  *   walk.nudge          {preset | expr, values, leaf, h}
