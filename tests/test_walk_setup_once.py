@@ -93,6 +93,8 @@ def test_the_request_fields_are_made_from_the_setups():
     assert schema["mode"]["description"] == spec["mode"]["help"]
     for key in OLD_MODE_KEYS:
         assert schema[key]["type"] == "boolean"
+    step = walk_handlers.setup_field("step")  # a number's range, as declared
+    assert (step.kind, step.ge, step.le, step.default) == ("int", 0, spec["step"]["max"], 0)
     # the other Walk requests read their graph from the same declarations
     for fields_ in (walk_handlers.CHECK, walk_handlers.ORDER, walk_handlers.NUDGE):
         assert fields_[:3] == walk_handlers.GRAPH

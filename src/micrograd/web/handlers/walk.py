@@ -1,7 +1,10 @@
 """The Walk's requests: a graph with its steps, the visit-order experiment, the nudge, a
 learner's answer. Each is one turn of work, or several for a big graph (its parse, walk,
 each sweep of its layout, its texts: ``walkview.build_in_turns``); the documents come
-from ``walkview``.
+from ``walkview``. A request's fields that are the Walk's set-up (``preset``, ``expr``,
+``values``, ``mode``, ``ask``, ``of``, ``questions``) are made from their one declaration,
+``micrograd.walk_setup.WalkSetup``'s (:func:`setup_field`); the mode may also come as an
+older request's flag (``"assign": true``: ``walk_setup.OLD_MODE_KEYS``).
 
     >>> from micrograd.web.handlers import run_to_end
     >>> run_to_end(walk({"preset": "lecture"}))["question"]["text"]
