@@ -226,7 +226,7 @@ def test_the_neuron_at_the_leaves_against_pytorch_float64(torch):
 
 def test_a_graph_of_one_leaf_has_no_passes_to_compare():
     assert compare_conventions(Value(2.0, label="a")) is None
-    assert build("a = 2", no_zero_grad=True)["conventions"] is None
+    assert build("a = 2", mode="no_zero_grad")["conventions"] is None
 
 
 # ---- the page gets Python's numbers, through both doors --------------------------------
@@ -235,7 +235,7 @@ def test_a_graph_of_one_leaf_has_no_passes_to_compare():
 @pytest.mark.parametrize("preset", ["lecture", "diamond", "reused"])
 def test_the_pages_document_carries_the_conventions(preset):
     source = PRESETS[preset].expr
-    doc = build(source, no_zero_grad=True)
+    doc = build(source, mode="no_zero_grad")
     table = doc["conventions"]
     assert table == compare_conventions(parse(source))
     # the steps the page shows end where micrograd's convention says
@@ -244,7 +244,7 @@ def test_the_pages_document_carries_the_conventions(preset):
                                 "micrograd": "after pass 2", "pytorch": "after pass 2"}
     assert [c["title"] for c in table["conventions"]] == [c.title for c in CONVENTIONS.values()]
     for mode in ("assign", "recursive"):
-        assert build(source, **{mode: True})["conventions"] is None
+        assert build(source, mode=mode)["conventions"] is None
     assert build(source)["conventions"] is None
 
 

@@ -37,7 +37,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from . import walk_modes
+from . import ops, walk_modes
 from .chain_rule import contributions_at, sweep, sweep_steps
 from .graph import describe_op, fmt, fmt4, trace
 from .wire import encode
@@ -500,9 +500,7 @@ def replay(root, changes=None, _g=None):
         if n.leaf:
             vals[n.id] = float(changes.get(n.id, n.data))
         else:
-            fn = n.value._fn
-            xs = [vals[i] for i in n.inputs]
-            vals[n.id] = fn.forward(*xs, n.arg) if fn.has_arg else fn.forward(*xs)
+            vals[n.id] = ops.forward(n.value._fn, [vals[i] for i in n.inputs], n.arg)
     return vals
 
 

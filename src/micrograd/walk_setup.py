@@ -11,8 +11,9 @@ with the one table of presets and the one table of modes.
     >>> PRESETS["lecture"].expr
     'a = 2; b = -3; c = 10; f = -2; e = a * b; d = e + c; L = d * f'
 
-The Walk page, its link and the Jupyter widget (``micrograd.widget``) read the presets
-and the modes' texts from here. ``WalkSetup.spec()`` is the page's description,
+The Walk page, its link, its requests (``micrograd.web.handlers.walk``: their fields
+are made from ``WalkSetup``'s) and the Jupyter widget (``micrograd.widget``) read the
+presets and the modes' texts from here. ``WalkSetup.spec()`` is the page's description,
 JSON-ready::
 
     {"presets": [{"key": "sum_times", "title": "(a + b) * c", "expr": "a = 2; ...",
@@ -26,10 +27,13 @@ JSON-ready::
 
 Field kinds are the experiment's (``micrograd.experiment``) and two more: ``text`` (at
 most ``max_len`` characters) and ``values`` (leaf name -> number; ``name:value,...`` in a
-link, each name percent-encoded as JavaScript's ``encodeURIComponent`` does).
+link, each name percent-encoded as JavaScript's ``encodeURIComponent`` does). A field
+written as a list in a link names its separator (``sep``; ``values`` also ``pair``), and
+the mode field the older keys that say a mode (``old_keys``: ``OLD_MODE_KEYS``), so the
+page reads a link as ``from_url`` does.
 
 Adding a preset is one entry in ``PRESETS``; a mode is ``micrograd.walk``'s, with its
-title and lesson in ``MODES``.
+title, its lesson and how a hint names its mistake in ``MODES``.
 """
 
 from __future__ import annotations
@@ -58,11 +62,13 @@ MAX_STEP = 2000         # steps of one walk (forward and backward)
 @dataclass(frozen=True)
 class Preset:
     """A graph of the lecture: its key, its title, its text in ``micrograd.expr``'s
-    language, and the leaf its question asks about (d root / d ask)."""
+    language, the leaf its question asks about (d root / d ask), and the words put
+    before that question (``question_lead``: what the graph is there to show)."""
     key: str
     title: str
     expr: str
     ask: str = ""
+    question_lead: str = ""
 
 
 #: the lecture's graphs, in the order the page lists them
@@ -76,7 +82,8 @@ PRESETS = {p.key: p for p in [
            "o = tanh(n)", "w1"),
     Preset("square", "a * a", "a = 3; f = a * a", "a"),
     Preset("diamond", "diamond: b = a + 1, c = a * 3, d = b * c",
-           "a = 2; b = a + 1; c = a * 3; d = b * c", "a"),
+           "a = 2; b = a + 1; c = a * 3; d = b * c", "a",
+           question_lead="on the diamond, in the right order,"),
     Preset("reused", "reused inner node: b = a + a, c = b + b",
            "a = 3; b = a + a; c = b + b", "a"),
 ]}
@@ -84,11 +91,13 @@ PRESETS = {p.key: p for p in [
 
 @dataclass(frozen=True)
 class Mode:
-    """A teaching mode of ``micrograd.walk``: its title and what a learner should
-    notice."""
+    """A teaching mode of ``micrograd.walk``: its title, what a learner should notice,
+    and for a mistake, how a hint names it (``mistake``: a learner's answer that is
+    this mode's number is said to be this slip)."""
     key: str
     title: str
     lesson: str
+    mistake: str = ""
 
 
 #: one entry per mode of micrograd.walk.MODES, in its order; each lesson is one sentence:
@@ -100,16 +109,21 @@ MODES = {m.key: m for m in [
     Mode("assign", "the mistake: grad = instead of += (a reused node keeps its last "
          "share)",
          "Notice that a node used twice keeps only the last contribution it receives: "
-         "a * a at 3 gives grad 3, not 6."),
+         "a * a at 3 gives grad 3, not 6.",
+         mistake="writing grad = instead of grad += (a reused node keeps only its last "
+                 "contribution)"),
     Mode("recursive", "the mistake: a recursive backward without a topological sort",
          "Notice that a node reached by two paths passes its grad on once per path, "
          "before the grad is complete: a = 1; b = a + a; c = b + b gives grad[a] = 8, "
-         "not 4."),
+         "not 4.",
+         mistake="a recursive backward without a topological sort (a node reached by two "
+                 "paths pushes its grad twice)"),
     Mode("no_zero_grad", "the mistake: two backward passes without zero_grad",
          "Notice that the second pass adds onto what the first one left: in PyTorch and "
          "in this engine only the leaves add up (twice the gradient), while micrograd's "
          "published engine also adds into every interior grad and pushes those sums on, "
-         "so the leaves get more still."),
+         "so the leaves get more still.",
+         mistake="two backward passes without zero_grad"),
 ]}
 
 #: the kinds of question the Walk asks, in the lecture's order, with their short titles
@@ -189,8 +203,15 @@ CONTROLS = {"graph": "the preset and the expression", "values": "the leaf values
             "question": "the question", "nudge": "the nudge check",
             "order": "the visit-order experiment"}
 
-#: the page's older mode keys: ``assign=1`` ... (``nozero`` is ``no_zero_grad``)
-OLD_MODE_KEYS = {"assign": "assign", "recursive": "recursive", "nozero": "no_zero_grad"}
+#: the older ways to say the mode, each key -> its mode: a link's ``assign=1`` (the page's
+#: first links said ``nozero=1``), a request's ``"assign": true``; one at a time
+OLD_MODE_KEYS = {"assign": "assign", "recursive": "recursive", "no_zero_grad": "no_zero_grad",
+                 "nozero": "no_zero_grad"}
+
+#: a link's lists: ``hide=graph,values``; leaf values as ``name:value`` pairs, each name
+#: percent-encoded as JavaScript's ``encodeURIComponent`` does (``v=a:2,b%3A1:-3``)
+LINK_SEP = ","
+LINK_PAIR = ":"
 
 
 class WalkSetupError(ValueError):
@@ -220,9 +241,10 @@ class WalkSetup:
     expr: str | None = _f("text", None, "expression", "a graph in micrograd.expr's "
                           "language, e.g. 'a = 2; b = a*a'", max_len=MAX_EXPR_CHARS)
     values: dict = _f("values", {}, "leaf values", "a new value for a leaf, by its name",
-                      max_len=MAX_VALUES, max_name=MAX_NAME_CHARS)
+                      max_len=MAX_VALUES, max_name=MAX_NAME_CHARS, url="v")
     mode: str = _f("choice", "correct", "teaching mode", "the backward pass as written, "
-                   "or one of its classic mistakes", choices=tuple(MODES))
+                   "or one of its classic mistakes", choices=tuple(MODES),
+                   old_keys=OLD_MODE_KEYS)
     step: int = _f("int", 0, "step", "how many steps of the walk are shown", min=0,
                    max=MAX_STEP)
     ask: str | None = _f("text", None, "question: with respect to", "the node the "
@@ -285,7 +307,8 @@ class WalkSetup:
             d["preset"] = query["preset"]
         if query.get("v"):
             d["values"] = _parse_values(query["v"])
-        old = [mode for key, mode in OLD_MODE_KEYS.items() if query.get(key) == "1"]
+        old = list(dict.fromkeys(mode for key, mode in OLD_MODE_KEYS.items()
+                                 if query.get(key) == "1"))
         if len(old) > 1:
             raise WalkSetupError(f"choose one teaching mode at a time (got "
                                  f"{' and '.join(old)})", "mode")
@@ -299,9 +322,9 @@ class WalkSetup:
             if query.get(key):
                 d[key] = query[key]
         if query.get("hide"):
-            d["hide"] = [h for h in query["hide"].split(",") if h]
+            d["hide"] = [h for h in query["hide"].split(LINK_SEP) if h]
         if query.get("questions") is not None:  # "" asks none
-            d["questions"] = [q for q in query["questions"].split(",") if q]
+            d["questions"] = [q for q in query["questions"].split(LINK_SEP) if q]
         return cls.from_dict(d)
 
     def to_url(self):
@@ -310,8 +333,8 @@ class WalkSetup:
         ``hide``)."""
         out = {"preset": self.preset} if self.preset is not None else {"expr": self.expr}
         if self.values:
-            out["v"] = ",".join(f"{js_component(k)}:{js_number(v)}"
-                                for k, v in self.values.items())
+            out["v"] = LINK_SEP.join(f"{js_component(k)}{LINK_PAIR}{js_number(v)}"
+                                     for k, v in self.values.items())
         if self.mode != "correct":
             out["mode"] = self.mode
         if self.step:
@@ -320,9 +343,9 @@ class WalkSetup:
             if getattr(self, key):
                 out[key] = getattr(self, key)
         if self.questions != list(QUESTIONS):
-            out["questions"] = ",".join(self.questions)
+            out["questions"] = LINK_SEP.join(self.questions)
         if self.hide:
-            out["hide"] = ",".join(self.hide)
+            out["hide"] = LINK_SEP.join(self.hide)
         return out
 
     @classmethod
@@ -399,8 +422,8 @@ def _check_values(name, meta, x):
 def _parse_values(text):
     """``a:2,b%3A1:-3`` -> {"a": 2.0, "b:1": -3.0} (the page's ``v``)."""
     out = {}
-    for part in text.split(","):
-        i = part.rfind(":")
+    for part in text.split(LINK_SEP):
+        i = part.rfind(LINK_PAIR)
         if i <= 0:
             continue  # as the page: a part without a name is skipped
         name, number = unquote(part[:i]), part[i + 1:].strip()
@@ -419,11 +442,17 @@ def _parse_step(text):
 
 def _field_spec(f):
     meta = f.metadata
-    out = {"name": f.name, "url": {"values": "v"}.get(f.name, f.name),
+    out = {"name": f.name, "url": meta.get("url", f.name),
            "kind": meta["kind"],
            "default": f.default_factory() if f.default is MISSING else f.default,
            "label": meta["label"], "help": meta["help"]}
     for key in ("min", "max", "choices", "max_len"):
         if key in meta:
             out[key] = list(meta[key]) if isinstance(meta[key], tuple) else meta[key]
+    if meta["kind"] in ("values", "choices"):  # how a link writes it
+        out["sep"] = LINK_SEP
+    if meta["kind"] == "values":
+        out["pair"] = LINK_PAIR
+    if "old_keys" in meta:  # an older link's key=1, or a request's key: true
+        out["old_keys"] = dict(meta["old_keys"])
     return out

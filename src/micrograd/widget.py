@@ -47,6 +47,10 @@ from .viz.svg import render_svg
 
 __all__ = ["PRESETS", "WalkModel", "walk_widget"]
 
+#: the Walk's default set-up (WalkSetup's defaults: its preset, the correct backward pass)
+_DEFAULT = WalkSetup()
+
+
 class WalkModel:
     """The widget's state and its actions, in plain Python.
 
@@ -57,13 +61,16 @@ class WalkModel:
     :meth:`state` instead.
     """
 
-    def __init__(self, what="sum_times", mode="correct", order=None):
+    def __init__(self, what=None, mode=None, order=None):
+        # what, mode: None is the Walk's own default (WalkSetup's)
+        what = _DEFAULT.preset if what is None else what
         self.error = None
-        self.mode = "correct"
+        self.mode = _DEFAULT.mode
         self.order = None
         self.values = {}
         self._load(what)
-        self.set_mode(what.mode if isinstance(what, WalkSetup) else mode)
+        self.set_mode(what.mode if isinstance(what, WalkSetup)
+                      else _DEFAULT.mode if mode is None else mode)
         if order:
             self.set_order(order)
         if self.error:  # a bad mode or order at construction is the caller's mistake
@@ -409,6 +416,7 @@ def _widget_class():
     return WalkWidget
 
 
-def walk_widget(what="sum_times", mode="correct", order=None):
-    """The Walk as a Jupyter widget (anywidget). See the module docstring."""
+def walk_widget(what=None, mode=None, order=None):
+    """The Walk as a Jupyter widget (anywidget); ``what`` and ``mode`` default to the
+    Walk's own (``WalkSetup``'s). See the module docstring."""
     return _widget_class()(WalkModel(what, mode=mode, order=order))

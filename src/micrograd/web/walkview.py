@@ -13,7 +13,8 @@ This module adds only what belongs to the page: the editable leaves (and the fre
 variables an expression uses without assigning), the text of each edge's local
 derivative, the neurons a drawing can fold into one box, the reused-node lesson, and the
 questions a learner answers (checked here against ``Value.backward()``). The presets
-are the Walk's one table, ``micrograd.walk_setup.PRESETS``.
+and the modes, with their texts, are the Walk's one table each,
+``micrograd.walk_setup.PRESETS`` and ``MODES``.
 
     >>> from micrograd.web.walkview import build, PRESETS
     >>> view = build(PRESETS["lecture"].expr)
@@ -32,7 +33,7 @@ from ..expr import FUNCTIONS
 from ..graph import fmt
 from ..graph import fmt4
 from ..walk import WalkError
-from ..walk_setup import PRESETS, compare_conventions
+from ..walk_setup import MODES, PRESETS, compare_conventions
 from ..wire import encode
 from . import limits, walk_questions
 
@@ -250,8 +251,8 @@ def _question(g, preset, ask, of):
     if len(g.leaves) > len(shown):
         given += (" and " if given else "") + "the other leaves as set"
     text = (f"with {given}, " if given else "") + f"what is d{of_name}/d{wrt_name}?"
-    if preset is not None and preset.key == "diamond":
-        text = "on the diamond, in the right order, " + text
+    if preset is not None and preset.question_lead:
+        text = f"{preset.question_lead} {text}"
     return {"of": of_id, "wrt": wrt_id, "text": text[0].upper() + text[1:]}
 
 
@@ -276,19 +277,13 @@ def build(source, values=None, **options):
     return _at_once(build_in_turns(source, values, **options))
 
 
-def build_in_turns(source, values=None, *, assign=False, recursive=False,
-                   no_zero_grad=False, title="", preset=None, ask=None, of=None,
-                   questions=tuple(walk_questions.KINDS), rankdir="LR", stack=False,
-                   stagger=False):
+def build_in_turns(source, values=None, *, mode="correct", title="", preset=None,
+                   ask=None, of=None, questions=tuple(walk_questions.KINDS), rankdir="LR",
+                   stack=False, stagger=False):
     """``build`` as a job: a generator that yields between its phases (parse, walk, each
     sweep of the layout, texts) when the graph is big (over ``TURN_NODES`` nodes), so a
-    server can run other work in between; returns the document."""
-    modes = [m for m, on in (("assign", assign), ("recursive", recursive),
-                             ("no_zero_grad", no_zero_grad)) if on]
-    if len(modes) > 1:
-        raise WalkViewError("choose one teaching mode at a time (got "
-                            f"{' and '.join(modes)})")
-    mode = modes[0] if modes else "correct"
+    server can run other work in between; returns the document. ``mode``: one of
+    ``walk_setup.MODES``."""
     g = _EditableGraph(source, values)
     question = _question(g, preset, ask, of)
     big = len(g.nodes) > TURN_NODES
@@ -411,14 +406,6 @@ def _close(x, y):
     return abs(x - y) <= 5e-4 * max(1.0, abs(y))
 
 
-#: the teaching modes' mistakes, as a hint names them
-_MISTAKES = {"recursive": "a recursive backward without a topological sort (a node reached "
-                          "by two paths pushes its grad twice)",
-             "assign": "writing grad = instead of grad += (a reused node keeps only its "
-                       "last contribution)",
-             "no_zero_grad": "two backward passes without zero_grad"}
-
-
 def _hint(g, q, answer, truth):
     """A hint that points at the likely slip without giving the number away. Called
     after ``backward()``: every Value of the graph holds its grad."""
@@ -434,14 +421,16 @@ def _hint(g, q, answer, truth):
                 "its grad adds every path's contribution (+=)")
     of_v, wrt_v = g.by_id[q["of"]].value, g.by_id[q["wrt"]].value
     sub = {n.value: n.id for n in _viz.trace(of_v)[0]}
-    for mode, what in _MISTAKES.items():
+    for mode in MODES.values():  # each mistake, as its mode names it
+        if not mode.mistake:
+            continue
         try:
-            got = _walk.walk(of_v, mode=mode).grads[sub[wrt_v]]
+            got = _walk.walk(of_v, mode=mode.key).grads[sub[wrt_v]]
         except WalkError:  # the recursive walk of a deep graph is over its visit cap
             continue
         if not _close(got, truth) and _close(answer, got):
-            return f"that is what {what} gives; the engine visits nodes in reverse " \
-                   "topological order and adds (+=) every contribution"
+            return f"that is what {mode.mistake} gives; the engine visits nodes in " \
+                   "reverse topological order and adds (+=) every contribution"
     if any(_close(answer, loc) and not _close(loc, s) for _, s, loc in shares):
         return ("that is a local derivative only: multiply it by the grad of the node it "
                 f"feeds (the chain rule: grad[{wrt}] += grad[user] · local)")

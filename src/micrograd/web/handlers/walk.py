@@ -1,7 +1,10 @@
 """The Walk's requests: a graph with its steps, the visit-order experiment, the nudge, a
 learner's answer. Each is one turn of work, or several for a big graph (its parse, walk,
 each sweep of its layout, its texts: ``walkview.build_in_turns``); the documents come
-from ``walkview``.
+from ``walkview``. A request's fields that are the Walk's set-up (``preset``, ``expr``,
+``values``, ``mode``, ``ask``, ``of``, ``questions``) are made from their one declaration,
+``micrograd.walk_setup.WalkSetup``'s (:func:`setup_field`); the mode may also come as an
+older request's flag (``"assign": true``: ``walk_setup.OLD_MODE_KEYS``).
 
     >>> from micrograd.web.handlers import run_to_end
     >>> run_to_end(walk({"preset": "lecture"}))["question"]["text"]
@@ -10,35 +13,50 @@ from ``walkview``.
 
 from __future__ import annotations
 
+from dataclasses import MISSING, fields
+
+from ...walk_setup import OLD_MODE_KEYS, WalkSetup
 from .. import limits, walk_questions, walkview
 from .errors import Failure, clip
 from .fields import Field, read
 
+_SETUP = {f.name: f for f in fields(WalkSetup)}
+_KINDS = {"choice": "str", "text": "str", "int": "int", "values": "dict", "choices": "list"}
+
+
+def setup_field(name, **change):
+    """WalkSetup's field ``name`` as a request field: its kind, default, caps, choices
+    and help from its one declaration (``change``: what a request reads otherwise)."""
+    f = _SETUP[name]
+    meta = f.metadata
+    kw = {"kind": _KINDS[meta["kind"]], "description": meta["help"],
+          "default": f.default_factory() if f.default is MISSING else f.default,
+          "choices": tuple(meta.get("choices", ()))}
+    if meta["kind"] == "text":
+        kw["max_length"] = meta["max_len"]
+    elif meta["kind"] == "int":
+        kw.update(ge=meta["min"], le=meta["max"])
+    elif meta["kind"] in ("values", "choices"):
+        kw.update(max_items=meta["max_len"],
+                  items="float" if meta["kind"] == "values" else "str")
+    kw.update(change)
+    return Field(name, nullable=kw["default"] is None, **kw)
+
+
 GRAPH = (
-    Field("preset", "str", None, max_length=40, nullable=True,
-          description="a preset by its key (micrograd.walk_setup.PRESETS)"),
-    Field("expr", "str", None, max_length=limits.MAX_EXPR_CHARS, nullable=True,
-          description="a graph in the walk's language, e.g. 'a = 2; b = a*a'"),
-    Field("values", "dict", {}, items="float", max_items=limits.MAX_VALUES,
-          description="leaf name -> value: edits of the graph's leaves"),
+    # a preset is looked up by its key (an unknown one is not_found), and a request
+    # names either a preset or an expression: neither has a default
+    setup_field("preset", default=None, choices=(), max_length=40),
+    setup_field("expr"),
+    setup_field("values"),
 )
-ASKED = (
-    Field("ask", "str", None, max_length=limits.MAX_NODE_CHARS, nullable=True,
-          description="the question's node: what is d(of)/d(ask)? (default: the "
-                      "preset's, or the first leaf)"),
-    Field("of", "str", None, max_length=limits.MAX_NODE_CHARS, nullable=True,
-          description="the question's output node (default: the root)"),
-)
+ASKED = (setup_field("ask"), setup_field("of"))
 KINDS = tuple(walk_questions.KINDS)
-WALK = GRAPH + ASKED + (
-    Field("questions", "list", list(KINDS), items="str", choices=KINDS,
-          max_items=len(KINDS), description="the kinds of question asked, in the order "
-                                             "value, local, grad, path"),
-    Field("assign", "bool", False, description="teaching mode: '=' instead of '+='"),
-    Field("recursive", "bool", False, description="teaching mode: recursive backward, "
-                                                  "no topological sort"),
-    Field("no_zero_grad", "bool", False, description="teaching mode: backward twice "
-                                                     "without zero_grad"),
+#: the older requests' teaching-mode flags (``"assign": true``...), read as the mode
+OLD_MODES = tuple(Field(key, "bool", False, description=f"older name: true is mode "
+                                                        f"{mode!r}")
+                  for key, mode in OLD_MODE_KEYS.items())
+WALK = GRAPH + ASKED + (setup_field("questions"), setup_field("mode")) + OLD_MODES + (
     Field("rankdir", "str", "LR", choices=("LR", "TB"),
           description="the drawing's direction: left to right (the lecture's) or top to "
                       "bottom (a narrow screen's)"),
@@ -61,6 +79,17 @@ NUDGE = GRAPH + (
     Field("leaf", "str", max_length=limits.MAX_NODE_CHARS),
     Field("h", "float", 1e-4, gt=0, le=1),
 )
+
+
+def _mode(request, req):
+    """The teaching mode: ``mode``, or an older request's flag; one at a time."""
+    asked = [req["mode"]] if "mode" in request else []
+    asked += [mode for key, mode in OLD_MODE_KEYS.items() if req[key]]
+    asked = list(dict.fromkeys(asked))
+    if len(asked) > 1:
+        raise Failure("refused", f"choose one teaching mode at a time (got "
+                                 f"{' and '.join(asked)})", field="mode")
+    return asked[0] if asked else req["mode"]
 
 
 def _source(req):
@@ -93,10 +122,10 @@ def walk(request, sessions=None):
     turns for a big graph."""
     req = read(WALK, request)
     source, title, preset = _source(req)
+    mode = _mode(request, req)
     try:
         return (yield from walkview.build_in_turns(
-            source, req["values"], assign=req["assign"], recursive=req["recursive"],
-            no_zero_grad=req["no_zero_grad"], title=title, preset=preset, ask=req["ask"],
+            source, req["values"], mode=mode, title=title, preset=preset, ask=req["ask"],
             of=req["of"], questions=tuple(req["questions"]), rankdir=req["rankdir"],
             stack=req["stack"], stagger=req["stagger"]))
     except walkview.WalkViewError as err:

@@ -16,7 +16,7 @@
  * bodies (docs/web.md lists them); a session's calls carry its `sid` in the request:
  *
  *   meta                {}                                    -> the page's catalogue
- *   walk                {preset | expr, values?, ask?, of?, assign?, recursive?, no_zero_grad?}
+ *   walk                {preset | expr, values?, ask?, of?, mode?, questions?, rankdir?, stack?, stagger?}
  *   walk.check          {preset | expr, values, ask?, of?, answer}
  *   walk.order          {preset | expr, values, order: [node id]}
  *   walk.nudge          {preset | expr, values, leaf, h}

@@ -2,7 +2,7 @@
  *
  *   const walk = new Walk(root, { client, meta, url, setup, idPrefix });
  *     root      an empty element: the Walk fills it
- *     client    client.js's interface (walk.build, walk.check, walk.order, walk.nudge)
+ *     client    client.js's interface (walk, walk.check, walk.order, walk.nudge)
  *     meta      the catalogue from the client's "meta": meta.walk is the Walk set-up's
  *               description (micrograd.walk_setup.WalkSetup.spec(): presets, modes,
  *               fields, the groups of controls a lesson hides)
@@ -30,10 +30,6 @@ import { WALK_MARKUP } from "./walk_markup.js";
 import { QuestionPanel } from "./walk_questions.js";
 import { LessonBuilder } from "./walk_lesson.js";
 import { Timeline } from "./walk_timeline.js";
-
-/** a mode's key in links written before the `mode` key (`assign=1`, `recursive=1`,
- *  `no_zero_grad=1`), and the one whose key was shorter than the mode's */
-const OLD_MODE_KEY = { nozero: "no_zero_grad" };
 
 export class Walk {
   constructor(root, { client, meta, url = null, setup = {}, idPrefix } = {}) {
@@ -117,33 +113,31 @@ export class Walk {
   }
 
   /** A set-up (open's argument) read from texts by WalkSetup's fields, as a link writes
-   *  them (values as `name:value,...`, hide as `group,...`): `get(field)` gives a
-   *  field's text or null (a URL's key, an element's attribute); `raw(key)` reads an
-   *  older link's own keys (`recursive=1`...). Nothing read here is ever parsed as HTML:
-   *  the texts go to the Python side, which checks them, and are shown as text. */
+   *  them (WalkSetup.from_url's way, from its description: a list field's `sep`, the
+   *  values' `pair`, `name:value,...`): `get(field)` gives a field's text or null (a
+   *  URL's key, an element's attribute); `raw(key)` reads an older link's own keys (the
+   *  mode field's `old_keys`: `recursive=1`...). Nothing read here is ever parsed as
+   *  HTML: the texts go to the Python side, which checks them, and are shown as text. */
   setupFrom(get, raw = () => null) {
     const text = (name) => {
       const v = get(name);
       return v === null || v === undefined || v === "" ? undefined : String(v);
     };
-    const values = {};
-    for (const part of (text("values") || "").split(",")) {
-      const i = part.lastIndexOf(":");
+    const list = (name) => text(name).split(this.fields[name].sep).map((k) => k.trim());
+    const values = {}, { sep, pair } = this.fields.values;
+    for (const part of (text("values") || "").split(sep)) {
+      const i = part.lastIndexOf(pair);
       if (i > 0) values[decodeURIComponent(part.slice(0, i))] = Number(part.slice(i + 1));
     }
-    let mode = text("mode");
-    if (!mode) {  // a link from before the mode key
-      const old = this.modeList.find((m) => raw(m.key) === "1");
-      const short = Object.keys(OLD_MODE_KEY).find((k) => raw(k) === "1");
-      mode = old ? old.key : short ? OLD_MODE_KEY[short] : undefined;
-    }
+    const old = Object.entries(this.fields.mode.old_keys).find(([k]) => raw(k) === "1");
     return { preset: text("preset"), expr: text("expr"),
              values: Object.keys(values).length ? values : undefined,
-             ask: text("ask"), of: text("of"), mode, step: Number(text("step")) || 0,
-             hide: (text("hide") || "").split(",").map((g) => g.trim()),
+             ask: text("ask"), of: text("of"), step: Number(text("step")) || 0,
+             mode: text("mode") || (old ? old[1] : undefined),  // an older link's key
+             hide: text("hide") === undefined ? [] : list("hide"),
              // "" asks no question; absent asks them all
              questions: get("questions") === "" ? [] : text("questions") === undefined ? undefined
-               : text("questions").split(",").map((k) => k.trim()) };
+               : list("questions") };
   }
 
   /** Open a set-up, in WalkSetup's fields (an unknown preset or mode: the first) */
@@ -177,14 +171,6 @@ export class Walk {
     this.$("mode-lesson").textContent = m ? m.lesson : "";
   }
 
-  /** the request's teaching-mode flags: the chosen mode's on, the others off (the
-   *  default mode, the correct backward, has none) */
-  modes() {
-    const out = {}, chosen = this.modeSelect.value;
-    for (const m of this.modeList.slice(1)) out[m.key] = m.key === chosen;
-    return out;
-  }
-
   hidden(group) { return this.hide.includes(group); }
 
   /** hide the groups of controls this lesson hides */
@@ -208,7 +194,7 @@ export class Walk {
   async load(source, push) {
     this.source = { preset: source.preset, expr: source.expr, ask: source.ask, of: source.of };
     const body = { ...(source.preset ? { preset: source.preset } : { expr: source.expr }),
-                   ...this.modes() };
+                   mode: this.modeSelect.value };
     if (source.values) body.values = source.values;
     if (source.ask) body.ask = source.ask;
     if (source.of) body.of = source.of;
@@ -218,7 +204,7 @@ export class Walk {
 
   async reload(values, push) {  // same graph, new leaf values or modes: all recomputed
     if (!this.source) return;
-    const body = { ...this.spec(), ...this.modes() };
+    const body = { ...this.spec(), mode: this.modeSelect.value };
     if (values) body.values = { ...body.values, ...values };
     if (this.asking) body.questions = this.asking;
     await this.fetchGraph(body, false, push);
@@ -296,13 +282,14 @@ export class Walk {
 
   /** The current set-up as WalkSetup's fields, each a link's text or null (the default). */
   linkFields() {
-    const s = this.source, mode = this.modeSelect.value;
+    const s = this.source, mode = this.modeSelect.value, f = this.fields;
     return { preset: s.preset || null, expr: s.preset ? null : s.expr,
-             values: this.doc.leaves.map((l) => `${encodeURIComponent(l.name)}:${l.value}`).join(","),
-             mode: mode === this.fields.mode.default ? null : mode,
+             values: this.doc.leaves.map((l) => encodeURIComponent(l.name) + f.values.pair + l.value)
+               .join(f.values.sep),
+             mode: mode === f.mode.default ? null : mode,
              step: this.k || null, ask: s.ask || null, of: s.of || null,
-             questions: this.asking ? this.asking.join(",") : null,
-             hide: this.hide.length ? this.hide.join(",") : null };
+             questions: this.asking ? this.asking.join(f.questions.sep) : null,
+             hide: this.hide.length ? this.hide.join(f.hide.sep) : null };
   }
 
   writeUrl(push) {
@@ -311,7 +298,7 @@ export class Walk {
     const params = { page: "walk" };
     for (const [name, text] of Object.entries(this.linkFields())) params[this.key(name)] = text;
     // the keys of older links give way to the mode key
-    for (const k of this.modeList.map((m) => m.key).concat(Object.keys(OLD_MODE_KEY))) params[k] = null;
+    for (const k of Object.keys(this.fields.mode.old_keys)) params[k] = null;
     if (push) this.url.push(params); else this.url.write(params);
   }
 

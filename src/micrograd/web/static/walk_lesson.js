@@ -56,9 +56,10 @@ export class LessonBuilder {
   /** The lesson's set-up: the Walk's, with the teacher's choices. */
   lesson() {
     const s = { ...this.setup() };
-    s.hide = this.ticked("teach-hide").join(",") || null;
+    s.hide = this.ticked("teach-hide").join(this.fields.hide.sep) || null;
     const asked = this.ticked("teach-q");
-    s.questions = asked.length === Object.keys(this.described.questions).length ? null : asked.join(",");
+    s.questions = asked.length === Object.keys(this.described.questions).length ? null
+      : asked.join(this.fields.questions.sep);
     if (!this.$("teach-step").checked) s.step = null;
     return s;
   }
