@@ -1,7 +1,7 @@
 """``micrograd.viz.layout``'s ``stagger``: the leaves that feed one op from the rank just
 before it alternate between that rank and the one before, so a phone's top-to-bottom
 drawing of the tanh neuron (four leaves in a row) is half as wide; asked for by the
-Walk's page through ``walk.build``'s ``stagger`` field."""
+Walk's page through the ``walk`` request's ``stagger`` field."""
 
 import itertools
 import warnings

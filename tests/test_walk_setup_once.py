@@ -124,7 +124,7 @@ def test_the_static_sites_door_passes_the_mode_through():
     from micrograd.web.pyodide import door
 
     for body in ({"preset": "square", "mode": "assign"}, {"preset": "square", "assign": True}):
-        doc = run_to_end(door.call("walk.build", body))
+        doc = run_to_end(door.call("walk", body))
         assert doc["mode"] == "assign" and not doc["walk"]["ok"]
 
 
