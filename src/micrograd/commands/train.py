@@ -18,6 +18,7 @@ from ..interrupts import checkpoint, ctrl_c_guard
 from .. import losses as _losses
 from .. import nn as _nn
 from .. import optim as _optim
+from .arg_types import capped, fraction, nonneg_float, positive_float, positive_int
 from .runner_option import add_runner_option
 
 EPILOG = """\
@@ -92,64 +93,6 @@ MAX_TRACED_WORK = 20_000_000  # points x neurons: ~160 MB per array
 # ---------------------------------------------------------------------------------------
 
 
-def _number(text, what):
-    try:
-        x = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{what} must be a number, got {text!r}") from None
-    if not math.isfinite(x):
-        raise argparse.ArgumentTypeError(f"{what} must be finite, got {text!r}")
-    return x
-
-
-def positive_float(text):
-    x = _number(text, "value")
-    if x <= 0:
-        raise argparse.ArgumentTypeError(f"must be > 0, got {text}")
-    return x
-
-
-def nonneg_float(text):
-    x = _number(text, "value")
-    if x < 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0, got {text}")
-    return x
-
-
-def _capped(kind, cap, why):
-    """An argparse type: ``kind`` (a type above) that also refuses values over ``cap``."""
-    def parse(text):
-        x = kind(text)
-        if x > cap:
-            shown = f"{cap:,}" if isinstance(cap, int) else f"{cap:g}"
-            raise argparse.ArgumentTypeError(f"must be at most {shown}, got {text} ({why})")
-        return x
-
-    parse.__name__ = kind.__name__  # argparse names the type in some messages
-    return parse
-
-
-def _int(text):
-    try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
-
-
-def positive_int(text):
-    n = _int(text)
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {text}")
-    return n
-
-
-def fraction(text):
-    x = _number(text, "value")
-    if not 0 <= x < 1:
-        raise argparse.ArgumentTypeError(f"must be in [0, 1), got {text}")
-    return x
-
-
 def hidden_sizes(text):
     """``"16,16"`` -> [16, 16]; points at the bad item."""
     items = text.split(",")
@@ -175,11 +118,11 @@ def hidden_sizes(text):
     return sizes
 
 
-samples_count = _capped(positive_int, MAX_SAMPLES, "the cap on generated points")
-epochs_count = _capped(positive_int, MAX_EPOCHS, "the cap on epochs")
-learning_rate = _capped(positive_float, MAX_LR, "larger steps only diverge")
-penalty = _capped(nonneg_float, MAX_PENALTY, "larger values only shrink every weight to 0")
-noise_level = _capped(nonneg_float, MAX_NOISE, "the points live in about [-2, 2]")
+samples_count = capped(positive_int, MAX_SAMPLES, "the cap on generated points")
+epochs_count = capped(positive_int, MAX_EPOCHS, "the cap on epochs")
+learning_rate = capped(positive_float, MAX_LR, "larger steps only diverge")
+penalty = capped(nonneg_float, MAX_PENALTY, "larger values only shrink every weight to 0")
+noise_level = capped(nonneg_float, MAX_NOISE, "the points live in about [-2, 2]")
 
 
 def requires(args):
@@ -265,10 +208,14 @@ def add_parser(subparsers):
 
 def check_args(args):
     """Cross-option checks; returns an error message or None."""
-    binary_loss = args.loss in ("mse", "hinge", "bce")
+    from ..experiment import MULTICLASS
+
+    # a loss with one output scores two classes; the sets whose generator takes a count
+    one_output = _losses.get_loss(args.loss).outputs == "one"
+    many = [name for name in MULTICLASS if name in _data.DATASETS] + ["digits"]
     k = args.classes
-    if k is not None and args.dataset not in ("spiral", "blobs", "digits"):
-        return f"--classes applies to spiral, blobs and digits, not {args.dataset}"
+    if k is not None and args.dataset not in many:
+        return f"--classes applies to {', '.join(many[:-1])} and {many[-1]}, not {args.dataset}"
     if k is not None and k < 2:
         return f"--classes must be at least 2, got {k}"
     if args.dataset == "digits":
@@ -278,8 +225,10 @@ def check_args(args):
         if args.noise is not None:
             return "--noise does not apply to digits"
     k = k or 2
-    if binary_loss and k > 2:
-        return (f"--loss {args.loss} is for two classes; with {k} classes use --loss ce")
+    if one_output and k > 2:
+        multi = [n for n, spec in _losses.LOSSES.items() if spec.outputs == "classes"]
+        return (f"--loss {args.loss} is for two classes; with {k} classes use --loss "
+                f"{' or '.join(multi)}")
     if args.nesterov and (args.optimizer != "sgd" or args.momentum <= 0):
         return "--nesterov needs --optimizer sgd and --momentum > 0"
     if args.momentum and args.optimizer != "sgd":
@@ -292,7 +241,7 @@ def check_args(args):
     n_params = count_parameters(args)
     if n_params > MAX_PARAMS:
         what = f"--hidden {','.join(map(str, args.hidden))}"
-        if args.loss == "ce":
+        if not one_output:
             what += f" with {k} classes"
         return (f"{what} makes an MLP of {n_params:,} parameters; the cap is "
                 f"{MAX_PARAMS:,}")
@@ -304,7 +253,7 @@ def _shape(args):
     digits = args.dataset == "digits"
     nin = 64 if digits else 2
     k = args.classes or (10 if digits else 2)
-    nout = k if args.loss == "ce" else 1
+    nout = 1 if _losses.get_loss(args.loss).outputs == "one" else k
     n = min(args.samples or 1797, 1797) if digits else (args.samples or 100)
     return nin, nout, n
 
