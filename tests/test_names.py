@@ -62,10 +62,10 @@ def test_every_user_of_the_number_check_shares_the_one_in_checks():
     # a cotangent too big for a float is the infinity of its sign, as in the engine
     (g,) = autodiff.gradients([w * 2], [w], grad_outputs=[10**400])
     assert g.data == math.inf and Value(10**400).data == math.inf
-    p = Value(1.0)
-    p.grad = Fraction(1, 2)  # a grad that is a real number but not a float
-    optim.SGD([p], lr=1.0).step()
-    assert p.data == 0.5
+    p, q = Value(1.0), Value(1.0)
+    p.grad, q.grad = Fraction(1, 2), 10**400  # real numbers, not floats
+    optim.SGD([p, q], lr=1.0).step()
+    assert (p.data, q.data) == (0.5, -math.inf)
     model = MLP(2, [1], seed=0)
     with pytest.raises(ValueError, match="l2 must be a finite number >= 0"):
         train.fit(model, [[0.0, 1.0]], [1.0], l2=10**400, epochs=1, progress=False)
