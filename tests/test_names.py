@@ -6,16 +6,12 @@
   ``viz.trace``, still there as aliases); ``value_sets``: the lecture's ``trace`` (two
   sets), also ``viz.digraph.trace``; ``micrograd.trace`` stays the compiler.
 * ``runner``: how a batch's loss and gradients are computed (``engine`` is
-  ``micrograd.engine`` only): ``micrograd demo --runner`` (``--engine`` hidden, still
-  accepted), ``run_moons``/``run_circle(runner=)``, and ``engine=`` deprecated in them,
-  in ``fit`` and in ``evaluate``.
+  ``micrograd.engine`` only): ``run_moons``/``run_circle(runner=)``, and ``engine=``
+  deprecated in them, in ``fit`` and in ``evaluate``. (The commands' ``--runner`` and
+  its hidden old name ``--engine``: tests/test_train_runner_flag.py.)
 """
 
-import argparse
-import contextlib
-import io
 import math
-import re
 import warnings
 from fractions import Fraction
 
@@ -147,38 +143,6 @@ def test_the_graph_functions_refuse_a_non_value_by_its_type(fn):
 
 
 # --- runner, not engine ----------------------------------------------------------------
-
-
-def _demo_parser():
-    from micrograd.commands import demo
-
-    sub = argparse.ArgumentParser().add_subparsers()
-    return demo.add_parser(sub)
-
-
-@pytest.mark.parametrize("argv,want", [
-    ([], "auto"), (["--runner", "eager"], "eager"), (["--engine", "eager"], "eager"),
-    (["--engine", "traced"], "traced")])
-def test_demo_takes_runner_and_still_accepts_engine(argv, want):
-    args = _demo_parser().parse_args(argv)
-    assert args.runner == want
-    assert not hasattr(args, "engine")
-
-
-def test_demo_help_lists_runner_and_not_the_old_name_as_an_option():
-    text = _demo_parser().format_help()
-    assert re.search(r"^  --runner \{auto,eager,traced\}", text, re.M)
-    assert not re.search(r"^\s+--engine", text, re.M) and "[--engine" not in text
-    assert "--runner eager" in text
-
-
-def test_demo_refuses_an_unknown_runner_under_either_name():
-    p = _demo_parser()
-    for flag in ("--runner", "--engine"):
-        err = io.StringIO()
-        with contextlib.redirect_stderr(err), pytest.raises(SystemExit):
-            p.parse_args([flag, "fast"])
-        assert "invalid choice: 'fast'" in err.getvalue()
 
 
 def test_demo_experiments_take_runner_and_warn_on_engine():
