@@ -43,8 +43,8 @@ from __future__ import annotations
 from numbers import Real
 
 from .chain_rule import contributions_at, sweep, topological_order
+from .checks import as_float
 from .engine import Value, enable_grad
-from .engine import _as_float as _number  # a real number as a float (10**400 -> inf)
 from .ops import FLOAT, VALUE
 
 __all__ = [
@@ -118,8 +118,9 @@ def _as_value(x):
     return x if isinstance(x, Value) else Value(x)
 
 
-def _as_float(x):
-    return x.data if isinstance(x, Value) else _number(x)
+def _float_of(x):
+    """A Value's number, or a real number as a float (``10**400`` -> inf)."""
+    return x.data if isinstance(x, Value) else as_float(x)
 
 
 # ---------------------------------------------------------------------------------------
@@ -138,7 +139,7 @@ def _grads(outputs, cotangents, inputs, create_graph):
     seeds = {}
     for o, c in zip(outputs, cotangents):
         if not create_graph:
-            c = _as_float(c)
+            c = _float_of(c)
         if isinstance(o, Value):
             seeds[o] = c if o not in seeds else seeds[o] + c
     if not seeds:
@@ -150,7 +151,7 @@ def _grads(outputs, cotangents, inputs, create_graph):
             g = _reverse(topo, seeds, True, _depends_on(topo, inputs))
         return [_as_value(g.get(x, 0.0)) for x in inputs]
     g = _reverse(topo, seeds, False)  # on floats, pruning costs more than it saves
-    return [_as_float(g.get(x, 0.0)) for x in inputs]
+    return [_float_of(g.get(x, 0.0)) for x in inputs]
 
 
 def gradients(outputs, inputs, grad_outputs=None, create_graph=False):
@@ -325,7 +326,7 @@ def _outputs(out, name):
 
 
 def _result(x, graph):
-    return _as_value(x) if graph else _as_float(x)
+    return _as_value(x) if graph else _float_of(x)
 
 
 def value_and_grad(f, argnums=0):

@@ -20,7 +20,7 @@ from numbers import Real
 
 from .intpow import abbreviate
 
-__all__ = ["integer", "number", "show", "Number", "one_per_input"]
+__all__ = ["integer", "number", "as_float", "show", "Number", "one_per_input"]
 
 
 def show(x, width=40):
@@ -61,6 +61,30 @@ def number(x, name, low=None, low_open=False, high=None, high_open=False):
         hi = "inf)" if high is None else (f"{high})" if high_open else f"{high}]")
         raise ValueError(f"{name} must be in {lo}, {hi}, got {x}")
     return x
+
+
+def as_float(x, what="Value"):
+    """A real number as a float, for the engine's arithmetic: unlike ``number``, any
+    float passes (inf and nan are IEEE values a graph may carry), and an int too big for
+    a float (``10**400``) is the infinity of its sign, as the op would overflow to. A
+    bool is 0.0 or 1.0. Anything else is a TypeError that names ``what`` and the type.
+
+        >>> as_float(3), as_float(10**400), as_float(True)
+        (3.0, inf, 1.0)
+        >>> as_float("3", "lr")
+        Traceback (most recent call last):
+        ...
+        TypeError: lr needs a real number (int or float), got str: '3'
+    """
+    if isinstance(x, (float, bool)):  # NumPy's float64 is a float: no ABC check
+        return float(x)
+    if isinstance(x, Real):
+        try:
+            return float(x)
+        except OverflowError:
+            return math.inf if x > 0 else -math.inf
+    raise TypeError(
+        f"{what} needs a real number (int or float), got {type(x).__name__}: {x!r:.60}")
 
 
 class Number:

@@ -29,7 +29,7 @@ from . import engine_fast as _fast
 from . import grad_mode as _gm
 from . import ops as _ops
 from .chain_rule import contributions_at, sweep, sweep_steps, topological_order
-from .checks import one_per_input
+from .checks import as_float, one_per_input
 from .engine_fast import interior_order, push_grads
 from .engine_fast import record as _record  # ``_how``, a neuron's folded sum unfolded
 from .grad_mode import AnomalyError, detect_anomaly, enable_grad, is_grad_enabled, no_grad
@@ -56,7 +56,7 @@ class Value:
     __slots__ = ("data", "grad", "_a", "_b", "_how", "_c")
 
     def __init__(self, data, _children=(), _op="", label=""):
-        self.data = data if type(data) is float else _as_float(data)
+        self.data = data if type(data) is float else as_float(data)
         self.grad = 0.0
         self._a = self._b = self._how = None
         if _children:  # built by hand, as the lecture does: a real op node
@@ -132,7 +132,7 @@ class Value:
         if create_graph or _gm.current() & _gm.ANOMALY or not _fast.ZERO_IS_FRESH:
             return _backward_by_table(self, grad, create_graph)
         if type(grad) is not float:
-            grad = _as_float(grad, "backward's grad")
+            grad = as_float(grad, "backward's grad")
 
         with _fast.ONE_PASS:  # one pass at a time over nodes threads may share
             # Phase 1: the topological order of the interior nodes (a leaf passes
@@ -329,19 +329,6 @@ def _coerce(x):
     return NotImplemented
 
 
-def _as_float(x, what="Value"):
-    """Turn a plain real number into a float; refuse anything else with a TypeError."""
-    if isinstance(x, (float, bool)):  # NumPy's float64 is a float: no ABC check
-        return float(x)
-    if isinstance(x, Real):
-        try:
-            return float(x)
-        except OverflowError:
-            return math.inf if x > 0 else -math.inf
-    raise TypeError(
-        f"{what} needs a real number (int or float), got {type(x).__name__}: {x!r:.60}")
-
-
 #: ``b + ws[0]*xs[0] + ...`` in one call: what a neuron of ``micrograd.nn`` computes
 _affine = _fast.make_affine(Value, _blocks)
 
@@ -354,7 +341,7 @@ def _backward_by_table(root, grad, create_graph):
     are this pass's, leaf grads accumulate."""
     order = topological_order(root)
     if create_graph:
-        grads = {root: grad if isinstance(grad, Value) else _as_float(grad, "backward's grad")}
+        grads = {root: grad if isinstance(grad, Value) else as_float(grad, "backward's grad")}
         with enable_grad():
             sweep(reversed(order), grads, VALUE)
             for v in order:
@@ -364,7 +351,7 @@ def _backward_by_table(root, grad, create_graph):
                 v.grad = g if fresh else _coerce(old + g)
         return
     grads = {v: v.grad for v in order if v._a is None}
-    grads[root] = grads.get(root, 0.0) + _as_float(grad, "backward's grad")
+    grads[root] = grads.get(root, 0.0) + as_float(grad, "backward's grad")
     check = _gm.current() & _gm.ANOMALY
     for v, g, pushes in sweep_steps(reversed(order), grads):
         if check:
@@ -441,12 +428,12 @@ def apply_op(op, *inputs, arg=None):
                             f"got {type(x).__name__}")
         vs.append(v)
     if op.has_arg:
-        arg = _as_float(arg, f"op {op.key!r}'s argument") if not isinstance(arg, int) else arg
+        arg = as_float(arg, f"op {op.key!r}'s argument") if not isinstance(arg, int) else arg
     elif arg is not None:
         raise TypeError(f"op {op.key!r} takes no argument")
     data = _ops.forward(op, [v.data for v in vs], arg)
     if type(data) is not float:
-        data = _as_float(data, f"the forward of op {op.key!r}")
+        data = as_float(data, f"the forward of op {op.key!r}")
     return _make(data, op, vs[0], vs[1] if len(vs) == 2 else None, arg)
 
 

@@ -2,9 +2,9 @@
 its numbers and ops as text (what the drawings, the walk and the wire form share).
 
     >>> from micrograd.engine import Value
-    >>> from micrograd.viz import trace
+    >>> from micrograd.graph import nodes_and_edges
     >>> a = Value(3.0, label="a"); f = a * a; f.label = "f"
-    >>> nodes, edges = trace(f)
+    >>> nodes, edges = nodes_and_edges(f)
     >>> [n.id for n in nodes], [(e.src, e.dst, e.index) for e in edges]
     (['n0', 'n1'], [('n0', 'n1', 0), ('n0', 'n1', 1)])
 
@@ -13,6 +13,10 @@ inputs of a node explored first-to-last, the root last), so the same expression 
 the same ids every run. A reused input (``a*a``) is two edges, told apart by ``index``
 (the position of the input in the consumer's ``_prev``). Every edge carries its local
 derivative d dst / d src, computed from the single op table (``micrograd.ops``).
+
+``trace`` is the older name of ``nodes_and_edges``, kept for code that calls
+``trace(root)``; the lecture's ``trace`` (sets of Values) is ``micrograd.viz.digraph``'s,
+and ``micrograd.trace`` is the compiler.
 """
 
 from __future__ import annotations
@@ -102,9 +106,11 @@ def fmt(x, digits=6):
     return f"{x:.{digits}g}"
 
 
-def _check_root(root):
+def check_root(root):
+    """``root`` if it is a ``Value``; else a TypeError that names its type."""
     if not isinstance(root, Value):
         raise TypeError(f"expected a micrograd Value, got {type(root).__name__}")
+    return root
 
 
 def forward_order(root):
@@ -113,7 +119,7 @@ def forward_order(root):
     The engine's one topological sort (iterative, any depth), walked through each
     node's inputs in order, so the drawing numbers nodes the same on every run.
     """
-    _check_root(root)
+    check_root(root)
     return topological_order(root, inputs_of=_inputs)
 
 
@@ -133,8 +139,8 @@ def local_derivatives(v):
         return tuple(math.nan for _ in xs)
 
 
-def trace(root):
-    """``(nodes, edges)`` of the graph that computed ``root``.
+def nodes_and_edges(root):
+    """``(nodes, edges)`` of the graph that computed ``root``, numbered.
 
     ``nodes`` is a list of :class:`Node` in forward order (root last); ``edges`` a list
     of :class:`Edge`, grouped by consumer in node order, inputs in order. ``a*a`` gives
@@ -153,6 +159,11 @@ def trace(root):
         for i, (p, d) in enumerate(zip(v._prev, local_derivatives(v))):
             edges.append(Edge(f"e{len(edges)}", ids[p], ids[v], i, d))
     return nodes, edges
+
+
+#: the older name of ``nodes_and_edges``, kept for code that calls ``trace(root)``
+trace = nodes_and_edges
+
 
 def fmt4(x):
     """The lecture's ``%.4f``, switching to ``%.4e`` for very large or tiny numbers."""

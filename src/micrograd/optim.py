@@ -32,7 +32,7 @@ import math
 from numbers import Real
 
 from . import checks
-from .engine import Value, _as_float
+from .engine import Value
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "OPTIMIZERS", "make_optimizer",
            "constant_schedule", "linear_schedule", "step_schedule", "cosine_schedule",
@@ -46,7 +46,7 @@ def _data_float(p):
         return x
     if isinstance(x, bool) or not isinstance(x, Real):
         raise TypeError(f"a parameter's data must be a number, got {type(x).__name__}")
-    return _as_float(x)
+    return checks.as_float(x)
 
 
 class Optimizer:
@@ -90,7 +90,7 @@ class Optimizer:
                 if isinstance(g, bool) or not isinstance(g, Real):
                     raise TypeError(f"parameter {i} has a grad of type {type(g).__name__} "
                                     f"({g!r:.40}); an optimizer needs a number")
-                g = _as_float(g)
+                g = checks.as_float(g)
             out.append(g)
         return out
 

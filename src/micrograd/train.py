@@ -57,7 +57,7 @@ from numbers import Real
 from typing import NamedTuple
 
 from . import checks
-from .engine import _as_float, no_grad
+from .engine import no_grad
 from .interrupts import ctrl_c_guard
 from .losses import get_loss
 from .train_runners import get_runner
@@ -271,7 +271,7 @@ def fit(model, X, y, *, loss="mse", optimizer=None, epochs=100, batch_size=None,
     X, y, test = _check_data(X, y, X_test, y_test)
     epochs = checks.integer(epochs, "epochs", 0)
     batches = _Batches(X, y, batch_size, seed)
-    if isinstance(l2, bool) or not isinstance(l2, Real) or not 0 <= _as_float(l2) < math.inf:
+    if isinstance(l2, bool) or not isinstance(l2, Real) or not 0 <= checks.as_float(l2) < math.inf:
         raise ValueError(f"l2 must be a finite number >= 0, got {l2!r:.40}")
     loss = get_loss(loss)
     loss.check_labels(y)  # hinge on 0/1 labels, nan targets: refused before training

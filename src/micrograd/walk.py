@@ -15,7 +15,7 @@ Every step is a dataclass; ``micrograd.wire.encode`` (also ``to_dict()``) makes 
 JSON-ready, and the web API sends exactly that (the shapes are in docs/graphs.md). Each
 number that a graph record shows also comes as the record's text (``cell``:
 ``'grad 6.0000'``), so a page draws the walk without formatting numbers itself. Node
-and edge ids are those of ``micrograd.viz.trace`` and of the JSON layout, so a page can
+and edge ids are those of ``micrograd.viz.nodes_and_edges`` and of the JSON layout, so a page can
 light up the drawing step by step. The walk never touches the ``grad`` fields of the
 Values: it runs the sweep on its own table, so one graph can be walked in every mode.
 
@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 
 from . import ops, walk_modes
 from .chain_rule import contributions_at, sweep, sweep_steps
-from .graph import describe_op, fmt, fmt4, trace
+from .graph import describe_op, fmt, fmt4, nodes_and_edges
 from .wire import encode
 
 MODES = tuple(walk_modes.BY_MODE)  # "correct", "assign", "recursive", "no_zero_grad"
@@ -212,7 +212,7 @@ def _same(a, b):
 
 class _Graph:
     def __init__(self, root):
-        self.nodes, self.edges = trace(root)
+        self.nodes, self.edges = nodes_and_edges(root)
         self.by_id = {n.id: n for n in self.nodes}
         self.in_edges = {n.id: [] for n in self.nodes}
         self.out_edges = {n.id: [] for n in self.nodes}

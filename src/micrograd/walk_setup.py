@@ -45,7 +45,7 @@ from urllib.parse import unquote
 
 from . import walk as _walk
 from . import walk_modes
-from .graph import fmt, trace
+from .graph import fmt, nodes_and_edges
 from .urltext import NUMBER, js_component, js_number
 
 __all__ = ["WalkSetup", "WalkSetupError", "Preset", "Mode", "Convention", "PRESETS",
@@ -179,7 +179,7 @@ def compare_conventions(root, passes=2):
     if root._a is None:
         return None
     w = _walk.walk(root)
-    nodes = trace(root)[0]  # every node after its inputs, the walk's ids
+    nodes = nodes_and_edges(root)[0]  # every node after its inputs, the walk's ids
     values = [n.value for n in nodes]
     last = {key: walk_modes.after_passes(values, one_pass, passes)[-1]
             for key, one_pass in walk_modes.CONVENTIONS.items()}

@@ -25,6 +25,7 @@ import argparse
 import os
 import sys
 import time
+import warnings
 
 from .runner_option import add_runner_option
 
@@ -92,14 +93,14 @@ def add_parser(subparsers):
 class Result:
     """One trained network: the model, its data, history and final numbers."""
 
-    def __init__(self, name, model, hist, data, loss, l2, seconds, engine=None):
+    def __init__(self, name, model, hist, data, loss, l2, seconds, runner=None):
         from ..train import evaluate
 
         self.name, self.model, self.hist, self.data = name, model, hist, data
         self.loss, self.l2, self.seconds = loss, l2, seconds
         Xtr, Xte, ytr, yte = data
-        self.final_loss, self.train_acc = evaluate(model, Xtr, ytr, loss, l2, engine)
-        self.test_loss, self.test_acc = evaluate(model, Xte, yte, loss, l2, engine)
+        self.final_loss, self.train_acc = evaluate(model, Xtr, ytr, loss, l2, runner)
+        self.test_loss, self.test_acc = evaluate(model, Xte, yte, loss, l2, runner)
         self.frames = []
 
 
@@ -137,9 +138,22 @@ def circle_experiment(hidden, seed=1337):
                       momentum=c["momentum"], lr=c["lr"])
 
 
-def run_moons(seed=1337, epochs=None, progress=True, gif=True, engine="auto",
-              gif_frames=GIF_FRAMES):
-    """micrograd's demo; returns a ``Result``."""
+def _runner_keyword(runner, engine):
+    """``runner=``, or its old name ``engine=`` (deprecated) in its place."""
+    if engine is None:
+        return runner
+    warnings.warn("the keyword engine= is deprecated: use runner= (the same values; the "
+                  "old name goes in the next release)", DeprecationWarning, stacklevel=3)
+    if runner != "auto":
+        raise TypeError("give runner= only (engine= is its old name), not both")
+    return engine
+
+
+def run_moons(seed=1337, epochs=None, progress=True, gif=True, runner="auto",
+              gif_frames=GIF_FRAMES, *, engine=None):
+    """micrograd's demo; returns a ``Result``. (``engine=`` is ``runner``'s deprecated
+    old name.)"""
+    runner = _runner_keyword(runner, engine)
     from ..experiment import build, make_points
     from ..optim import linear_schedule
     from ..plot import snapshot
@@ -156,17 +170,19 @@ def run_moons(seed=1337, epochs=None, progress=True, gif=True, engine="auto",
     hist = fit(model, b.X_train, b.y_train, loss=b.loss, l2=exp.l2, optimizer=b.optimizer,
                schedule=linear_schedule(c["lr_start"], c["lr_end"], c["epochs"]),
                epochs=epochs, X_test=Xte, y_test=yte, progress=progress,
-               desc="moons  MLP(2,16,16,1)", runner=engine,
+               desc="moons  MLP(2,16,16,1)", runner=runner,
                callbacks=[_gif_callback(frames, max(1, epochs // gif_frames))] if gif else [])
     res = Result("moons", model, hist, (b.X_train, Xte, b.y_train, yte), exp.loss, exp.l2,
-                 time.perf_counter() - t0, engine)
+                 time.perf_counter() - t0, runner)
     res.frames = frames
     return res
 
 
-def run_circle(seed=1337, epochs=None, progress=True, gif=True, engine="auto",
-               hidden=None, gif_frames=GIF_FRAMES):
-    """The circle experiment; returns one ``Result`` per hidden size."""
+def run_circle(seed=1337, epochs=None, progress=True, gif=True, runner="auto",
+               hidden=None, gif_frames=GIF_FRAMES, *, engine=None):
+    """The circle experiment; returns one ``Result`` per hidden size. (``engine=`` is
+    ``runner``'s deprecated old name.)"""
+    runner = _runner_keyword(runner, engine)
     from ..experiment import build
     from ..plot import snapshot
     from ..train import fit
@@ -184,9 +200,9 @@ def run_circle(seed=1337, epochs=None, progress=True, gif=True, engine="auto",
         hist = fit(model, b.X_train, b.y_train, loss=b.loss, epochs=epochs,
                    X_test=b.X_test, y_test=b.y_test, optimizer=b.optimizer,
                    progress=progress, desc=f"circle {h} hidden neuron{'s' * (h > 1)}",
-                   runner=engine, callbacks=cbs)
+                   runner=runner, callbacks=cbs)
         res = Result(f"circle{h}", model, hist, data, "mse", 0.0, time.perf_counter() - t0,
-                     engine)
+                     runner)
         res.frames = frames
         results.append(res)
     return results
@@ -262,7 +278,7 @@ def run(args):
     if args.only in (None, "moons"):
         t0 = time.perf_counter()
         res = run_moons(args.seed, QUICK_EPOCHS["moons"] if args.quick else None, progress,
-                        gif, engine=args.runner,
+                        gif, runner=args.runner,
                         gif_frames=QUICK_GIF_FRAMES if args.quick else GIF_FRAMES)
         written += write_pictures(res, out, "moons", "two moons, MLP(2,16,16,1)", gif)
         timing["moons"] = time.perf_counter() - t0
@@ -275,7 +291,7 @@ def run(args):
         checkpoint()
         t0 = time.perf_counter()
         results = run_circle(args.seed, QUICK_EPOCHS["circle"] if args.quick else None,
-                             progress, gif, engine=args.runner,
+                             progress, gif, runner=args.runner,
                              gif_frames=QUICK_GIF_FRAMES if args.quick else GIF_FRAMES)
         Xtr, Xte, ytr, yte = results[0].data
         checkpoint()

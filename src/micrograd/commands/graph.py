@@ -165,15 +165,15 @@ def run(args):
                 write_text(args.output, text, example="graph.svg")
         except OSError as err:
             return _fail(error_line(err, args.output), 1)
-        nodes, edges = viz.trace(root)
+        nodes, edges = viz.nodes_and_edges(root)
         print(f"wrote {args.output} ({fmt_out}: {len(nodes)} values, {len(edges)} edges)")
     elif not (args.steps or args.order or args.nudge or args.mode != "correct"):
         name = root.label or "result"
         print(f"{name} = {fmt(root.data)}")
         if not args.no_grad:
-            from ..viz import trace
+            from ..viz import nodes_and_edges
 
-            leaves = [n for n in trace(root)[0] if n.leaf and n.label]
+            leaves = [n for n in nodes_and_edges(root)[0] if n.leaf and n.label]
             if leaves:
                 print("grads: " + ", ".join(f"{n.label}={fmt(n.grad)}" for n in leaves))
     return 0

@@ -15,6 +15,9 @@ package's own layout and renderers (SVG, PNG, DOT, JSON).
 
 A drawing made before ``backward()`` shows every grad as 0, which puzzles everyone
 once. When that is the case the drawing carries a visible note saying so.
+
+The lecture's ``trace(root)`` (two sets: the Values and the ``(child, parent)`` pairs) is
+``value_sets``; ``trace`` here is the lecture's name for it, kept as an alias.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ import os
 import tempfile
 
 from .dot import to_dot
-from ..graph import _check_root
+from ..graph import check_root
 from .jsonform import layout_to_dict
 from .layout import CHAR_W, FONT_SIZE, layout
 from .svg import render_svg
@@ -38,15 +41,15 @@ NOTE_COLOR = "#b00020"
 NOTE_BAND = 26.0  # px of the band above the drawing that holds the note
 
 
-def trace(root):
+def value_sets(root):
     """The lecture's ``trace``: ``(nodes, edges)``, a set of every Value reachable from
     ``root`` and a set of ``(child, parent)`` pairs, the child feeding the parent.
 
     Iterative, so a graph of any depth works. A reused input (``a*a``) is one pair, as
-    in the lecture (a set cannot hold it twice); ``micrograd.graph.trace`` keeps both
-    edges and the drawing shows both.
+    in the lecture (a set cannot hold it twice); ``micrograd.graph.nodes_and_edges``
+    keeps both edges and the drawing shows both.
     """
-    _check_root(root)
+    check_root(root)
     nodes, edges = set(), set()
     stack = [root]
     while stack:
@@ -60,10 +63,14 @@ def trace(root):
     return nodes, edges
 
 
+#: the lecture's name for ``value_sets`` (its ``draw_dot`` calls ``trace(root)``)
+trace = value_sets
+
+
 def grads_never_computed(root):
     """True when every grad in the graph of ``root`` is 0, the root's included: the
     drawing was made before ``backward()`` (after it, the root's grad is 1)."""
-    nodes, _ = trace(root)
+    nodes, _ = value_sets(root)
     return all(v.grad == 0.0 for v in nodes)
 
 
@@ -98,7 +105,7 @@ class Digraph:
     new ``draw_dot``."""
 
     def __init__(self, root, format="svg", rankdir="LR", show_grad=True):
-        _check_root(root)
+        check_root(root)
         self.format = _check_format(format)
         if rankdir not in RANKDIRS:
             raise ValueError(f"rankdir must be 'LR' or 'TB', got {rankdir!r}")
@@ -264,4 +271,5 @@ def draw_dot(root, format="svg", rankdir="LR", show_grad=True):
     return Digraph(root, format=format, rankdir=rankdir, show_grad=show_grad)
 
 
-__all__ = ["FORMATS", "NOTE", "Digraph", "draw_dot", "grads_never_computed", "trace"]
+__all__ = ["FORMATS", "NOTE", "Digraph", "draw_dot", "grads_never_computed", "value_sets",
+           "trace"]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..graph import fmt, trace
+from ..graph import fmt, nodes_and_edges
 from .layout import record_cells
 
 _RECORD_SPECIAL = set('{}|<>"\\')
@@ -22,12 +22,12 @@ def _quote(s):
 def to_dot(root, rankdir="LR", show_grad=True):
     """DOT text of the graph of ``root``: a record per value, an ellipse per op.
 
-    The ids match ``trace``: value ``n3`` is DOT node ``n3``, its op node ``n3_op``.
+    The ids match ``nodes_and_edges``: value ``n3`` is DOT node ``n3``, its op node ``n3_op``.
     A reused input (``a*a``) is two DOT edges.
     """
     if rankdir not in ("LR", "TB"):
         raise ValueError(f"rankdir must be 'LR' or 'TB', got {rankdir!r}")
-    nodes, edges = trace(root)
+    nodes, edges = nodes_and_edges(root)
     lines = ["digraph micrograd {", f"  rankdir={rankdir};",
              '  node [fontname="monospace", fontsize=10];']
     for nd in nodes:

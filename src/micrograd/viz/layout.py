@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..graph import Edge, Node, fmt, fmt4, trace
+from ..graph import Edge, Node, fmt, fmt4, nodes_and_edges
 
 FONT_SIZE = 12.0  # px, monospace
 CHAR_W = 0.6 * FONT_SIZE  # advance of a monospace glyph (DejaVu Sans Mono: 0.602 em)
@@ -189,7 +189,7 @@ def _isotonic_place(desired, seps):
 
 
 def layout(root, rankdir="LR", show_grad=True, stack=False, stagger=False):
-    """Lay out the graph of ``root`` (a ``Value``, or a ``(nodes, edges)`` trace).
+    """Lay out the graph of ``root`` (a ``Value``, or its ``nodes_and_edges``).
 
     ``rankdir``: ``'LR'`` (left to right, the lecture's) or ``'TB'`` (top to bottom).
     ``show_grad``: include the ``grad`` cell in every record.
@@ -213,7 +213,7 @@ def layout_in_turns(root, rankdir="LR", show_grad=True, stack=False, stagger=Fal
     between), and returns the Layout."""
     if rankdir not in ("LR", "TB"):
         raise ValueError(f"rankdir must be 'LR' or 'TB', got {rankdir!r}")
-    nodes, edges = root if isinstance(root, tuple) else trace(root)
+    nodes, edges = root if isinstance(root, tuple) else nodes_and_edges(root)
     lr = rankdir == "LR"
     g = _Vertices(nodes, show_grad, stack)
     _rank(g, edges)                                        # step 1

@@ -266,7 +266,7 @@ def _point_root(session):
 def point_graph(session, layout=True):
     """The followed point's graph: ``values`` [[data, grad] per node, in the layout's
     order]; with ``layout`` also the drawing's positions (micrograd.viz)."""
-    from ..viz import forward_order, layout as vlayout, layout_to_dict, trace as vtrace
+    from ..viz import forward_order, layout as vlayout, layout_to_dict, nodes_and_edges
 
     root = _point_root(session)
     order = forward_order(root)  # the order of micrograd.viz's node ids n0, n1, ...
@@ -278,7 +278,7 @@ def point_graph(session, layout=True):
         if len(order) > MAX_POINT_GRAPH_NODES:
             raise PlayError(f"one point's graph has {len(order)} nodes; it is drawn up to "
                             f"{MAX_POINT_GRAPH_NODES}: use a smaller network")
-        out["layout"] = layout_to_dict(vlayout(vtrace(root)))
+        out["layout"] = layout_to_dict(vlayout(nodes_and_edges(root)))
     exp = session.experiment
     out["key"] = (f"{point['x']}|{point['label']}|{exp.features}|{exp.hidden}|"
                   f"{exp.activation}|{exp.loss}|{session.k}")

@@ -115,7 +115,7 @@ class _EditableGraph:
             raise WalkViewError(str(err)) from None
         self.root = prog.root
         self.names = prog.names
-        self.nodes, self.edges = _viz.trace(self.root)
+        self.nodes, self.edges = _viz.nodes_and_edges(self.root)
         if len(self.nodes) > limits.MAX_GRAPH_NODES:
             raise WalkViewError(f"the graph has {len(self.nodes)} nodes; the cap is "
                                 f"{limits.MAX_GRAPH_NODES}")
@@ -240,7 +240,7 @@ def _question(g, preset, ask, of):
         return None
     of_name, wrt_name = g.by_id[of_id].name, g.by_id[wrt_id].name
     if wrt_id != of_id and not any(n.value is g.by_id[wrt_id].value
-                                   for n in _viz.trace(g.by_id[of_id].value)[0]):
+                                   for n in _viz.nodes_and_edges(g.by_id[of_id].value)[0]):
         raise WalkViewError(f"{wrt_name} does not feed {of_name}, so d{of_name}/d{wrt_name} "
                             f"is 0 whatever the values: ask about a node {of_name} is made "
                             "from")
@@ -420,7 +420,7 @@ def _hint(g, q, answer, truth):
         return (f"that is one path's share: {wrt} feeds {len(shares)} inputs (of {users}); "
                 "its grad adds every path's contribution (+=)")
     of_v, wrt_v = g.by_id[q["of"]].value, g.by_id[q["wrt"]].value
-    sub = {n.value: n.id for n in _viz.trace(of_v)[0]}
+    sub = {n.value: n.id for n in _viz.nodes_and_edges(of_v)[0]}
     for mode in MODES.values():  # each mistake, as its mode names it
         if not mode.mistake:
             continue
