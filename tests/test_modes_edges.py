@@ -30,7 +30,7 @@ def builds_graph():
     a unary op (``_make``) and a neuron's sum (``make_affine``)."""
     a, b = Value(2.0), Value(3.0)
     return [(a * b)._prev != (), (a + b)._prev != (), a.tanh()._prev != (),
-            nn._affine(a, [b], [a])._prev != ()]
+            nn.affine(a, [b], [a])._prev != ()]
 
 
 ON, OFF = [True] * 4, [False] * 4
@@ -309,7 +309,7 @@ def twin_sums():
     """``b + w*x`` built folded (the neuron's sum) and by the operators, with its leaves."""
     folded = [Value(W), Value(X), Value(B)]
     plain = [Value(W), Value(X), Value(B)]
-    f = nn._affine(folded[2], [folded[0]], [folded[1]])
+    f = nn.affine(folded[2], [folded[0]], [folded[1]])
     assert type(f._how) is float  # folded indeed (reading _how by slot unfolds nothing)
     p = plain[2] + plain[0] * plain[1]
     return (f, folded), (p, plain)

@@ -20,11 +20,7 @@ SRC = ROOT / "src"
 PACKAGE = SRC / "micrograd"
 
 #: (importing module, module imported from, name): why the crossing stays for now
-SANCTIONED = {
-    ("micrograd.nn", "micrograd.engine", "_affine"):
-        "a neuron's folded sum (``b + w.x`` in one node) is the engine's fast path, "
-        "built with engine_fast; it moves with the folded-sum work, not in this rename",
-}
+SANCTIONED = {}
 
 
 def _is_private(name):

@@ -329,8 +329,9 @@ def _coerce(x):
     return NotImplemented
 
 
-#: ``b + ws[0]*xs[0] + ...`` in one call: what a neuron of ``micrograd.nn`` computes
-_affine = _fast.make_affine(Value, _blocks)
+#: ``affine(b, ws, xs)``: ``b + ws[0]*xs[0] + ...`` in one call, the operators' nodes and
+#: numbers (each ``+ w*x`` one folded node until read): what a neuron of ``nn`` computes
+affine = _fast.make_affine(Value, _blocks)
 
 
 def _backward_by_table(root, grad, create_graph):

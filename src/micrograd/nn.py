@@ -34,7 +34,7 @@ import random as _random
 from numbers import Real
 
 from . import checks
-from .engine import Value, _affine
+from .engine import Value, affine
 
 __all__ = ["Module", "Neuron", "Layer", "MLP", "ACTIVATIONS", "STYLES"]
 
@@ -162,7 +162,7 @@ class Neuron(Module):
             raise ValueError(f"Neuron expects {len(self.w)} inputs, got {len(x)}")
         # the lecture's sum((wi*xi for wi, xi in zip(self.w, x)), self.b): the same graph
         # b + w0*x0 + w1*x1 + ..., node for node, built by the engine in one call
-        act = _affine(self.b, self.w, x)
+        act = affine(self.b, self.w, x)
         return act if self._act is None else self._act(act)
 
     def parameters(self):
