@@ -118,12 +118,14 @@ def _ms(x):
     return f"{x:,.1f}" if x < 100 else f"{x:,.0f}"
 
 
-def _ratio(x):
-    """Three decimals near 1 (a before-and-after), one for the published engine's."""
-    return f"{x:.3f}" if x < 2 else f"{x:.1f}"
+def _ratio(x, digits):
+    return f"{x:.{digits}f}"
 
 
 def print_table(rows, other_label="published"):
+    """The rows as a table; a ratio with one decimal against the published engine, three
+    against a baseline (a before-and-after reads a few percent)."""
+    digits = 1 if other_label == "published" else 3
     head = ("Python", "workload", "steps", "rounds", "ours ms/step", "[min-max]",
             f"{other_label} ms/step", "[min-max]", "ratio", "[min-max]", "GC share ours",
             f"GC share {other_label}", "full GCs/step ours", other_label,
@@ -134,8 +136,8 @@ def print_table(rows, other_label="published"):
                       str(r["rounds"]), _ms(r["ours"]),
                       "[%s-%s]" % tuple(map(_ms, r["ours_range"])), _ms(r["other"]),
                       "[%s-%s]" % tuple(map(_ms, r["other_range"])),
-                      _ratio(r["ratio"]) + "x",
-                      "[%s-%s]" % tuple(map(_ratio, r["ratio_range"])),
+                      _ratio(r["ratio"], digits) + "x",
+                      "[%s-%s]" % tuple(_ratio(x, digits) for x in r["ratio_range"]),
                       f"{r['gc_ours']:.0%}", f"{r['gc_other']:.0%}",
                       f"{r['full_ours']:.2f}", f"{r['full_other']:.2f}",
                       f"{r['tracked']:,.0f}"))

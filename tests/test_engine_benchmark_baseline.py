@@ -117,6 +117,11 @@ def test_the_table_names_the_baseline_and_reads_baseline_over_ours():
     head, _, line = printed.getvalue().splitlines()
     assert "baseline 8e8b095 ms/step" in head and "published" not in head
     assert "1.500x" in line and "[1.000-1.500]" in line
+    rounds[0]["baseline"] = measured(3.0)  # a ratio above 2 keeps its three decimals
+    row = engine.summary("3.11.7", "demo", 10, rounds, "baseline")
+    with redirect_stdout(printed):
+        engine.print_table([row], "baseline 8e8b095")
+    assert "2.000x" in printed.getvalue() and "[1.000-3.000]" in printed.getvalue()
 
 
 def test_the_verdict_names_a_workload_slower_by_more_than_five_percent():
