@@ -42,17 +42,23 @@ def _same_file(a, b):
     return os.path.realpath(a) == os.path.realpath(b)
 
 
-def cpython_workers(venv, steps):
-    """``run(engine, workload)`` under the side environment ``venv``'s interpreter."""
-    ours_engine = os.path.join(SRC, "micrograd", "engine.py")
+def cpython_workers(venv, steps, baseline_src=None):
+    """``run(engine, workload)`` under the side environment ``venv``'s interpreter:
+    ``ours`` from this checkout's ``src/``, ``published`` from the environment's
+    site-packages, ``baseline`` from ``baseline_src`` (a revision's exported ``src/``)."""
+    roots = {"ours": SRC, "baseline": baseline_src}
 
     def run(engine, workload):
+        root = roots.get(engine)
+        if engine == "baseline" and not root:
+            raise ValueError("the baseline engine needs baseline_src")
         cmd = [venv["python_exe"], "-I", WORKER, engine, workload, str(steps)]
-        if engine == "ours":
-            cmd += ["--root", SRC]
+        if root:
+            cmd += ["--root", root]
         what = f"{engine} {workload} under {venv['python_exe']}"
         result = _result(cmd, what)
-        expected = ours_engine if engine == "ours" else venv["micrograd"]
+        expected = (os.path.join(root, "micrograd", "engine.py") if root
+                    else venv["micrograd"])
         if not _same_file(result["engine_file"], expected):
             raise SystemExit(f"{what} imported {result['engine_file']}, not {expected}")
         return result
@@ -68,13 +74,16 @@ def node_version():
         raise SystemExit(f"--pyodide needs node on the PATH ({exc})") from None
 
 
-def pyodide_workers(pyodide_dir, venv, steps):
+def pyodide_workers(pyodide_dir, venv, steps, baseline_src=None):
     """``(label, run)``: ``run(engine, "loop")`` on Pyodide's Python in node. Ours is
     this checkout's package; the published one is the side environment's hash-checked
-    copy of micrograd 0.1.0 (a pure-Python wheel: the same files on any Python)."""
+    copy of micrograd 0.1.0 (a pure-Python wheel: the same files on any Python); the
+    baseline the package in ``baseline_src``."""
     node_version()
     packages = {"ours": os.path.join(SRC, "micrograd"),
                 "published": os.path.dirname(venv["micrograd"])}
+    if baseline_src:
+        packages["baseline"] = os.path.join(baseline_src, "micrograd")
     version = _result(["node", PYODIDE_RUNNER, pyodide_dir, "--version"],
                       f"starting Pyodide from {pyodide_dir}")
 

@@ -1,24 +1,28 @@
 """One engine, one workload, one process: what ``benchmarks/engine.py`` starts.
 
-    python -I benchmarks/engine_worker.py ours|published demo|loop STEPS [--root DIR]
+    python -I benchmarks/engine_worker.py ours|published|baseline demo|loop STEPS [--root DIR]
 
 prints one line of JSON: the loss of every step, the CPU seconds of the timed part, the
 seconds the cyclic collector spent inside it (from ``gc.callbacks``), the file the
 engine was imported from. ``--root`` is put first on ``sys.path`` (ours: this
-checkout's ``src/``); without it ``micrograd`` comes from the interpreter's
-site-packages (the published package in the side environment). ``-I`` keeps the
-script's folder, the user's site-packages and ``PYTHONPATH`` out of the path, so each
-engine sees only its own ``micrograd``; the worker checks where it came from anyway.
+checkout's ``src/``; the baseline: this project's ``src/`` exported at a revision);
+without it ``micrograd`` comes from the interpreter's site-packages (the published
+package in the side environment). ``-I`` keeps the script's folder, the user's
+site-packages and ``PYTHONPATH`` out of the path, so each engine sees only its own
+``micrograd``; the worker checks where it came from anyway.
 
 Workloads: ``demo`` runs ``moons_demo_cells.py`` cell by cell in one namespace with the
 clock around its training cell; ``loop`` runs ``lecture_loop.py`` with the clock around
 its training loop. Only the standard library is needed for ``loop``: the same module runs
-on Pyodide's Python (``engine_in_pyodide.mjs`` calls :func:`run`).
+on Pyodide's Python (``engine_in_pyodide.mjs`` calls :func:`run`). The baseline's demo
+builds micrograd's network even where that revision's ``MLP`` defaulted to the lecture's
+(:func:`notebook_mlp`; the JSON's ``note`` says so).
 """
 
 import contextlib
 import gc
 import importlib.util
+import inspect
 import io
 import json
 import math
@@ -140,10 +144,30 @@ def cells(path):
     return out
 
 
-def run_demo(steps, script):
+def notebook_mlp(MLP):
+    """``(MLP, note)``: an ``MLP`` that builds the notebook's ``MLP(2, [16, 16, 1])`` as
+    micrograd means it (relu hidden layers, a linear output, zero biases). A baseline
+    revision whose ``MLP`` defaults to the lecture's network (tanh everywhere, random
+    biases) is asked for micrograd's with its own flags, ``nonlin=True,
+    bias_init="zero"``, drawing the same weights from ``random`` (the losses check that
+    both engines train the same network); any other ``MLP`` is used as it is."""
+    try:
+        default = inspect.signature(MLP).parameters["activation"].default
+    except (KeyError, TypeError, ValueError):
+        return MLP, None
+    if default != "tanh":
+        return MLP, None
+
+    def micrograd_network(nin, nouts, **kwargs):
+        return MLP(nin, nouts, **{"nonlin": True, "bias_init": "zero", **kwargs})
+    return micrograd_network, ("its MLP defaults to tanh with random biases: the "
+                               "notebook's model built with nonlin=True, bias_init='zero'")
+
+
+def run_demo(steps, script, adapt_mlp=False):
     namespace = {"__name__": "__main__", "STEPS": steps}
     printed = io.StringIO()
-    timed = None
+    timed = note = None
     with contextlib.redirect_stdout(printed):
         for name, code in cells(script):
             compiled = compile(code, script, "exec")
@@ -152,6 +176,8 @@ def run_demo(steps, script):
                     exec(compiled, namespace)
             else:
                 exec(compiled, namespace)
+            if name == "engine" and adapt_mlp:
+                namespace["MLP"], note = notebook_mlp(namespace["MLP"])
     if timed is None:
         raise SystemExit(f"{script} has no [training] cell")
     losses = [float(v) for k, v in STEP_LINE.findall(printed.getvalue())]
@@ -161,7 +187,7 @@ def run_demo(steps, script):
 
     versions = {"numpy": numpy.__version__, "scikit-learn": sklearn.__version__,
                 "matplotlib": matplotlib.__version__}
-    return losses, timed, versions
+    return losses, timed, versions, note
 
 
 def run_loop(steps, path):
@@ -178,9 +204,10 @@ def run(engine, workload, steps, root=None, bench_dir=HERE):
     if not gc.isenabled():
         raise SystemExit("the cyclic collector is off: the benchmark runs with it on")
     where = load_engine(engine, root)
+    note = None
     if workload == "demo":
-        losses, (seconds, clock), versions = run_demo(
-            steps, os.path.join(bench_dir, "moons_demo_cells.py"))
+        losses, (seconds, clock), versions, note = run_demo(
+            steps, os.path.join(bench_dir, "moons_demo_cells.py"), engine == "baseline")
     else:
         losses, (seconds, clock), versions = run_loop(
             steps, os.path.join(bench_dir, "lecture_loop.py"))
@@ -191,7 +218,8 @@ def run(engine, workload, steps, root=None, bench_dir=HERE):
             "engine_file": where, "losses": losses, "seconds": seconds,
             "gc_seconds": clock.seconds, "gc_collections": clock.collections,
             "gc_tracked_at_start": clock.tracked,
-            "gc_threshold": list(gc.get_threshold()), "versions": versions}
+            "gc_threshold": list(gc.get_threshold()), "versions": versions,
+            "note": note}
 
 
 def main(argv=None):
@@ -202,7 +230,7 @@ def main(argv=None):
         root = args[i + 1]
         del args[i:i + 2]
     engine, workload, steps = args
-    if engine not in ("ours", "published") or workload not in ("demo", "loop"):
+    if engine not in ("ours", "published", "baseline") or workload not in ("demo", "loop"):
         raise SystemExit(__doc__.split("\n\n")[1])
     print(json.dumps(run(engine, workload, int(steps), root)))
 
