@@ -249,6 +249,7 @@ def on_pyodide():
     return pyodide, here
 
 
+@pytest.mark.slow  # Pyodide in node, or a long run: CI runs it, the quick run does not
 def test_every_entry_answers_on_pyodide_without_ending_its_python(on_pyodide):
     pyodide, _ = on_pyodide
     assert pyodide["platform"] == "emscripten"
@@ -266,6 +267,7 @@ def test_every_entry_answers_on_pyodide_without_ending_its_python(on_pyodide):
     assert deep["fixed"]["error"] is None
 
 
+@pytest.mark.slow  # Pyodide in node, or a long run: CI runs it, the quick run does not
 def test_on_pyodide_the_numbers_are_cpythons(on_pyodide):
     pyodide, here = on_pyodide
     assert here["platform"] != "emscripten"

@@ -319,6 +319,7 @@ def same(http, worker):
                 assert h["error"].startswith(err["field"] + ":")
 
 
+@pytest.mark.slow  # Pyodide in node, or a long run: CI runs it, the quick run does not
 def test_both_doors_answer_the_same_on_this_python_and_on_pyodides():
     http = http_answers()
     assert [s for s, _ in http] == [200, 400, 200, 200, 422, 200, 200, 400, 404]

@@ -14,6 +14,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 RUNTIME = ROOT / "web-runtime"
 RUNNER = RUNTIME / "pytest-in-pyodide.mjs"
@@ -36,6 +38,7 @@ def summary(text):
     return {word: int(n) for n, word in re.findall(r"(\d+) (\w+)", lines[-1])}
 
 
+@pytest.mark.slow  # Pyodide in node, or a long run: CI runs it, the quick run does not
 def test_the_pure_tests_pass_on_pyodides_python():
     proc = subprocess.run([node(), str(RUNNER), "-q"], cwd=ROOT,
                           capture_output=True, text=True, timeout=900)

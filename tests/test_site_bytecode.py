@@ -42,6 +42,7 @@ def flags(pyc):
     return int.from_bytes(pyc[4:8], "little")
 
 
+@pytest.mark.slow  # Pyodide in node, or a long run: CI runs it, the quick run does not
 def test_the_standard_library_ships_compiled_module_for_module(compiled):
     out, _ = compiled
     with zipfile.ZipFile(RUNTIME / site.STDLIB) as npm, \
@@ -58,6 +59,7 @@ def test_the_standard_library_ships_compiled_module_for_module(compiled):
     assert manifest["bytecode"] is True and "no_bytecode" not in manifest
 
 
+@pytest.mark.slow  # Pyodide in node, or a long run: CI runs it, the quick run does not
 def test_micrograd_ships_its_sources_and_their_bytecode(compiled):
     out, _ = compiled
     with zipfile.ZipFile(out / "micrograd.zip") as zf:
@@ -89,6 +91,7 @@ def site_python(out, spoil=""):
                           text=True, timeout=600, cwd=ROOT, env=dict(os.environ, SPOIL=spoil))
 
 
+@pytest.mark.slow  # Pyodide in node, or a long run: CI runs it, the quick run does not
 def test_the_pages_python_runs_the_bytecode_not_the_sources(compiled, plain):
     # the sources of the modules the lecture's graph needs overwritten with a line that
     # raises: the compiled site never reads them
@@ -105,6 +108,7 @@ def test_the_pages_python_runs_the_bytecode_not_the_sources(compiled, plain):
     assert json.loads(proc.stdout.strip().splitlines()[-1])["json"].endswith("__init__.py")
 
 
+@pytest.mark.slow  # Pyodide in node, or a long run: CI runs it, the quick run does not
 def test_without_node_the_sources_ship_alone_and_it_says_so(tmp_path, compiled):
     no_node = dict(os.environ, PATH=str(tmp_path / "empty"), XDG_CACHE_HOME=str(tmp_path))
     out, printed = build(tmp_path / "out", env=no_node)

@@ -183,6 +183,7 @@ def test_the_log_reads_client_js_routes_for_every_operation():
     assert routes()["play.lr"] == ("PATCH", "api/play/{sid}")
 
 
+@pytest.mark.slow  # Pyodide in node, or a long run: CI runs it, the quick run does not
 def test_the_worker_side_ran_on_pyodides_python(both):
     _, here, pyodide = both
     assert pyodide["platform"] == "emscripten" and pyodide["python"].startswith("3.14")
@@ -217,6 +218,7 @@ def bit_for_bit(a, b, where):
     assert canonical(a) == canonical(b), (where, differences(a, b)[:5])
 
 
+@pytest.mark.slow  # Pyodide in node, or a long run: CI runs it, the quick run does not
 def test_every_answer_is_the_same_json_through_both_doors_bit_for_bit(both):
     http, here, _ = both
     same_answers(http, here["answers"], bit_for_bit)
@@ -230,6 +232,7 @@ def floats(value):
     return [value] if isinstance(value, float) else []
 
 
+@pytest.mark.slow  # Pyodide in node, or a long run: CI runs it, the quick run does not
 def test_on_pyodides_python_too_but_for_the_last_bit_of_its_math_library(both):
     """Pyodide's libm (Emscripten's) and this machine's C library may round exp and tanh
     differently in the last place (and training steps carry such a difference on): the
@@ -255,6 +258,7 @@ def test_on_pyodides_python_too_but_for_the_last_bit_of_its_math_library(both):
     print(f"\nfloats differing in the last place on Pyodide: {len(ulps)}: {ulps[:6]}")
 
 
+@pytest.mark.slow  # Pyodide in node, or a long run: CI runs it, the quick run does not
 def test_the_log_holds_the_lectures_numbers_and_each_kind_of_answer(both):
     http = both[0]
     lecture = http[1]["data"]["graph"]["nodes"]

@@ -76,6 +76,7 @@ def close(a, b):
     return np.allclose(np.asarray(a, float), np.asarray(b, float), rtol=1e-9, atol=1e-12)
 
 
+@pytest.mark.slow  # Pyodide in node, or a long run: CI runs it, the quick run does not
 @pytest.mark.parametrize("k", range(len(SETUPS)))
 def test_the_static_session_trains_as_the_served_one(static_runs, k):
     got, want = static_runs[k], served(SETUPS[k])
@@ -88,6 +89,7 @@ def test_the_static_session_trains_as_the_served_one(static_runs, k):
     assert close(got["params"], [p.data for p in want.params])
 
 
+@pytest.mark.slow  # Pyodide in node, or a long run: CI runs it, the quick run does not
 @pytest.mark.parametrize("k", range(len(SETUPS)))
 def test_the_static_state_is_the_served_state(static_runs, k):
     got = static_runs[k]["state"]
@@ -110,6 +112,7 @@ def test_the_static_state_is_the_served_state(static_runs, k):
     assert close([r[2] for r in got["params"]["rows"]], [r[2] for r in want["params"]["rows"]])
 
 
+@pytest.mark.slow  # Pyodide in node, or a long run: CI runs it, the quick run does not
 def test_an_op_with_no_lowering_trains_eagerly_and_the_state_says_so():
     text = in_pyodide(textwrap.dedent("""
         import json
@@ -162,6 +165,7 @@ def test_the_runners_rint_is_numpys_round_half_to_even():
         assert same.all(), (xs[~same][:5], got[~same][:5], want[~same][:5])
 
 
+@pytest.mark.slow  # Pyodide in node, or a long run: CI runs it, the quick run does not
 def test_a_sessions_program_leaves_the_runner_with_it():
     """A set-up made anew or a session dropped frees its program in the runner; the
     tail of the outputs (the scores) is what the runner sends for the metrics."""

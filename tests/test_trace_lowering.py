@@ -438,6 +438,7 @@ def _in_pyodide(script):
     return done.stdout
 
 
+@pytest.mark.slow  # Pyodide in node, or a long run: CI runs it, the quick run does not
 def test_tracing_and_lowering_work_in_a_python_without_numpy():
     done = subprocess.run([sys.executable, "-c", NO_NUMPY], capture_output=True, text=True,
                           timeout=120, check=False)

@@ -564,6 +564,7 @@ HEAVY_OWN = {**HEAVY, "dataset": "own",
                          1 if i % 2 else 0] for i in range(2000)], "loss": "ce"}
 
 
+@pytest.mark.slow  # Pyodide in node, or a long run: CI runs it, the quick run does not
 def test_the_walk_and_a_short_request_do_not_wait_behind_training(live):
     """Eight tabs keep asking for 20 steps each of the largest network; then a walk and a
     tab asking for one step arrive. Each waits for a turn, not for the steps queued
@@ -701,6 +702,7 @@ def _memory_mb(pid):
                  for k in ("VmRSS", "VmHWM"))
 
 
+@pytest.mark.slow  # Pyodide in node, or a long run: CI runs it, the quick run does not
 def test_the_memory_bound_holds_under_a_hostile_run():
     """40 clients against a fresh server until the store is full (and refusing more) or
     40 sessions were built: the largest sessions the caps allow, built, trained 5 steps,

@@ -230,6 +230,7 @@ def test_the_modules_examples_run():
     assert result.failed == 0 and result.attempted >= 5, result
 
 
+@pytest.mark.browser
 def test_the_widget_fits_a_phone_without_sideways_scroll():
     """At 390 px (a phone, or a narrow notebook column) the menus shrink to the width:
     the mode menu's longest title made the page 441 px wide."""
