@@ -150,7 +150,7 @@ def test_the_workers_messages_answers_and_errors(browser, servers):
     assert got["meta"]["entry"] == "micrograd.web.pyodide.door:call"
     assert got["meta"]["platform"] == "emscripten" and got["meta"]["seconds"] > 0
     assert got["unknown"]["kind"] == "unknown"
-    assert "no operation named 'walk.nope'" in got["unknown"]["message"]
+    assert "no route named 'walk.nope'" in got["unknown"]["message"]
     assert got["refused"]["kind"] == "refused" and "column" in got["refused"]["message"]
     assert got["nested"] == {"kind": "refused",
                              "message": "the request is nested over 64 levels deep"}

@@ -282,7 +282,7 @@ def test_the_worker_doors_errors_are_the_http_doors_kinds(context, servers):
     assert got["preset"]["kind"] == "refused" and got["preset"]["field"] == "preset"
     assert "unknown preset 'nope'" in got["preset"]["message"]
     assert got["lost"]["kind"] == "lost" and got["lost"]["field"] == "sid"
-    assert got["unknown"]["kind"] == "bug" and "no operation named" in got["unknown"]["message"]
+    assert got["unknown"]["kind"] == "bug" and "no route named" in got["unknown"]["message"]
     workers = [w.url for w in page.workers]
     assert len(workers) == 1  # the lesson's walks and this client: one Python
 
