@@ -289,6 +289,7 @@ def test_png_size_follows_the_layout(tmp_path):
     assert h == pytest.approx(lay.height * scale, rel=0.005)
 
 
+@pytest.mark.slow  # seconds each (a kernel, a subprocess demo): CI runs it, the quick run does not
 def test_png_too_large_to_read_is_refused_before_any_output(tmp_path, capsys):
     # the 2,500-term expression: once a 12000 x 22 smear after a minute
     text = "x = 1; y = " + " + ".join(["x"] * 2500)

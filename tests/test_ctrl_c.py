@@ -102,6 +102,7 @@ def test_presses_all_through_the_final_writes(tmp_path):
     check_outputs(out, stdout, stderr, proc.returncode)  # model.json if an epoch ended
 
 
+@pytest.mark.slow  # seconds each (a kernel, a subprocess demo): CI runs it, the quick run does not
 def test_one_press_writes_everything_the_docs_promise(tmp_path):
     out = tmp_path / "run"
     proc = start_train(out, "--runner", "traced", "--no-gif")

@@ -132,6 +132,7 @@ def test_05_topological_sort_and_plus_equals(tmp_path):
     assert numbers(r"after two backward\(\) calls: (\S+)", out) == [12.0]
 
 
+@pytest.mark.slow  # seconds each (a kernel, a subprocess demo): CI runs it, the quick run does not
 def test_06_training(tmp_path):
     nb = run("06_training_an_mlp.ipynb", tmp_path)
     out = stdout(nb)
@@ -146,6 +147,7 @@ def test_06_training(tmp_path):
     assert "image/png" in mimetypes(nb)  # the decision boundary
 
 
+@pytest.mark.slow  # seconds each (a kernel, a subprocess demo): CI runs it, the quick run does not
 def test_07_pytorch_side_by_side(tmp_path):
     out = stdout(run("07_pytorch_side_by_side.ipynb", tmp_path))
     rows = re.findall(r"^ *(\w+) +(-?\d+\.\d+) +(-?\d+\.\d+)$", out, re.MULTILINE)
@@ -216,6 +218,7 @@ def _torch_graph(fn, **leaves):
     return {k: v.grad.item() for k, v in t.items()}
 
 
+@pytest.mark.slow  # seconds each (a kernel, a subprocess demo): CI runs it, the quick run does not
 def test_09_classic_mistakes(tmp_path):
     from micrograd.engine import Value
     from micrograd.mistakes import GALLERY
@@ -282,6 +285,7 @@ def _moons_loss_in_torch():
     return torch.relu(1 - torch.tensor(y, dtype=torch.double) * out).mean().item()
 
 
+@pytest.mark.slow  # seconds each (a kernel, a subprocess demo): CI runs it, the quick run does not
 def test_10_everything_else_is_efficiency(tmp_path):
     out = stdout(run("10_everything_else_is_efficiency.ipynb", tmp_path))
     assert numbers(r"parameters: (\d+)", out) == [(2 * 16 + 16) + (16 * 16 + 16) + (16 + 1)]
@@ -297,6 +301,7 @@ def test_10_everything_else_is_efficiency(tmp_path):
     assert all(float(ms) > 0 for _, ms in rows)  # measured; the times are not checked
 
 
+@pytest.mark.slow  # seconds each (a kernel, a subprocess demo): CI runs it, the quick run does not
 def test_10_without_pytorch_runs_the_rest(tmp_path):
     block = tmp_path / "block"
     (block / "torch").mkdir(parents=True)

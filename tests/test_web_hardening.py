@@ -385,6 +385,7 @@ def test_an_idle_kept_alive_connection_is_closed(live):
     assert closed and data == b"" and took < TIMEOUT + 2
 
 
+@pytest.mark.slow  # seconds each (a kernel, a subprocess demo): CI runs it, the quick run does not
 def test_a_slow_answer_is_not_cut_by_the_request_timeout():
     """The clock stops when the request is complete: the answer takes as long as it takes.
     Eight large sessions are created at once on a server with a 0.3 s request timeout;
