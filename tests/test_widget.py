@@ -166,26 +166,32 @@ async ([src, first]) => {
 """
 
 
+def widget_page(browser, model, viewport=None):
+    """The widget's JavaScript for ``model`` on a page of its own: its messages go to the
+    real Python model (the bridge stands in for Jupyter's comm, nothing else); the page's
+    errors collect in ``page.errors``."""
+    def py_send(msg):
+        model.handle(msg)
+        return model.state()
+
+    page = browser.new_page(viewport=viewport) if viewport else browser.new_page()
+    page.errors = []
+    page.on("pageerror", lambda e: page.errors.append(str(e)))
+    page.expose_function("pySend", py_send)
+    page.set_content('<div id="root"></div>')
+    page.evaluate(PAGE_JS, [walk_widget()._esm, model.state()])  # the one page script
+    page.wait_for_selector(".mg-walk svg")
+    return page
+
+
 @pytest.mark.browser
 def test_widget_page_in_chromium():
     """The widget's JavaScript in a real browser; its messages go to the real Python
     model (the bridge stands in for Jupyter's comm, nothing else)."""
     m = WalkModel("diamond")
-    w = walk_widget("diamond")
-    src = w._esm
-
-    def py_send(msg):
-        m.handle(msg)
-        return m.state()
-
     with chromium() as browser:
-        page = browser.new_page()
-        errors = []
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        page.expose_function("pySend", py_send)
-        page.set_content('<div id="root"></div>')
-        page.evaluate(PAGE_JS, [src, m.state()])
-        page.wait_for_selector(".mg-walk svg")
+        page = widget_page(browser, m)
+        errors = page.errors
         assert "idle" in page.inner_text(".status")
 
         page.click('button[data-action="step_backward"]')
@@ -234,19 +240,8 @@ def test_the_modules_examples_run():
 def test_the_widget_fits_a_phone_without_sideways_scroll():
     """At 390 px (a phone, or a narrow notebook column) the menus shrink to the width:
     the mode menu's longest title made the page 441 px wide."""
-    m = WalkModel("diamond")
-    w = walk_widget("diamond")
-
-    def py_send(msg):
-        m.handle(msg)
-        return m.state()
-
     with chromium() as browser:
-        page = browser.new_page(viewport={"width": 390, "height": 844})
-        page.expose_function("pySend", py_send)
-        page.set_content('<div id="root"></div>')
-        page.evaluate(PAGE_JS, [w._esm, m.state()])
-        page.wait_for_selector(".mg-walk svg")
+        page = widget_page(browser, WalkModel("diamond"), {"width": 390, "height": 844})
         page.select_option("select.mode", "no_zero_grad")
         page.wait_for_selector(".lesson:has-text('Notice')")
         widths = page.evaluate("[document.documentElement.scrollWidth, innerWidth]")

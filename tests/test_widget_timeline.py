@@ -6,9 +6,9 @@ pattern of tests/test_widget.py)."""
 import pytest
 
 from micrograd.walk_setup import CONVENTIONS, MODES, PRESETS, WalkSetup
-from micrograd.widget import WalkModel, walk_widget
+from micrograd.widget import WalkModel
 from browser_kit import chromium
-from test_widget import PAGE_JS
+from test_widget import widget_page
 
 
 def shown(m):
@@ -101,21 +101,10 @@ def wait_step(page, k):
 @pytest.mark.browser
 def test_the_widgets_timeline_and_modes_in_chromium():
     m = WalkModel("diamond")
-    src = walk_widget("diamond")._esm
     n = m.state()["steps_total"]
-
-    def py_send(msg):
-        m.handle(msg)
-        return m.state()
-
     with chromium() as browser:
-        page = browser.new_page()
-        errors = []
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        page.expose_function("pySend", py_send)
-        page.set_content('<div id="root"></div>')
-        page.evaluate(PAGE_JS, [src, m.state()])
-        page.wait_for_selector(".mg-walk svg")
+        page = widget_page(browser, m)
+        errors = page.errors
         assert page.is_disabled('button[data-action="previous"]')
         seen = [record(page)]
         for k in range(1, n + 1):

@@ -28,7 +28,7 @@ unless said):
   make their plain leaf at once, as ``_make`` does under that mode, instead of the
   operators' four calls a node and a look at the mode in each: an MLP(2, [16, 16, 1])
   forward over 400 points under ``no_grad`` took 3.2x the time of building its graph
-  before, 0.92x after (``benchmarks/no_grad.py``, medians of 9 interleaved rounds).
+  before, 0.92x after (``benchmarks/no_grad.py``, medians of 9 interleaved rounds, load 11-14).
 * ``warm_up``: CPython 3.10 only: backward() 1.4x faster, a step 22%.
 
 One bought less than 5% and is gone: a record of x**n's constant shared between nodes
