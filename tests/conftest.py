@@ -47,3 +47,4 @@ def np():
     import numpy
 
     return numpy
+

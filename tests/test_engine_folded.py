@@ -7,6 +7,8 @@ import gc
 import random
 import threading
 
+import pytest
+
 
 from micrograd import ops
 from micrograd.chain_rule import topological_order
@@ -120,6 +122,39 @@ def test_a_product_made_after_backward_carries_its_grad():
             p.grad = 0.0
         out.backward()
     assert [p.grad for p in n.parameters() + xs] == grads
+
+
+def test_weights_made_by_ops_take_the_operators_and_get_their_grads():
+    # weights computed from other Values (shared, or scaled): backward() must reach
+    # them and what they were made from, in the operators' order, bit for bit
+    rng = random.Random(5)
+    for trial in range(20):
+        base = [Value(rng.uniform(-1, 1)) for _ in range(3)]
+        ws = [base[0] * 2.0, base[1], (base[2] * base[0]).tanh()]
+        hs = [Value(rng.uniform(-2, 2)) for _ in range(3)]
+        hs = [h.tanh() for h in hs[:2]] + [hs[2]]
+        b = Value(0.25)
+        roots = []
+        for build in (affine, operators_sum):
+            for v in [*base, *hs, b]:
+                v.grad = 0.0
+            out = (build(b, ws, hs) * hs[0]).tanh()
+            out.backward()
+            roots.append([v.grad for v in [*base, *hs, b, *ws]])
+        assert roots[0] == roots[1], trial
+
+
+def test_a_leaf_cannot_be_given_inputs_afterwards():
+    w, u = Value(0.5), Value(2.0)
+    out = affine(Value(0.0), [w], [Value(3.0)])
+    with pytest.raises(ValueError, match="leaf Value cannot be given inputs"):
+        w._prev = (u,)
+    out.backward()
+    assert (w.grad, u.grad, w._prev) == (3.0, 0.0, ())
+    cut = u * w
+    cut._prev = ()  # an interior node may be cut from its inputs: a leaf from then on
+    with pytest.raises(ValueError, match="leaf Value cannot be given inputs"):
+        cut._prev = (u, w)
 
 
 def test_numbers_set_by_hand_to_ints_take_the_operators():

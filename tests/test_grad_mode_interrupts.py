@@ -80,13 +80,16 @@ MAKERS = {"no_grad": no_grad, "enable_grad": enable_grad, "detect_anomaly": dete
 @pytest.mark.parametrize("name", MAKERS)
 def test_an_interrupt_at_any_point_of_a_block_leaves_the_modes_as_they_were(name, outer):
     make = MAKERS[name]
+    open_at_start = set(grad_mode.OPEN)
     with (no_grad() if outer else enable_grad()):
         before = grad_mode.current()
+        open_before = set(grad_mode.OPEN)  # the outer block: what the hot path sees
         interrupted = 0
         for at in range(10_000):
             result, injector = run_injected(make, at)
             where = injector.fired
             assert grad_mode.current() == before, (name, at, where)
+            assert grad_mode.OPEN == open_before, (name, at, where)
             assert is_grad_enabled() == (not outer), (name, at, where)
             assert builds_graph() == (not outer), (name, at, where)
             if result == "finished":
@@ -98,6 +101,7 @@ def test_an_interrupt_at_any_point_of_a_block_leaves_the_modes_as_they_were(name
         # the points tried cover the mode's entry, its exit, and the with line itself
         assert interrupted >= 12, interrupted
     assert grad_mode.current() == 0 and is_grad_enabled()
+    assert grad_mode.OPEN == open_at_start
 
 
 def test_the_injector_does_catch_a_block_left_on():
@@ -114,7 +118,7 @@ def test_the_injector_does_catch_a_block_left_on():
         finally:
             block.leave()
 
-    leaked = []
+    leaked, open_before = [], set(grad_mode.OPEN)
     for at in range(200):
         result, _ = run_injected(careless, at, ("one_block", "careless"))
         if grad_mode.current():
@@ -123,6 +127,9 @@ def test_the_injector_does_catch_a_block_left_on():
         if result == "finished":
             break
     assert leaked
+    for block in grad_mode.OPEN - open_before:  # what was left open, closed for real
+        block.leave()
+    assert grad_mode.OPEN == open_before
 
 
 def test_reading_exit_inside_an_open_block_does_not_close_it():

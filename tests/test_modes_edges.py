@@ -20,7 +20,7 @@ import warnings
 
 import pytest
 
-from micrograd import engine_fast, nn
+from micrograd import engine_fast, grad_mode, nn
 from micrograd.chain_rule import topological_order
 from micrograd.engine import Value, detect_anomaly, enable_grad, is_grad_enabled, no_grad
 
@@ -61,6 +61,7 @@ def in_thread(fn):
 
 def test_a_generator_closed_by_another_thread_turns_no_grad_off_where_it_opened():
     seen = []
+    open_before = set(grad_mode.OPEN)
 
     def evaluating():
         with no_grad():
@@ -72,10 +73,36 @@ def test_a_generator_closed_by_another_thread_turns_no_grad_off_where_it_opened(
     assert not is_grad_enabled() and builds_graph() == OFF
     in_thread(lambda: (gen.close(), is_grad_enabled())[1])  # and closes in another
     assert is_grad_enabled() and builds_graph() == ON
+    assert grad_mode.OPEN == open_before  # the engine's first look: the block is gone
     assert seen == []
     with no_grad():  # the next blocks here work as before
         assert not is_grad_enabled()
     assert is_grad_enabled()
+
+
+def test_a_block_open_in_another_thread_is_seen_there_only():
+    # the engine's ops first look whether any block is open anywhere (one set for the
+    # process), then ask their own context: a block in another thread makes them ask,
+    # and they build graphs here all the same
+    entered, leave = threading.Event(), threading.Event()
+
+    def evaluating():
+        with no_grad():
+            entered.set()
+            leave.wait(10)
+            return builds_graph()
+
+    box, open_before = {}, set(grad_mode.OPEN)
+    t = threading.Thread(target=lambda: box.setdefault("there", evaluating()))
+    t.start()
+    assert entered.wait(10)
+    try:
+        assert len(grad_mode.OPEN - open_before) == 1
+        assert builds_graph() == ON and is_grad_enabled()
+    finally:
+        leave.set()
+        t.join(10)
+    assert box["there"] == OFF and grad_mode.OPEN == open_before
 
 
 def test_an_enable_grad_closed_by_another_thread_brings_the_outer_no_grad_back():

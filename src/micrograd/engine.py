@@ -39,7 +39,8 @@ from .ops import (ABS, ADD, COS, DIV, EXP, LOG, MUL, POW, POWC, RELU, SIGMOID, S
 __all__ = ["Value", "no_grad", "enable_grad", "is_grad_enabled", "detect_anomaly",
            "AnomalyError", "define_op", "apply_op"]
 
-_blocks = _gm.blocks  # the hot path's one call: 0 unless a mode block is open here
+_blocks = _gm.blocks  # 0 unless a mode block is open here
+_OPEN = _gm.OPEN  # empty unless a mode block is open somewhere: the hot path reads it first
 
 #: draws a Value as SVG for Jupyter; set by the package to the graph views' renderer
 _svg_renderer = None
@@ -60,7 +61,7 @@ class Value:
         self.grad = 0.0
         self._a = self._b = self._how = None
         if _children:  # built by hand, as the lecture does: a real op node
-            self._prev = _children
+            _set_inputs(self, tuple(_children))
             if self._a is not None:
                 self._how = _extra(*_op_from_label(_op, self._prev, self.data))
         if _op and self._a is None:
@@ -171,14 +172,12 @@ class Value:
     def _prev(self, children):
         _record(self)
         children = tuple(children)
-        if len(children) > 2:
-            raise ValueError(f"a Value has at most two inputs, got {len(children)}")
-        for c in children:
-            if not isinstance(c, Value):
-                raise TypeError(f"the inputs of a Value must be Values, got "
-                                f"{type(c).__name__}")
-        self._a = children[0] if children else None
-        self._b = children[1] if len(children) == 2 else None
+        if children and self._a is None:  # no op to pass a grad on (and folded sums
+            # count on their weights staying leaves: ``engine_fast``)
+            raise ValueError(
+                "a leaf Value cannot be given inputs: build the node with its op, e.g. "
+                "Value(a.data * b.data, (a, b), '*'), or with the operators (a * b)")
+        _set_inputs(self, children)
 
     @property
     def _fn(self):
@@ -253,6 +252,16 @@ class Value:
     __reduce_ex__ = _fast.reduce_unfolded  # copies: a folded sum unfolded first
 
 
+def _set_inputs(v, children):  # ``_prev``'s checks and stores
+    if len(children) > 2:
+        raise ValueError(f"a Value has at most two inputs, got {len(children)}")
+    for c in children:
+        if not isinstance(c, Value):
+            raise TypeError(f"the inputs of a Value must be Values, got {type(c).__name__}")
+    v._a = children[0] if children else None
+    v._b = children[1] if len(children) == 2 else None
+
+
 class _Extra:
     """How a node was made, when that is more than an op: the op (None for a leaf), its
     constant argument, the node's label, an op label set by hand (None if not). Never
@@ -285,7 +294,7 @@ def _make(data, fn, a, b=None, arg=None):
     out = _new(Value)
     out.data = data
     out.grad = 0.0
-    mode = _blocks() and _gm.current()
+    mode = _OPEN and _blocks() and _gm.current()
     if mode:
         if mode & _gm.ANOMALY and not math.isfinite(data):
             _gm.check_forward(fn, a, b, arg, data)
@@ -322,11 +331,13 @@ def _power(x, n):
 
 def _coerce(x):
     """A number as a constant leaf Value; a Value itself; anything else NotImplemented."""
-    if isinstance(x, Value):
-        return x
-    if isinstance(x, Real):
-        return Value(x)
-    return NotImplemented
+    if type(x) is not float:  # a float, the usual constant (``y - 1.0``), goes straight on
+        if isinstance(x, Value):
+            return x
+        if type(x) is not int and not isinstance(x, Real):
+            return NotImplemented
+        x = as_float(x)
+    return _fast.leaf(Value, x)
 
 
 #: ``affine(b, ws, xs)``: ``b + ws[0]*xs[0] + ...`` in one call, the operators' nodes and

@@ -89,7 +89,13 @@ def interior_order(root):
 
 def _order_by_marks(root, zero):
     """The depth-first search of ``interior_order``: the node on top of the stack is placed
-    once its interior inputs are; an input still open is pushed (at most twice a node)."""
+    once its interior inputs are; an input still open is pushed (at most twice a node).
+
+    A folded sum (``make_affine``) needs no case of its own: it holds ``act`` in ``_a`` and
+    ``x`` in ``_b``, so it is pushed and placed as the operators' ``act + w*x`` is, less
+    the ``*`` node; its ``w``, in ``_c``, is a leaf, which passes nothing on (a sum is
+    folded only over a leaf ``w``, and a leaf given inputs afterwards turns folding's
+    shortcuts off: ``LEAF_GREW``)."""
     order = []
     append = order.append
     stack = [root]
@@ -99,24 +105,7 @@ def _order_by_marks(root, zero):
         v = stack[-1]
         a = v._a
         b = v._b
-        if type(v._how) is float:  # a folded sum: act, then its product's w and x
-            c = v._c
-            waiting = False
-            if a._a is not None and a.grad is not zero:
-                push(a)
-                waiting = True
-            if b._a is not None and b.grad is not zero:
-                push(b)
-                waiting = True
-            if c._a is not None and c.grad is not zero:
-                push(c)
-                waiting = True
-            if not waiting:
-                pop()
-                if v.grad is not zero:
-                    v.grad = zero
-                    append(v)
-        elif a._a is not None and a.grad is not zero:  # an interior input not placed yet
+        if a._a is not None and a.grad is not zero:  # an interior input not placed yet
             push(a)
             if b is not None and b._a is not None and b.grad is not zero:
                 push(b)
@@ -141,38 +130,49 @@ def push_grads(nodes):
 
     ``+`` and ``*`` (nine nodes in ten) are their rules in the op table written out; every
     other op's rule is called through the one dispatcher, ``ops.contributions``."""
-    xs = [0.0, 0.0]  # the inputs' numbers, a list of this call's own (no allocation a node)
     for v in nodes:
         how = v._how
-        a = v._a
-        b = v._b
-        g = v.grad
         if how is MUL:  # MUL's rule: (g * y, g * x)
+            a = v._a
+            b = v._b
+            g = v.grad
             a.grad += g * b.data
             b.grad += g * a.data
         elif how is ADD:  # ADD's rule: (g, g)
-            a.grad += g
-            b.grad += g
-        elif type(how) is float:  # a folded act + w*x: ADD's rule, then MUL's with
-            a.grad += g           # the product's grad, which is g (its one user's)
-            c = v._c
-            b.grad += g * c.data
-            c.grad += g * b.data
+            g = v.grad
+            v._a.grad += g
+            v._b.grad += g
+        elif type(how) is float:  # a folded act + w*x (x in _b, w in _c): ADD's rule,
+            g = v.grad            # then MUL's with the product's grad, g (its one user's)
+            v._a.grad += g
+            b = v._b
+            w = v._c
+            w.grad += g * b.data
+            b.grad += g * w.data
         else:
-            fn, arg = (how, None) if type(how) is Op else (how.fn, how.arg)
-            xs[0] = a.data
-            if b is None:
-                a.grad += contributions(fn, FLOAT, g, xs, v.data, arg)[0]
-            else:
-                xs[1] = b.data
-                da, db = contributions(fn, FLOAT, g, xs, v.data, arg)
-                a.grad += da
-                b.grad += db
+            _push_by_rule(v, how)
+
+
+def _push_by_rule(v, how):
+    """The chain rule at one node of any other op, through ``ops.contributions``."""
+    fn, arg = (how, None) if type(how) is Op else (how.fn, how.arg)
+    a = v._a
+    b = v._b
+    if b is None:
+        a.grad += contributions(fn, FLOAT, v.grad, (a.data,), v.data, arg)[0]
+    else:
+        da, db = contributions(fn, FLOAT, v.grad, (a.data, b.data), v.data, arg)
+        a.grad += da
+        b.grad += db
 
 
 # ---------------------------------------------------------------------------------------
 # A neuron's sum in one call
 # ---------------------------------------------------------------------------------------
+
+
+#: every mode block open, in any thread or task: empty, no mode is on anywhere
+_OPEN = _gm.OPEN
 
 
 def only_no_grad(blocks):
@@ -194,12 +194,12 @@ def make_affine(Value, blocks):
     def affine(b, ws, xs):
         # locals: this loop builds most nodes of a network
         V, new, tp, mode = node_class, object.__new__, type, modes
-        if mode() and only_no_grad(mode):
+        if _OPEN and mode() and only_no_grad(mode):
             return _plain_affine(V, b, ws, xs)
         act = b
-        fast = tp(act) is V and not mode()
+        fast = tp(act) is V and not (_OPEN and mode())
         for w, x in zip(ws, xs):
-            if fast and tp(w) is V and tp(x) is V:
+            if fast and tp(w) is V and tp(x) is V and w._a is None:
                 p = w.data * x.data
                 if tp(p) is not float:  # numbers set by hand to ints: no folding
                     act = act + w * x
@@ -208,20 +208,21 @@ def make_affine(Value, blocks):
                 out.data = act.data + p
                 out.grad = 0.0
                 out._a = act
-                out._b = w
-                out._c = x
+                out._b = x
+                out._c = w  # a leaf: backward()'s phase 1 never needs to push it
                 out._how = p
                 act = out
             else:
                 act = act + w * x
                 # the operators may have run other code: look at the mode again
-                fast = tp(act) is V and not mode()
+                fast = tp(act) is V and not (_OPEN and mode())
         return act
 
     return affine
 
 
-def _leaf(V, data):
+def leaf(V, data):
+    """A leaf of class ``V`` holding ``data`` (a float), made at once."""
     out = object.__new__(V)
     out.data = data
     out.grad = 0.0
@@ -241,8 +242,8 @@ def _plain_affine(V, b, ws, xs):
         if type(w) is V and type(x) is V:
             s = s + w.data * x.data
         else:
-            return _operators(_leaf(V, s) + w * x, terms)
-    return _leaf(V, s)
+            return _operators(leaf(V, s) + w * x, terms)
+    return leaf(V, s)
 
 
 def _operators(act, terms):
@@ -257,42 +258,58 @@ def _operators(act, terms):
 
 
 def write_out_sum_and_product(Value, blocks, binary):
-    """Give ``Value`` its ``+`` and ``*`` written out: for two Values and no mode block
-    open (``blocks()`` is 0), the node ``binary(ADD or MUL, x, y)`` builds (``ADD.forward``
-    and ``MUL.forward``, written out), in one call instead of four; anything else goes to
-    ``binary`` itself."""
-    node_class, modes, new = Value, blocks, object.__new__
+    """Give ``Value`` its ``+`` and ``*`` written out: for two Values, or a Value and a
+    float, and no mode block open (``blocks()`` is 0), the node ``binary(ADD or MUL, x,
+    y)`` builds (``ADD.forward`` and ``MUL.forward``, written out), in one call instead
+    of four; anything else goes to ``binary`` itself. The two are functions of this
+    module reading its globals, not closures: a closure copies its cells into every
+    call's frame (the op-by-op loop about 2% slower)."""
+    global _Node, _modes, _binary
+    _Node, _modes, _binary = Value, blocks, binary
+    _sum.__doc__ = Value.__add__.__doc__
+    _product.__doc__ = Value.__mul__.__doc__
+    Value.__add__ = _sum
+    Value.__mul__ = _product
 
-    def __add__(self, other):
-        if type(other) is not node_class or modes():
-            if type(other) is node_class and only_no_grad(modes):
-                return _leaf(node_class, self.data + other.data)
-            return binary(ADD, self, other)
-        out = new(node_class)
-        out.data = self.data + other.data
-        out.grad = 0.0
-        out._a = self
-        out._b = other
-        out._how = ADD
-        return out
 
-    def __mul__(self, other):
-        if type(other) is not node_class or modes():
-            if type(other) is node_class and only_no_grad(modes):
-                return _leaf(node_class, self.data * other.data)
-            return binary(MUL, self, other)
-        out = new(node_class)
-        out.data = self.data * other.data
-        out.grad = 0.0
-        out._a = self
-        out._b = other
-        out._how = MUL
-        return out
+_Node = _modes = _binary = None  # set by write_out_sum_and_product
+_new = object.__new__
 
-    __add__.__doc__ = Value.__add__.__doc__
-    __mul__.__doc__ = Value.__mul__.__doc__
-    Value.__add__ = __add__
-    Value.__mul__ = __mul__
+
+def _sum(self, other):
+    if type(other) is not _Node:
+        if type(other) is not float:
+            return _binary(ADD, self, other)
+        other = leaf(_Node, other)  # a constant: ``_coerce``'s leaf
+    if _OPEN and _modes():
+        if only_no_grad(_modes):
+            return leaf(_Node, self.data + other.data)
+        return _binary(ADD, self, other)
+    out = _new(_Node)
+    out.data = self.data + other.data
+    out.grad = 0.0
+    out._a = self
+    out._b = other
+    out._how = ADD
+    return out
+
+
+def _product(self, other):
+    if type(other) is not _Node:
+        if type(other) is not float:
+            return _binary(MUL, self, other)
+        other = leaf(_Node, other)  # a constant: ``_coerce``'s leaf
+    if _OPEN and _modes():
+        if only_no_grad(_modes):
+            return leaf(_Node, self.data * other.data)
+        return _binary(MUL, self, other)
+    out = _new(_Node)
+    out.data = self.data * other.data
+    out.grad = 0.0
+    out._a = self
+    out._b = other
+    out._how = MUL
+    return out
 
 
 # ---------------------------------------------------------------------------------------
@@ -303,8 +320,9 @@ def write_out_sum_and_product(Value, blocks, binary):
 def unfold(v):
     """Make the folded sum ``v`` the ``+`` node the operators build; returns its op.
 
-    A folded sum (``make_affine``) holds ``act`` in ``_a``, ``w`` in ``_b``, ``x`` in
-    ``_c`` and the product's number in ``_how`` (a float: how to tell it). Its ``*`` node
+    A folded sum (``make_affine``) holds ``act`` in ``_a``, ``x`` in ``_b``, ``w`` (a leaf
+    when it was built) in ``_c`` and the product's number in ``_how`` (a float: how to
+    tell it). Its ``*`` node
     is made here, once, with that number and the grad a backward pass gave it (its one
     user's, added to its zero), and ``v`` becomes ``act + (w*x)``. Everything that reads
     a node's inputs or op by name (``_prev``, ``_fn``, ``topological_order``) calls this
@@ -318,8 +336,8 @@ def unfold(v):
             m = object.__new__(type(v))
             m.data = p
             m.grad = 0.0 + g if type(g) is float else 0.0
-            m._a = v._b
-            m._b = v._c
+            m._a = v._c
+            m._b = v._b
             m._how = MUL
             UNFOLDING[v] = m  # from here, cut short anywhere, the next reader finishes
             _finish(v)

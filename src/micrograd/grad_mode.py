@@ -38,7 +38,6 @@ import itertools
 import math
 import weakref
 from functools import partial, wraps
-from inspect import isgeneratorfunction
 
 from . import ops as _ops
 
@@ -48,9 +47,13 @@ NO_GRAD = 1
 ANOMALY = 2
 #: the blocks open in this thread or task (a ``_Stack``), or 0 when there is none
 _modes = contextvars.ContextVar("micrograd_modes", default=0)
-#: 0 unless a block is open here (the engine's hot path makes this one call; then
-#: ``current()`` says which modes are on)
+#: 0 unless a block is open here (then ``current()`` says which modes are on)
 blocks = _modes.get
+#: every block open now, in any thread or task. The engine's hot path reads it first
+#: (``if OPEN and blocks():``): empty, the usual case, says no mode is on here without
+#: a call. A block is added before it opens and removed after it has closed, so a block
+#: open here is always in it; one left by a close cut short costs only that call.
+OPEN = set()
 #: a new number at every close, from any thread or task (a fold kept from an older one
 #: is stale)
 _ticks = itertools.count()
@@ -100,6 +103,7 @@ class _Stack:
 
 def _open_block(block):
     """Put ``block`` on this context's stack (dropping any closed elsewhere)."""
+    OPEN.add(block)  # first: from here on every context asks its own blocks
     stack = _modes.get()
     blocks = (tuple(b for b in stack.blocks if b.is_open) if stack else ()) + (block,)
     block.is_open = True
@@ -117,6 +121,7 @@ def _close_block(block):
         _modes.set(_Stack(blocks) if blocks else 0)
     block.is_open = False
     _tick = next(_ticks)  # after ``is_open``: every fold kept from before is stale
+    OPEN.discard(block)  # last: no context counts the block any more
 
 
 class _Exit(partial):
@@ -144,7 +149,7 @@ def _exit_dropped(watch):
         block.handed = None
     if block.armed is watch:
         block.armed = None
-        if block.is_open:
+        if block.is_open or block in OPEN:  # open, or cut short between the two
             _close_block(block)
 
 
@@ -193,6 +198,10 @@ class _ModeBlock:
         of its own, so the function may call itself; over a generator function, each
         resumption of the generator does (its caller keeps its own mode between), and
         ``send``, ``throw`` and ``close`` reach the generator (``_over_generator``)."""
+        # imported here: ``inspect`` brings ``ast``, ``re``, ``dis`` ... (about 2,000 more
+        # objects for the cyclic collector to walk at every full collection)
+        from inspect import isgeneratorfunction
+
         bit, on = self.bit, self.on
         if isgeneratorfunction(fn):
             return _over_generator(fn, bit, on)
