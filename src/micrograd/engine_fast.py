@@ -102,8 +102,8 @@ def _order_by_marks(root, zero):
     A folded sum (``make_affine``) needs no case of its own: it holds ``act`` in ``_a`` and
     ``x`` in ``_b``, so it is pushed and placed as the operators' ``act + w*x`` is, less
     the ``*`` node; its ``w``, in ``_c``, is a leaf, which passes nothing on (a sum is
-    folded only over a leaf ``w``, and a leaf given inputs afterwards turns folding's
-    shortcuts off: ``LEAF_GREW``)."""
+    folded only over a leaf ``w``, and a leaf cannot be given inputs afterwards: the
+    ``_prev`` setter refuses)."""
     order = []
     append = order.append
     stack = [root]
@@ -323,11 +323,10 @@ def _product(self, other):
 def unfold(v):
     """Make the folded sum ``v`` the ``+`` node the operators build; returns its op.
 
-    A folded sum (``make_affine``) holds ``act`` in ``_a``, ``x`` in ``_b``, ``w`` (a leaf
-    when it was built) in ``_c`` and the product's number in ``_how`` (a float: how to
-    tell it). Its ``*`` node
-    is made here, once, with that number and the grad a backward pass gave it (its one
-    user's, added to its zero), and ``v`` becomes ``act + (w*x)``. Everything that reads
+    A folded sum (``make_affine``) holds ``act`` in ``_a``, ``x`` in ``_b``, ``w`` (a
+    leaf) in ``_c`` and the product's number in ``_how`` (a float: how to tell it). Its
+    ``*`` node is made here, once, with that number and the grad a backward pass gave it
+    (its one user's, added to its zero), and ``v`` becomes ``act + (w*x)``. Everything that reads
     a node's inputs or op by name (``_prev``, ``_fn``, ``topological_order``) calls this
     first; only ``backward()``'s two phases read a folded sum as it is."""
     with ONE_PASS:
