@@ -47,4 +47,3 @@ def np():
     import numpy
 
     return numpy
-

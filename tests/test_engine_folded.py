@@ -9,7 +9,6 @@ import threading
 
 import pytest
 
-
 from micrograd import ops
 from micrograd.chain_rule import topological_order
 from micrograd.engine import Value, affine, detect_anomaly
