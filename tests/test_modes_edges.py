@@ -105,6 +105,48 @@ def test_a_block_open_in_another_thread_is_seen_there_only():
     assert box["there"] == OFF and grad_mode.OPEN == open_before
 
 
+def test_a_block_closed_in_one_thread_and_entered_at_once_in_another_stays_seen():
+    # thread A is held inside its close, just after the block stopped being open (at
+    # the tick, standing in for a thread switch there); thread B enters the same block
+    # object then. A's close must not take B's opening out of what the ops look at first
+    block = no_grad()
+    b_may_enter, b_inside, a_closed = threading.Event(), threading.Event(), threading.Event()
+    real_ticks = grad_mode._ticks
+
+    class SwitchAtTheTick:
+        armed = False
+
+        def __next__(self):
+            if self.armed:
+                self.armed = False
+                b_may_enter.set()
+                assert b_inside.wait(10)
+            return next(real_ticks)
+
+    box = {}
+
+    def b():
+        assert b_may_enter.wait(10)
+        with block:
+            b_inside.set()
+            assert a_closed.wait(10)
+            box["there"] = (builds_graph(), is_grad_enabled(), block.token in grad_mode.OPEN)
+
+    open_before = set(grad_mode.OPEN)
+    ticks = grad_mode._ticks = SwitchAtTheTick()
+    try:
+        t = threading.Thread(target=b)
+        t.start()
+        with block:  # thread A
+            ticks.armed = True
+        a_closed.set()
+        t.join(10)
+    finally:
+        grad_mode._ticks = real_ticks
+    assert box["there"] == (OFF, False, True)
+    assert grad_mode.OPEN == open_before  # both openings' tokens gone
+
+
 def test_an_enable_grad_closed_by_another_thread_brings_the_outer_no_grad_back():
     def training():
         with enable_grad():

@@ -1,10 +1,10 @@
 """What the engine does only for speed, in one place.
 
 Each item here gives exactly the numbers of the plain code it stands for (the tests
-compare them), and says what it buys: ``benchmarks/engine.py``'s demo step (MLP(2, [16,
-16, 1]) on 100 points, about 66,000 nodes a step as the operators build it), CPU time,
-the item taken out alone, medians of interleaved rounds (6 on CPython 3.10 and 3.12
-unless said):
+compare them; folded sums say where their last bits may differ), and says what it
+buys: ``benchmarks/engine.py``'s demo step (MLP(2, [16, 16, 1]) on 100 points, about
+66,000 nodes a step as the operators build it), CPU time, the item taken out alone,
+medians of interleaved rounds (6 on CPython 3.10 and 3.12 unless said):
 
 * ``interior_order``: backward()'s phase 1 marks a placed node by its grad instead of
   keeping a set of visited nodes: backward() 1.2x faster, a step about 5%. A folded sum
@@ -19,7 +19,10 @@ unless said):
 * folded sums (``make_affine``, ``unfold``): each ``act + w*x`` of a neuron is one
   object, not two, until something asks for its ``*`` node (``_prev``, ``_fn``,
   ``topological_order`` unfold it first: the operators' node, with its number and
-  grad); backward() reads it as it is. Half the objects a demo step makes (about
+  grad); backward() reads it as it is: the operators' grads to the bit unless a node
+  feeds two terms of one sum (``w1*x + w2*x + w3*x``: its product's share comes before
+  the earlier terms' instead of after, the last bits may differ). Half the objects a
+  demo step makes (about
   35,000 instead of 66,000), so half the work of the cyclic collector, which walks the
   live graphs and the notebook's imports on each full collection: on micrograd's demo
   notebook (3.11, 10 steps, two interleaved rounds) a step 118.6 -> 59.7 ms, full
@@ -174,7 +177,7 @@ def push_grads(nodes):
 # ---------------------------------------------------------------------------------------
 
 
-#: every mode block open, in any thread or task: empty, no mode is on anywhere
+#: a token for each mode block open, in any thread or task: empty, no mode is on anywhere
 _OPEN = _gm.OPEN
 
 
@@ -189,9 +192,10 @@ def make_affine(Value, blocks):
 
     The nodes the operators build, in their order (a ``*`` node, then a ``+`` node, per
     term), with their numbers (``ADD.forward`` and ``MUL.forward``, written out). Terms
-    that are not two Values, and any mode block open (``blocks()`` is not 0:
-    ``no_grad``, ``detect_anomaly``, ``enable_grad``), take the operators themselves,
-    except ``no_grad`` alone: the same sums in the same order, one leaf at the end."""
+    that are not two Values or whose ``w`` is not a leaf, and any mode block open
+    (``blocks()`` is not 0: ``no_grad``, ``detect_anomaly``, ``enable_grad``), take the
+    operators themselves, except ``no_grad`` alone: the same sums in the same order, one
+    leaf at the end."""
     node_class, modes = Value, blocks
 
     def affine(b, ws, xs):

@@ -49,11 +49,15 @@ ANOMALY = 2
 _modes = contextvars.ContextVar("micrograd_modes", default=0)
 #: 0 unless a block is open here (then ``current()`` says which modes are on)
 blocks = _modes.get
-#: every block open now, in any thread or task. The engine's hot path reads it first
-#: (``if OPEN and blocks():``): empty, the usual case, says no mode is on here without
-#: a call. A block is added before it opens and removed after it has closed, so a block
-#: open here is always in it; one left by a close cut short costs only that call.
+#: one token (an int) for each opening of a block still open, in any thread or task.
+#: The engine's hot path reads it first (``if OPEN and blocks():``): empty, the usual
+#: case, says no mode is on here without a call. An opening's token is added before the
+#: block opens and removed after it has closed, so a block open here always has its
+#: token in the set (a token per opening, not the block: a block object closed in one
+#: thread and entered again at once in another keeps the new opening's token). A close
+#: cut short may leave a token behind: that costs every op the call, never a mode.
 OPEN = set()
+_openings = itertools.count()
 #: a new number at every close, from any thread or task (a fold kept from an older one
 #: is stale)
 _ticks = itertools.count()
@@ -103,7 +107,8 @@ class _Stack:
 
 def _open_block(block):
     """Put ``block`` on this context's stack (dropping any closed elsewhere)."""
-    OPEN.add(block)  # first: from here on every context asks its own blocks
+    token = block.token = next(_openings)
+    OPEN.add(token)  # before it opens: from here on every context asks its own blocks
     stack = _modes.get()
     blocks = (tuple(b for b in stack.blocks if b.is_open) if stack else ()) + (block,)
     block.is_open = True
@@ -115,13 +120,14 @@ def _close_block(block):
     after an interruption halfway, it finishes the job). Closed from another context,
     the block counts no more there either: ``current()`` reads ``is_open``."""
     global _tick
+    token = block.token  # this opening's (another thread may open the block anew)
     stack = _modes.get()
     if stack:
         blocks = tuple(b for b in stack.blocks if b is not block and b.is_open)
         _modes.set(_Stack(blocks) if blocks else 0)
     block.is_open = False
     _tick = next(_ticks)  # after ``is_open``: every fold kept from before is stale
-    OPEN.discard(block)  # last: no context counts the block any more
+    OPEN.discard(token)  # last: no context counts this opening any more
 
 
 class _Exit(partial):
@@ -149,7 +155,7 @@ def _exit_dropped(watch):
         block.handed = None
     if block.armed is watch:
         block.armed = None
-        if block.is_open or block in OPEN:  # open, or cut short between the two
+        if block.is_open or block.token in OPEN:  # open, or cut short on the way
             _close_block(block)
 
 
@@ -173,11 +179,12 @@ class _ModeBlock:
     until the block ends. One object, one block at a time (``with`` it again once it
     has ended)."""
 
-    __slots__ = ("bit", "on", "is_open", "handed", "armed")
+    __slots__ = ("bit", "on", "is_open", "handed", "armed", "token")
 
     def __init__(self, bit, on):
         self.bit, self.on, self.is_open = bit, on, False
         self.handed = self.armed = None  # the last ``_Watch`` made; the open block's
+        self.token = None  # its last opening's, in ``OPEN`` while that opening lasts
 
     def __enter__(self):
         if self.is_open:
