@@ -490,6 +490,12 @@ def test_a_hand_built_node_that_no_rule_could_backpropagate_is_refused():
         Value(5.0, (a, b))
     with pytest.raises(ValueError, match=r"\+ of the inputs \(2.0, 3.0\) is 5.0, not 6.0"):
         Value(6.0, (a, b), "+")  # the data does not match the op: no silent wrong grads
+    with pytest.raises(TypeError, match="inputs are a tuple of Values, not int"):
+        Value(5.0, 5, "+")
+    with pytest.raises(TypeError, match="inputs are a tuple of Values, not float"):
+        (a * b)._prev = 2.0
+    with pytest.raises(TypeError, match="must be Values, got float"):
+        Value(5.0, (a, 3.0), "+")
 
 
 # ---- what a user of PyTorch expects ----

@@ -61,7 +61,7 @@ class Value:
         self.grad = 0.0
         self._a = self._b = self._how = None
         if _children:  # built by hand, as the lecture does: a real op node
-            _set_inputs(self, tuple(_children))
+            _set_inputs(self, _children)
             if self._a is not None:
                 self._how = _extra(*_op_from_label(_op, self._prev, self.data))
         if _op and self._a is None:
@@ -171,13 +171,7 @@ class Value:
     @_prev.setter
     def _prev(self, children):
         _record(self)
-        children = tuple(children)
-        if children and self._a is None:  # no op to pass a grad on (and folded sums
-            # count on their weights staying leaves: ``engine_fast``)
-            raise ValueError(
-                "a leaf Value cannot be given inputs: build the node with its op, e.g. "
-                "Value(a.data * b.data, (a, b), '*'), or with the operators (a * b)")
-        _set_inputs(self, children)
+        _set_inputs(self, children, new_node=False)
 
     @property
     def _fn(self):
@@ -252,7 +246,14 @@ class Value:
     __reduce_ex__ = _fast.reduce_unfolded  # copies: a folded sum unfolded first
 
 
-def _set_inputs(v, children):  # ``_prev``'s checks and stores
+def _set_inputs(v, children, new_node=True):  # ``_prev``'s checks and stores
+    if not hasattr(children, "__iter__"):
+        raise TypeError(f"a Value's inputs are a tuple of Values, not {type(children).__name__}")
+    children = tuple(children)
+    # a leaf stays one: no op to pass a grad on (and folded sums count on leaf weights)
+    if children and not new_node and v._a is None:
+        raise ValueError("a leaf Value cannot be given inputs: build the node with its op, "
+                         "e.g. Value(a.data * b.data, (a, b), '*'), or with the operators")
     if len(children) > 2:
         raise ValueError(f"a Value has at most two inputs, got {len(children)}")
     for c in children:

@@ -10,7 +10,8 @@ medians of interleaved rounds (6 on CPython 3.10 and 3.12 unless said):
   keeping a set of visited nodes: backward() 1.2x faster, a step about 5%. A folded sum
   (below) is walked as any ``+`` node, with no case of its own (its ``x`` in ``_b``, its
   ``w``, a leaf, in ``_c``): one type check a visit less, the op-by-op loop's phase 1
-  7.5 -> 5.9 ms a step (3.11).
+  7.5 -> 5.9 ms a step (3.11; a one-off timing of phase 1 alone, not a benchmark here:
+  ``benchmarks/engine.py --baseline`` gives the whole step).
 * ``push_grads``: backward()'s phase 2 as one loop, the rules of ``+`` and ``*`` (nine
   nodes in ten) written out, instead of ``v._backward()`` a node: backward() 2.9x (3.12)
   to 3.5x (3.10) faster, a step 1.5x to 1.9x.
@@ -30,11 +31,13 @@ medians of interleaved rounds (6 on CPython 3.10 and 3.12 unless said):
 * ``write_out_sum_and_product``: ``x + y`` and ``x * y`` of two Values in one call
   instead of four (operator, ``_binary``, the forward, ``_make``): the op-by-op loop's
   step 2-10% faster (3.11, 3.13; on a crowded machine). A float operand becomes its
-  constant leaf at once (``leaf``): ``a * 0.5`` 486 -> 378 ns (3.11, timeit).
+  constant leaf at once (``leaf``): ``a * 0.5`` 486 -> 378 ns (3.11, ``python -m timeit
+  -s "from micrograd.engine import Value; a = Value(1.5)" "a * 0.5"`` at each commit).
 * ``grad_mode.OPEN``, read before the context variable: each op asks its own thread's
   mode blocks only when some block is open somewhere (``if OPEN and blocks():``), a
-  set's truth instead of a call: the op-by-op loop's step 2-4% faster (3.11, 3.13,
-  medians of 7 interleaved runs with a stand-in block in the set and without).
+  set's truth instead of a call: the op-by-op loop's step 1.7-3.8% faster than with a
+  block held open in another thread (CPython 3.10-3.13, ``python
+  benchmarks/open_block.py --rounds 21``, load 0.6-0.8).
 * ``no_grad`` alone (``only_no_grad``): a neuron's sum and ``+``/``*`` of two Values
   make their plain leaf at once, as ``_make`` does under that mode, instead of the
   operators' four calls a node and a look at the mode in each: an MLP(2, [16, 16, 1])
