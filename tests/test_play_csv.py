@@ -12,11 +12,15 @@ import warnings
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
+from micrograd.expr import ExprError, parse
 from micrograd.experiment import MAX_EDITS, MAX_PARAMETERS, MAX_SAMPLES
 from micrograd.experiment.fields import MAX_COORD
 from micrograd.experiment import Experiment, ExperimentError
-from micrograd.points_csv import MAX_CSV_CHARS, PointsError, read_points, write_points
+from micrograd.points_csv import (MAX_CSV_CHARS, SHOWN_CHARS, PointsError, read_points,
+                                  write_points)
 from micrograd.web import create_app, limits
 from micrograd.web.handlers import LocalSessions, dispatch, run_to_end
 from micrograd.web.pyodide.calls import Call, entry_point
@@ -87,6 +91,8 @@ def test_a_header_is_optional_and_says_what_the_third_column_is():
      None),
     ("0,0,1\nx1,x2,label\n", {}, "line 2, field x1: 'x1' is not a number", 2, "x1"),
     ("10.5,0,1\n", {}, "line 1, field x1: 10.5 lies outside [-10, 10]", 1, "x1"),
+    ("-10.5,0,1\n", {}, "line 1, field x1: -10.5 lies outside [-10, 10]", 1, "x1"),
+    ("0,-1e300,1\n", {}, "line 1, field x2: -1e+300 lies outside [-10, 10]", 1, "x2"),
     ("x1,x2,target\n0,0,0.5\n0,0,1.25\n", {}, "line 3, field target: 1.25 lies outside "
      "[-1, 1]", 3, "target"),
     # labels the loss refuses
@@ -104,6 +110,78 @@ def test_every_refusal_names_the_line_and_the_field(text, kw, message, line, fie
         read_points(text, **kw)
     assert str(err.value).startswith(message), str(err.value)
     assert (err.value.line, err.value.field) == (line, field)
+
+
+@pytest.mark.parametrize("text, kw, line, field, column, char", [
+    ("\u0661,0.5,1\n", {}, 1, "x1", 1, "U+0661 ARABIC-INDIC DIGIT ONE"),
+    ("0.5,\uff11,1\n", {}, 1, "x2", 5, "U+FF11 FULLWIDTH DIGIT ONE"),
+    ("x1,x2,label\n0,0,1\n0.5, -\u0967,1\n", {}, 3, "x2", 7,
+     "U+0967 DEVANAGARI DIGIT ONE"),
+    ("0,0,1\u0660\n", {"loss": "ce"}, 1, "label", 6, "U+0660 ARABIC-INDIC DIGIT ZERO"),
+    ("x1,x2,target\n0,0,0.\u0665\n", {}, 2, "target", 7,
+     "U+0665 ARABIC-INDIC DIGIT FIVE"),
+    ("1e\u0663,0,1\n", {}, 1, "x1", 3, "U+0663 ARABIC-INDIC DIGIT THREE"),
+    ("\u00a00.5,0,1\n", {}, 1, "x1", 1, "U+00A0 NO-BREAK SPACE"),
+    ("\u22120.5,0,1\n", {}, 1, "x1", 1, "U+2212 MINUS SIGN"),
+])
+def test_a_number_is_ascii_and_a_refusal_points_at_the_first_other_character(
+        text, kw, line, field, column, char):
+    """float() reads the digits of every script ('١' is 1.0); the expression language
+    reads 0-9 only, and so does a file."""
+    with pytest.raises(PointsError) as err:
+        read_points(text, **kw)
+    assert (err.value.line, err.value.field) == (line, field)
+    message = str(err.value)
+    assert message.startswith(f"line {line}, field {field}: "), message
+    assert f"is not a number: column {column} holds {char}, not ASCII" in message, message
+
+
+def test_the_ascii_forms_of_a_number_are_read():
+    forms = {"0": 0.0, "-0": -0.0, "+1.5": 1.5, ".5": 0.5, "-.5": -0.5, "5.": 5.0,
+             "1e-3": 1e-3, "-1E+1": -10.0, "2.5e0": 2.5, " \t0.25 \t": 0.25}
+    text = "".join(f"{t},{t},1\n" for t in forms)
+    got = read_points(text).points
+    assert [repr(p[0]) for p in got] == [repr(v) for v in forms.values()]
+    assert [repr(p[1]) for p in got] == [repr(v) for v in forms.values()]
+
+
+@given(st.text(alphabet="0123456789.eE+-\u0661\uff15\u0968 ", min_size=1, max_size=8))
+def test_a_field_read_is_a_number_of_the_expression_language(t):
+    """What a file takes as a number, the expression language takes as the same number
+    (a sign there is an operator); what the language refuses, a file refuses."""
+    try:
+        x = read_points(f"x1,x2,label\n{t},0,1\n").points[0][0]
+    except PointsError as err:
+        assert (err.line, err.field) == (2, "x1")
+        stripped = t.strip(" ")
+        if not stripped.isascii():  # pointed at
+            assert "not ASCII" in str(err)
+        return
+    assert t.isascii()
+    try:
+        assert repr(parse(t.strip(" ")).data) == repr(x)
+    except ExprError:
+        pytest.fail(f"the file reads {t!r} as {x!r}, the expression language refuses it")
+
+
+def test_a_long_field_is_quoted_short_and_said_to_be_cut_once():
+    cases = [("0," + "9" * 2000 + ",1\n", "x2", 2000, "is too large for a float"),
+             ("0,0," + "x" * 2000 + "\n", "label", 2000, "is not a number"),
+             ("0,0,1" + "\u0661" * 2000 + "\n", "label", 2001, "is not a number: column 6")]
+    S = LocalSessions()
+    client = TestClient(create_app())
+    for text, field, n, says in cases:
+        with pytest.raises(PointsError) as err:
+            read_points(text)
+        message = str(err.value)
+        # over HTTP and from the handler, that message whole: short, so nothing cuts it
+        r = client.post("/api/play/csv", json={"text": text})
+        assert r.status_code == 400 and r.json()["error"] == message, r.json()["error"][-120:]
+        assert call("play.csv.read", {"text": text}, S)["error"]["message"] == message
+        assert message.startswith(f"line 1, field {field}: "), message[:200]
+        assert len(message) < 250, (len(message), message[:200])
+        cut = f"... (the first {SHOWN_CHARS} of {n} characters) {says}"
+        assert cut in message and message.count("characters)") == 1, message
 
 
 def test_hostile_sizes_are_refused_before_anything_is_kept():

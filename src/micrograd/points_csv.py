@@ -20,19 +20,28 @@ file with any fault. What a point may be is what an experiment takes (``microgra
 .experiment``): coordinates within ``[-MAX_COORD, MAX_COORD]``, a target in [-1, 1], a
 label its loss accepts (``micrograd.losses``: -1/+1, 0/1 or a class index), at most
 ``MAX_SAMPLES`` points.
+
+A number is written as the expression language writes one (``micrograd.expr``), with a
+sign: ASCII digits 0-9, a decimal point, an exponent (``-1.5``, ``.5``, ``2e-3``), ASCII
+spaces or tabs around it. Anything else is refused, with the column of the first
+character outside ASCII: Python's ``float`` also reads the digits of other scripts
+(``'١'``, ``'１'``), which the expression language does not, and ``nan``, ``inf``,
+``0x10`` and ``1_000``, which no point holds. A message quotes at most
+``SHOWN_CHARS`` characters of a field and says when it cut one.
 """
 
 from __future__ import annotations
 
 import math
+import re
+import unicodedata
 from dataclasses import dataclass
 
 from .experiment.fields import MAX_CLASSES, MAX_COORD, MAX_SAMPLES
 from .losses import LOSSES
-from .urltext import NUMBER
 
 __all__ = ["PointsError", "PointsFile", "read_points", "write_points", "COLUMNS",
-           "MAX_CSV_CHARS"]
+           "MAX_CSV_CHARS", "SHOWN_CHARS"]
 
 #: what the third column holds: a class label, or a regression target
 COLUMNS = ("label", "target")
@@ -61,19 +70,52 @@ class PointsFile:
     classes: int | None = None
 
 
-def _number(text, line, field):
-    t = text.strip()
-    if not NUMBER.fullmatch(t):
-        shown = t if len(t) <= 30 else t[:30] + "..."
+#: a number in a file: the expression language's number with a sign, in ASCII only
+#: ([0-9], not \d: a pattern's \d and float() take the digits of every script)
+_NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+#: the white space around a field (the expression language's, line ends aside)
+_SPACE = " \t"
+#: the most characters of a field (or twice as many of a header) a message quotes
+SHOWN_CHARS = 30
+
+
+def _quoted(text, cap=SHOWN_CHARS):
+    """``text`` in quotes, cut to its first ``cap`` characters, saying so once."""
+    if len(text) <= cap:
+        return repr(text)
+    return f"{text[:cap]!r}... (the first {cap} of {len(text)} characters)"
+
+
+def _foreign(text, line, field, column):
+    """The refusal of a field holding a character outside ASCII, pointing at the first
+    one (``column``: the line's column, from 1, where ``text`` begins); None if none."""
+    for i, ch in enumerate(text):
+        if not ch.isascii():
+            name = unicodedata.name(ch, "a character with no name")
+            return PointsError(
+                f"line {line}, field {field}: {_quoted(text)} is not a number: column "
+                f"{column + i} holds U+{ord(ch):04X} {name}, not ASCII (a number is "
+                "written with the digits 0-9, a sign, a point and an exponent)",
+                line, field)
+    return None
+
+
+def _number(text, line, field, column):
+    """The float of a field (``column``: where it begins in its line, from 1)."""
+    t = text.strip(_SPACE)
+    if not _NUMBER.fullmatch(t):
+        foreign = _foreign(t, line, field, column + len(text) - len(text.lstrip(_SPACE)))
+        if foreign is not None:
+            raise foreign
         if t.lower().lstrip("+-") in ("nan", "inf", "infinity"):
-            raise PointsError(f"line {line}, field {field}: {shown!r} is not a finite "
+            raise PointsError(f"line {line}, field {field}: {_quoted(t)} is not a finite "
                               "number", line, field)
-        raise PointsError(f"line {line}, field {field}: {shown!r} is not a number",
+        raise PointsError(f"line {line}, field {field}: {_quoted(t)} is not a number",
                           line, field)
     x = float(t)
     if not math.isfinite(x):  # 1e999: a decimal too large for a float
-        raise PointsError(f"line {line}, field {field}: {t!r} is too large for a float",
-                          line, field)
+        raise PointsError(f"line {line}, field {field}: {_quoted(t)} is too large for a "
+                          "float", line, field)
     return x
 
 
@@ -85,9 +127,9 @@ def _header(fields, line):
         return None
     if len(names) == 3 and names[:2] == ["x1", "x2"] and names[2] in COLUMNS:
         return names[2]
-    shown = ",".join(fields)
+    shown = _quoted(",".join(fields), 2 * SHOWN_CHARS)
     raise PointsError(f"line {line}: a header names the fields x1, x2 and label or "
-                      f"target, got {shown[:60]!r}", line, None)
+                      f"target, got {shown}", line, None)
 
 
 def _label(x, line, loss, column):
@@ -144,13 +186,13 @@ def read_points(text, *, column="label", loss="mse", max_points=MAX_SAMPLES):
         if len(points) >= max_points:
             raise PointsError(f"line {n}: more than {max_points} points (the data set's "
                               "limit)", n, None)
-        x1 = _number(fields[0], n, "x1")
-        x2 = _number(fields[1], n, "x2")
+        x1 = _number(fields[0], n, "x1", 1)
+        x2 = _number(fields[1], n, "x2", len(fields[0]) + 2)
         for name, v in (("x1", x1), ("x2", x2)):
             if abs(v) > MAX_COORD:
                 raise PointsError(f"line {n}, field {name}: {v!r} lies outside "
                                   f"[-{MAX_COORD:g}, {MAX_COORD:g}]", n, name)
-        v = _number(fields[2], n, column)
+        v = _number(fields[2], n, column, len(fields[0]) + len(fields[1]) + 3)
         if column == "target":
             if not -1 <= v <= 1:
                 raise PointsError(f"line {n}, field target: {v!r} lies outside [-1, 1]",
