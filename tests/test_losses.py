@@ -174,6 +174,32 @@ def test_logsumexp_is_stable():
         logsumexp([])
 
 
+def same_float(a, b):
+    """The same float, infinities and signs included; or both nan."""
+    return (math.isnan(a) and math.isnan(b)) or repr(a) == repr(b)
+
+
+INF = math.inf
+
+
+@pytest.mark.parametrize("zs", [
+    [-INF], [-INF, -INF], [-INF] * 4,  # no finite logit: log(0) = -inf
+    [-INF, 1.0], [-INF, -INF, -2.0], [INF, -INF], [INF, INF], [math.nan, -INF],
+])
+def test_logsumexp_at_infinite_logits_is_torchs(zs):
+    """Every logit -inf: torch gives -inf (the log of an empty sum), and nan gradients
+    (softmax there is 0/0); an infinite largest logit shifts nothing either."""
+    z = values(zs)
+    out = logsumexp(z)
+    out.backward(UPSTREAM)
+    zt = torch_leaf(zs)
+    ref = torch.logsumexp(zt, 0)
+    (UPSTREAM * ref).backward()
+    assert same_float(out.data, ref.item()), (zs, out.data, ref.item())
+    assert all(map(same_float, [v.grad for v in z], zt.grad.tolist())), \
+        (zs, [v.grad for v in z], zt.grad.tolist())
+
+
 def test_cross_entropy_errors():
     with pytest.raises(ValueError, match="class index in 0..2, got 3"):
         cross_entropy([values([0.0, 1.0, 2.0])], [3])

@@ -198,6 +198,34 @@ def test_requests_that_do_not_fit_their_fields_are_invalid():
         err = error(route, body, sessions)
         assert (err["kind"], err["field"]) == ("invalid", field), (body, err)
     assert error("play.create", {"samples": 40, "step": -1})["field"] == "step"
+
+
+@pytest.mark.parametrize("lr", [0, 0.0, -0.0, -5e-324, -0.5])
+@pytest.mark.parametrize("route, method, path", [("play.lr", "patch", ""),
+                                                 ("play.step", "post", "/step")])
+def test_a_learning_rate_of_zero_or_less_is_refused_by_the_handler_and_over_http(
+        client, route, method, path, lr):
+    """The learning rate is greater than 0 (an Experiment's lr): at 0 training would
+    stand still, each step a no-op. The session sets what it is given, so the request's
+    bound is the only guard, on both routes that change it."""
+    sessions = LocalSessions()
+    sid = run("play.create", {"samples": 40, "lr": 0.1}, sessions)["answer"]["sid"]
+    body = {"lr": lr} if route == "play.lr" else {"steps": 2, "lr": lr}
+    err = error(route, {"sid": sid, **body}, sessions)
+    assert (err["kind"], err["field"]) == ("invalid", "lr"), err
+    assert err["message"] == f"lr: greater than 0, got {lr:g}", err["message"]
+    # nothing changed: the rate and the step are as they were
+    state = run("play.get", {"sid": sid}, sessions)["answer"]
+    assert (state["step"], state["lr"]) == (0, 0.1)
+    # the least rate above 0 is taken
+    ok = run(route, {"sid": sid, **body, "lr": 5e-324}, sessions)["answer"]
+    assert ok["lr"] == 5e-324
+    # over HTTP: a 422 naming the field, the session as it was
+    sid = client.post("/api/play", json={"samples": 40, "lr": 0.1}).json()["sid"]
+    r = client.request(method, f"/api/play/{sid}{path}", json=body)
+    assert r.status_code == 422 and r.json()["error"].startswith("lr"), r.json()
+    state = client.get(f"/api/play/{sid}").json()
+    assert (state["step"], state["lr"]) == (0, 0.1)
     assert error("play.create", {"colour": "red"})["kind"] == "refused"  # Experiment's
     assert error("no.such.route", {})["kind"] == "not_found"
 
