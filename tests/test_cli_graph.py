@@ -100,6 +100,18 @@ def test_nudge_judges_with_a_tolerance_that_shrinks_with_h(args, verdict, capsys
     assert "grad[x] = 10" in out and verdict in out
 
 
+def test_nudge_with_a_tiny_h_answers_and_one_too_small_exits_2(capsys):
+    assert main(["graph", "relu(a)", "--values", "a=0", "--nudge", "a", "-H", "1e-170"]) == 0
+    out = capsys.readouterr().out
+    assert "slope (f(a+h) - f(a)) / h = 1, grad[a] = 0, difference 1 (disagree" in out
+    assert main(["graph", "relu(a)", "--values", "a=0", "--nudge", "a", "-H", "1e-320"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("micrograd graph: error: h must be ") and err.count("\n") == 1
+    assert main(["graph", "relu(a)", "--values", "a=0", "--nudge", "a", "-H", "1e308",
+                 "--central"]) == 2
+    assert "h = 1e+308 is too large: 2h" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("args, message", [
     (["1 +* 2"], "unexpected '*'"),
     (["foo(3)"], "unknown function 'foo'"),

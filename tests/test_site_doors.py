@@ -53,6 +53,11 @@ LOG = [
     ("play.reset", {"sid": "$sid", "init_seed": 7}),
     ("play.step", {"sid": "unknown-session", "steps": 1}),  # lost
     ("walk", {"preset": "neuron", "rankdir": "TB", "stack": True}),  # a phone's
+    # grads of inf, -inf and nan in the no-zero_grad mode's table (a, b, c)
+    ("walk", {"expr": "a = 0; b = 0; c = -1; y = sqrt(a) - sqrt(b) + sqrt(c)",
+              "mode": "no_zero_grad"}),
+    ("walk.nudge", {"expr": "relu(a)", "values": {"a": 0}, "leaf": "a", "h": 1e-110}),
+    ("walk.nudge", {"expr": "relu(a)", "values": {"a": 0}, "leaf": "a", "h": 1e-320}),
 ]
 
 def routes():
@@ -266,6 +271,25 @@ def test_the_log_holds_the_lectures_numbers_and_each_kind_of_answer(both):
         {"a": 6.0, "b": -4.0, "c": -2.0, "f": 4.0}
     diamond = http[8]["data"]["graph"]["nodes"]
     assert [n["grad"] for n in diamond if n["name"] == "a"] == [15.0]
-    assert [h["status"] for h in http if not h["ok"]] == [400, 404, 400, 404]
+    assert [h["status"] for h in http if not h["ok"]] == [400, 404, 400, 404, 400]
     steps = [h["data"]["step"] for h in http[19:24]]
     assert steps == [0, 1, 2, 3, 0]
+
+
+@pytest.mark.slow  # Pyodide in node, or a long run: CI runs it, the quick run does not
+def test_unbounded_numbers_and_a_tiny_h_through_every_door(both):
+    """inf, -inf and nan as the wire sends them (never null, never a failed answer), the
+    nudge at a tiny h answered and a subnormal one refused, on both doors and on
+    Pyodide's Python."""
+    http, here, pyodide = both
+    for answers in (http, here["answers"], pyodide["answers"]):
+        table, nudged, refusal = answers[-3:]
+        assert table["ok"] and nudged["ok"] and not refusal["ok"], (table, nudged, refusal)
+        rows = {r["name"]: r for r in table["data"]["conventions"]["rows"]}
+        for name, sent, text in [("a", "Infinity", "inf"), ("b", "-Infinity", "-inf"),
+                                 ("c", "NaN", "nan")]:
+            assert [rows[name][k] for k in ("one_pass", "micrograd", "pytorch")] \
+                == [sent] * 3 and rows[name]["texts"]["micrograd"] == text, rows[name]
+        assert (nudged["data"]["slope"], nudged["data"]["ok"]) == (0.5, False)
+        message = refusal["data"]["error"] if "data" in refusal else refusal["error"]["message"]
+        assert message.startswith("h must be a positive finite number, at least"), refusal

@@ -11,6 +11,7 @@ import inspect
 import itertools
 import json
 import math
+import sys
 import textwrap
 
 import pytest
@@ -499,6 +500,56 @@ def test_nudge_never_agrees_with_an_infinite_or_lost_difference():
     assert "not a finite number" in r.text
     r = nudge(parse("x = 1e20; y = 2*x"), "x")  # 1e20 + 1e-4 == 1e20
     assert r.slope == 0.0 and not r.ok and "below the precision of x" in r.text
+
+
+def test_nudge_with_a_tiny_h_answers_down_to_the_smallest_normal_float():
+    # relu's kink at 0: the one-sided slope is 1, the central one 0.5, at every h (the
+    # curvature hint divides by h alone: h^2 and h^3 underflow to 0 there)
+    f = parse("x = 0; y = relu(x)")
+    for h in (1e-110, 1e-170, 1e-300, sys.float_info.min):
+        one, both = nudge(f, "x", h=h), nudge(f, "x", h=h, central=True)
+        assert (one.slope, one.grad, one.ok, both.slope, both.ok) == (1.0, 0.0, False, 0.5,
+                                                                      False), h
+        assert "(disagree: more than the" in one.text and "disagree" in both.text
+    # a correct grad agrees though f(x+h) lands among the subnormal floats
+    assert nudge(parse("x = 0; y = x*1e-10"), "x", h=1e-300).ok
+    assert nudge(parse("x = 0; y = x*1e-10"), "x", h=1e-300, central=True).ok
+
+
+@pytest.mark.parametrize("h", [5e-324, 1e-310, sys.float_info.min / 2])
+def test_nudge_refuses_an_h_below_the_smallest_normal_float(h):
+    # there (f(x+h) - f(x)) / h keeps too few digits to check anything
+    at_least = r"^h must be a positive finite number, at least 2\.2250738585072014e-308 "
+    with pytest.raises(ValueError, match=at_least):
+        nudge(parse("x = 0; y = relu(x)"), "x", h=h)
+
+
+def test_nudge_refuses_a_step_past_the_largest_float():
+    with pytest.raises(ValueError, match=r"^h = 1e\+308 is too large: x \+ h"):
+        nudge(parse("x = 1e308; y = relu(x)"), "x", h=1e308)
+    with pytest.raises(ValueError, match=r"^h = 1e\+308 is too large: 2h"):
+        nudge(parse("x = 0; y = relu(x)"), "x", h=1e308, central=True)
+    with pytest.raises(ValueError, match=r"^h = 1e\+308 is too large: x - h"):
+        nudge(parse("x = -1e308; y = relu(x)"), "x", h=1e308, central=True)
+    # a large h that stays finite is still answered
+    assert nudge(parse("x = 0; y = relu(x)"), "x", h=1e300, central=True).slope == 0.5
+
+
+@pytest.mark.parametrize("source", [
+    "x = 0; y = relu(x)", "x = 0; y = sqrt(x)", "x = 0; y = log(x)", "x = 0; y = exp(10*x)",
+    "x = 1; y = x*x*x - 1/x", "x = -2; y = abs(x)*1e300", "x = 1e-300; y = tanh(x/1e-300)"])
+def test_nudge_answers_or_refuses_in_words_at_every_h(source):
+    # from the smallest normal float to far past the page's cap of 1: an answer, or a
+    # ValueError that names h (the step past the largest float); nothing else
+    f = parse(source)
+    hs = [sys.float_info.min, 1e308, *(10.0 ** e for e in range(-307, 308, 11))]
+    for h, central in itertools.product(hs, (False, True)):
+        try:
+            r = nudge(f, "x", h=h, central=central)
+        except ValueError as err:
+            assert str(err).startswith(f"h = {h!r} is too large: "), (h, central, err)
+            continue
+        assert r.text.startswith("nudge x by h=") and isinstance(r.ok, bool), (h, central)
 
 
 def test_replay_recomputes_through_the_op_table():

@@ -16,6 +16,7 @@ shows side by side, and the Walk's sentences and lessons:
 import ast
 import difflib
 import inspect
+import json
 import math
 import random
 import re
@@ -258,6 +259,44 @@ def test_both_doors_send_the_same_conventions():
         == compare_conventions(parse(PRESETS["lecture"].expr))
     assert TestClient(create_app()).post("/api/walk", json={"preset": "lecture"}).json()[
         "conventions"] is None
+
+
+#: grads of inf, -inf and nan at the leaves a, b and c
+UNBOUNDED = "a = 0; b = 0; c = -1; y = sqrt(a) - sqrt(b) + sqrt(c)"
+COLUMNS = ("one_pass", "micrograd", "pytorch")
+
+
+def unbounded_rows(table):
+    """The rows of a, b, c and y: the numbers in the three columns, and the texts."""
+    rows = {r["name"]: r for r in table["rows"]}
+    return {name: ([rows[name][k] for k in COLUMNS], rows[name]["texts"])
+            for name in "abcy"}
+
+
+#: inf, -inf and nan as the wire sends them (micrograd.wire.encode), the texts as fmt
+#: writes them; a finite grad stays a number
+UNBOUNDED_ROWS = {name: ([sent] * 3, dict.fromkeys(COLUMNS, text)) for name, sent, text in
+                  [("a", "Infinity", "inf"), ("b", "-Infinity", "-inf"), ("c", "NaN", "nan"),
+                   ("y", 1.0, "1")]}
+
+
+def test_an_infinite_or_nan_grad_in_the_table_is_json_as_the_wire_says():
+    table = compare_conventions(parse(UNBOUNDED))
+    json.dumps(table, allow_nan=False)  # JSON as it is: no bare inf or nan
+    assert unbounded_rows(table) == UNBOUNDED_ROWS
+
+
+def test_an_infinite_or_nan_grad_is_never_null_in_the_served_json():
+    http = TestClient(create_app()).post("/api/walk", json={"expr": UNBOUNDED,
+                                                            "mode": "no_zero_grad"})
+    assert http.status_code == 200, http.text
+    assert unbounded_rows(http.json()["conventions"]) == UNBOUNDED_ROWS
+
+
+def test_an_infinite_or_nan_grad_goes_through_the_static_sites_door():
+    worker = through_the_worker("walk", {"expr": UNBOUNDED, "mode": "no_zero_grad"})
+    assert worker["ok"] is True, worker
+    assert unbounded_rows(worker["data"]["conventions"]) == UNBOUNDED_ROWS
 
 
 # ---- constants named by their value in the steps' sentences ----------------------------

@@ -289,6 +289,15 @@ def test_nudge_refusals(client):
     refused(post({"preset": "square"}), 422)
 
 
+def test_nudge_with_a_tiny_h(client):
+    post = lambda h: client.post("/api/walk/nudge", json={  # noqa: E731
+        "expr": "relu(a)", "values": {"a": 0}, "leaf": "a", "h": h})
+    r = post(1e-110)  # relu's kink: the central slope 0.5 against the grad 0
+    assert r.status_code == 200, r.text
+    assert (r.json()["slope"], r.json()["grad"], r.json()["ok"]) == (0.5, 0.0, False)
+    assert refused(post(1e-320), 400).startswith("h must be a positive finite number, at least")
+
+
 # ---------------------------------------------------------------------------------------
 # the playground
 # ---------------------------------------------------------------------------------------

@@ -35,6 +35,7 @@ already been visited is lost, and so is the gradient of a node that is never vis
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass, field
 
 from . import ops, walk_modes
@@ -511,8 +512,11 @@ def replay(root, changes=None, _g=None):
 #: "disagree" for a slope of 17.18 against a grad of 10 at h = 0.1 (exp(10 x) at 0). A
 #: function that curves faster than that (exp(10 x) at any h) needs a larger ``tol``.
 NUDGE_TOL = 2.0
-#: rounding: each of f(x+h) and f(x) may be off by a few ulps per op of the graph
+#: rounding: each of f(x+h) and f(x) may be off by a few ulps per op of the graph, and
+#: an ulp of y is at most eps * max(|y|, the smallest normal float)
 _ROUNDING = 64 * 2.0 ** -52
+#: the smallest normal float, the least h: a smaller step keeps fewer digits than a float
+_NORMAL = sys.float_info.min
 
 
 def nudge(root, leaf, h=1e-4, central=False, tol=None):
@@ -523,45 +527,44 @@ def nudge(root, leaf, h=1e-4, central=False, tol=None):
     the difference's truncation error, O(h) one-sided and O(h^2) central, plus the
     rounding of f, O(eps |f| / h). So the check is ``ok`` (the text says "agree") when
 
-        |slope - grad| <= tol * (1 + |grad|) + 64 eps (|f(x+h)| + |f(x)|) / h
+        |slope - grad| <= tol * (1 + |grad|) + 64 eps (|f(x+h)|' + |f(x)|') / h
 
-    (``2h`` and ``f(x-h)`` central) with ``tol`` defaulting to ``NUDGE_TOL * h``
-    one-sided and ``NUDGE_TOL * h**2`` central; a slope that is not a finite number
-    never agrees, nor one where ``x + h == x``. When they disagree and the curvature
-    measured with the same h accounts for the difference, the text says so. The grad is
-    the correct reverse-mode one (the Values' own ``grad`` fields are neither used nor changed).
-    ``leaf``: a Value, a label or an id.
+    (``2h`` and ``f(x-h)`` central; ``|y|'``: ``max(|y|, 2.2e-308)``, the smallest normal
+    float) with ``tol`` defaulting to ``NUDGE_TOL * h`` one-sided and ``NUDGE_TOL * h**2``
+    central; a slope that is not a finite number never agrees, nor one where ``x + h ==
+    x``. When they disagree and the curvature measured with the same h accounts for the
+    difference, the text says so. The grad is the correct reverse-mode one (no Value's
+    ``grad`` is used or changed). ``leaf``: a Value, a label or an id. Refused (a
+    ValueError): an h under 2.2e-308, or past the largest float in x + h, x - h or 2h.
     """
     h = float(h)
-    if not (h > 0 and math.isfinite(h)):
-        raise ValueError(f"h must be a positive finite number, got {h!r}")
+    if not (h >= _NORMAL and math.isfinite(h)):
+        raise ValueError(f"h must be a positive finite number, at least {_NORMAL!r} (the "
+                         f"smallest normal float: a smaller step keeps too few digits), "
+                         f"got {h!r}")
     g = _Graph(root)
     lid = _node_id(g, leaf)
-    nd = g.by_id[lid]
+    nd, name = g.by_id[lid], g.names[lid]
     if not nd.leaf:
-        raise WalkError(f"{g.names[lid]!r} is not a leaf; nudge an input of the graph")
-    x = nd.data
+        raise WalkError(f"{name!r} is not a leaf; nudge an input of the graph")
+    x, width = nd.data, 2 * h if central else h
+    for what, y in ((f"{name} + h", x + h), (f"{name} - h", x - h if central else x),
+                    ("2h", width)):
+        if math.isfinite(x) and not math.isfinite(y):
+            raise ValueError(f"h = {h!r} is too large: {what} is past the largest float")
 
     def f(dx):
         return replay(root, {lid: x + dx} if dx else None, g)[g.root]
 
-    f_plus = f(h)
-    if central:
-        f0 = f(-h)
-        width = 2 * h
-    else:
-        f0 = f(0.0)
-        width = h
+    f_plus, f0 = f(h), f(-h) if central else f(0.0)
     slope = (f_plus - f0) / width
     grad = correct_grads(g)[lid]
-    if tol is None:
-        tol = NUDGE_TOL * (h * h if central else h)
-    tol = float(tol)
+    tol = float(NUDGE_TOL * (h * h if central else h) if tol is None else tol)
     err = abs(slope - grad)
-    allowed = tol * (1 + abs(grad)) + _ROUNDING * (abs(f_plus) + abs(f0)) / width
+    allowed = tol * (1 + abs(grad)) + _ROUNDING * (max(abs(f_plus), _NORMAL)
+                                                   + max(abs(f0), _NORMAL)) / width
     lost = x + h == x or (central and x - h == x)  # h below the precision of x
     ok = math.isfinite(slope) and not lost and err <= allowed
-    name = g.names[lid]
     if ok:
         verdict = "agree"
     elif not math.isfinite(slope):
@@ -585,12 +588,11 @@ def nudge(root, leaf, h=1e-4, central=False, tol=None):
 
 def _truncation(f, h, central):
     """The leading truncation error of the difference at step ``h``, measured with the
-    same h: (h/2)|f2| one-sided, (h^2/6)|f3| central, from differences of f."""
+    same h: (h/2)|f2| one-sided, (h^2/6)|f3| central (f2 and f3 from differences of f
+    over h^2 and 2h^3: the powers of h cancelled, as they underflow to 0 before h does)."""
     if central:
-        third = (f(2 * h) - 2 * f(h) + 2 * f(-h) - f(-2 * h)) / (2 * h ** 3)
-        return h * h / 6 * abs(third)
-    second = (f(h) - 2 * f(0.0) + f(-h)) / (h * h)
-    return h / 2 * abs(second)
+        return abs(f(2 * h) - 2 * f(h) + 2 * f(-h) - f(-2 * h)) / (12 * h)
+    return abs(f(h) - 2 * f(0.0) + f(-h)) / (2 * h)
 
 
 __all__ = ["walk", "Walk", "forward_steps", "ForwardStep", "BackwardStep", "Contribution",

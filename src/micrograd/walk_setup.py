@@ -47,6 +47,7 @@ from . import walk as _walk
 from . import walk_modes
 from .graph import fmt, nodes_and_edges
 from .urltext import NUMBER, js_component, js_number
+from .wire import encode
 
 __all__ = ["WalkSetup", "WalkSetupError", "Preset", "Mode", "Convention", "PRESETS",
            "MODES", "CONVENTIONS", "compare_conventions", "CONTROLS", "QUESTIONS",
@@ -165,7 +166,8 @@ def compare_conventions(root, passes=2):
     starts from nothing) and after the last, numbers from
     ``micrograd.walk_modes`` (each convention's pass run on one table of grads), texts
     from the walk (a constant is ``constant 3``). ``None`` for a graph that is one leaf
-    (nothing is passed on). JSON-ready::
+    (nothing is passed on). JSON-ready, through ``micrograd.wire.encode`` (an infinite
+    or nan grad as ``"Infinity"``, ``"-Infinity"``, ``"NaN"``, its text ``inf``...)::
 
         {"passes": 2, "title": "2 backward passes without zero_grad", "note": ...,
          "conventions": [{"key": "micrograd", "title": ..., "rule": ...}, ...],
@@ -194,7 +196,7 @@ def compare_conventions(root, passes=2):
                             for c in CONVENTIONS.values()],
             "columns": {"one_pass": "after pass 1 (correct)",
                         **{c.key: f"after pass {passes}" for c in CONVENTIONS.values()}},
-            "note": CONVENTIONS_NOTE, "rows": rows}
+            "note": CONVENTIONS_NOTE, "rows": encode(rows)}
 
 
 #: groups of the Walk's controls a lesson link can hide
