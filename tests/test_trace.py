@@ -697,10 +697,13 @@ def test_run_time_batch_errors():
         prog.backward([[1.0, 2.0]], [1.0], reduction="max")
 
 
-def test_reading_data_of_parameters_only_is_allowed():
-    # not sample-dependent: frozen into the program as a constant (documented)
+def test_reading_data_of_a_parameter_is_refused_and_of_a_new_value_allowed():
+    # a parameter's number would be frozen into the program, stale after a step
     w = Value(2.0)
-    prog = trace(lambda x: x * w.data, [1.0, 3.0], cache=False)
+    with pytest.raises(TraceError, match="reads .data of a parameter"):
+        trace(lambda x: x * w.data, [1.0, 3.0], cache=False)
+    # a Value made anew by each call is the same constant in every run
+    prog = trace(lambda x: x * Value(2.0).data, [1.0, 3.0], cache=False)
     assert prog([1.0, 3.0]).tolist() == [2.0, 6.0]
 
 

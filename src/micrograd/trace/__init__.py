@@ -47,6 +47,10 @@ Parameters, inputs, constants
     traces (a model's weight) is a parameter: its ``.data`` is read at every run, so
     optimizers keep working, and it receives ``.grad``. A leaf created anew by each call
     (a number such as the ``1`` of ``1 - y*s``) is a constant, frozen into the program.
+    A parameter's number taken out inside ``fn`` (``x * w.data``) is refused (below):
+    use the Value ``w``, or for its number without a gradient (PyTorch's ``detach()``)
+    pass it in through an argument, an input read at every run:
+    ``trace(lambda x, c: x * w + c, X, [w.data] * len(X))``, called likewise.
 
 What cannot be traced (``TraceError``)
     The program records operations on Values, never Python decisions. ``fn`` is traced
@@ -58,6 +62,12 @@ What cannot be traced (``TraceError``)
       ``str``, ``format``, ``bool`` or ``float`` (``if "-" in str(s):``, an f-string):
       the line is named (so ``print(s)`` inside a traced function is refused too:
       print outside ``trace()``);
+    * it reads the number of a parameter, or of a value computed from one, through
+      ``.data`` or ``bool`` (``x * w.data``, ``if w.data > 0:``, ``(w * 2).data``): the
+      line is named. A float taken from a parameter is only a number by the time the
+      graph is built, so it would be frozen into the program and wrong after the next
+      optimizer step. (A parameter is a value both traces share; ``.data`` of a Value
+      made anew by each call is allowed, and so is the text of a parameter, to print);
     * the two traces differ in shape (a loop whose length depends on the sample, an op
       chosen by the data) or in a constant (a per-sample number that did not come in
       through fn's arguments, an exponent computed from the data).
@@ -69,8 +79,11 @@ What cannot be traced (``TraceError``)
     Value (the raw batch array read inside ``fn`` through a closure, ``id()`` or
     ``hash()`` of a node, randomness or a counter outside ``fn``) when the first and the
     last sample of the batch happen to take the same branch. The two traces then agree
-    and the program silently takes that branch for every sample. Pass every per-sample
-    number through ``fn``'s arguments and keep ``fn`` free of outside state.
+    and the program silently takes that branch for every sample. Likewise a parameter's
+    number read by the first call only and kept outside ``fn``, or taken by a route other
+    than ``.data`` and ``bool`` (a copy of the parameter, a decision on its text). Pass
+    every per-sample number through ``fn``'s arguments and keep ``fn`` free of outside
+    state.
 
 When to trace again
     A program stays valid while ``fn`` builds the same graph: training (parameters'

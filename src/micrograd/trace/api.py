@@ -115,6 +115,7 @@ def _trace(fn, batches, params, cache, backend=("numpy", None)):
     names = [f"batch argument {k}" for k in range(len(batches))]
     first = record(fn, samples[0], names)
     param_at = compare(first, record(fn, samples[-1], names), where or "(no inputs)")
+    first = first._replace(reads=())  # checked: the values read need not stay alive
     program = Program(first, param_at, params=params, backend=backend[0], device=backend[1])
     entry = CacheEntry(program, first, param_at)
     if key is not None:

@@ -113,6 +113,7 @@ class Recording(NamedTuple):
     single: bool         # fn returned one Value (not a list)
     widths: tuple        # per argument: how many numbers one sample gives
     scalars: tuple       # per argument: a number (True) or a sequence (False)
+    reads: tuple = ()    # numbers read by user code from values not of the sample
 
 
 def no_numpy_kernel(key):

@@ -1,12 +1,17 @@
 """Recording: run the traced function on one sample's Values and write down its graph.
 
-The graph is only a program if it is the same for every sample. Two checks see to it:
+The graph is only a program if it is the same for every sample, and for every value
+of the parameters. Three checks see to it:
 
 * while the function runs, Python-level reads of the numbers of values that depend on
   the sample are refused (``.data``, ``repr``/``str``/``format``, ``bool``, ``float``):
   a decision taken on them would be frozen into the program (``_Watch``);
 * the function is recorded twice, on two different samples, and the two graphs must
-  be equal node for node, constants included (``compare``).
+  be equal node for node, constants included (``compare``);
+* the other reads of a number (``.data``, ``bool``, ``float``; not text) are written
+  down with their lines, and one of a parameter's number is refused after the two
+  recordings (``check_reads``): a parameter is what both recordings share, and a float
+  taken from it would be frozen into the program, stale after an optimizer step.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ import linecache
 import sys
 import threading
 from numbers import Real
+from typing import NamedTuple
 
 from .. import ops as _ops
 from ..chain_rule import topological_order
@@ -30,6 +36,9 @@ _TRACE_LOCK = threading.RLock()
 _DUNDERS = ("__repr__", "__str__", "__format__", "__bool__", "__float__", "__int__",
             "__index__")
 
+#: the reads that make text (for printing) rather than a number
+_TEXT = frozenset({"repr()", "str()", "format()"})
+
 _ADVICE = ("a trace records operations on Values, not Python decisions taken on their "
            "numbers (if/else, max(), min(), float(), comparisons, text made with repr "
            "or str). Write it with Value ops (relu, abs; max(a, b) = (a + b + "
@@ -42,25 +51,33 @@ def _trusted(frame):
     return name in _TRUSTED or name.startswith(__package__ + ".")
 
 
-def _where(frame):
-    line = linecache.getline(frame.f_code.co_filename, frame.f_lineno).strip()
-    return f"{frame.f_code.co_filename}:{frame.f_lineno}" + (f" ({line!r})" if line else "")
+def _where(filename, lineno):
+    line = linecache.getline(filename, lineno).strip()
+    return f"{filename}:{lineno}" + (f" ({line!r})" if line else "")
 
 
-class _Watch:
-    """While installed, user code that reads the number of a value depending on the
-    traced inputs raises TraceError naming the line: through ``.data`` (a property
-    put over the slot) or through ``repr``/``str``/``format``/``bool``/``float``
-    (wrappers put over those methods). Everything is put back by ``remove``."""
+class Read(NamedTuple):
+    """A number read by user code from a value that does not depend on the sample."""
 
-    def __init__(self, inputs):
-        self.input_ids = {id(v) for v in inputs}
-        self.memo = {}  # id -> (node, depends on an input?); the node kept alive
-        self.saved = {}  # attribute name -> what Value.__dict__ held (None: nothing)
+    value: Value
+    how: str            # ".data", "bool()", ...
+    filename: str
+    lineno: int
 
-    def depends(self, v):
-        """Does ``v`` depend on a traced input? (iterative walk towards the leaves)"""
-        memo = self.memo
+    def where(self):
+        return _where(self.filename, self.lineno)
+
+
+class _Reach:
+    """Does a value reach one of the nodes ``ids`` (itself, or walking towards the
+    leaves)? Memoized by the values asked about, which the memo keeps alive."""
+
+    def __init__(self, ids):
+        self.ids = ids
+        self.memo = {}  # id -> (node, reaches?)
+
+    def __call__(self, v):
+        memo, ids = self.memo, self.ids
         hit = memo.get(id(v))
         if hit is not None and hit[0] is v:
             return hit[1]
@@ -68,7 +85,7 @@ class _Watch:
         while stack:
             u = stack.pop()
             h = memo.get(id(u))
-            if id(u) in self.input_ids or (h is not None and h[0] is u and h[1]):
+            if id(u) in ids or (h is not None and h[0] is u and h[1]):
                 found = True
                 break
             if (h is not None and h[0] is u) or id(u) in seen:
@@ -78,25 +95,64 @@ class _Watch:
         memo[id(v)] = (v, found)
         return found
 
+
+def _subclasses(cls):
+    """Every subclass of ``cls``, at any depth."""
+    out, stack = [], list(cls.__subclasses__())
+    while stack:
+        c = stack.pop()
+        out.append(c)
+        stack.extend(c.__subclasses__())
+    return out
+
+
+class _Watch:
+    """While installed, user code that reads the number of a value depending on the
+    traced inputs raises TraceError naming the line: through ``.data`` (a property
+    put over the slot, and over a subclass's own ``data``, a bound parameter's) or
+    through ``repr``/``str``/``format``/``bool``/``float`` (wrappers put over those
+    methods). The tracing thread's other number reads are kept in ``reads``, for
+    ``check_reads``. Everything is put back by ``remove``."""
+
+    def __init__(self, inputs):
+        self.depends = _Reach({id(v) for v in inputs})  # depends on a traced input?
+        self.reads = []
+        self.thread = threading.get_ident()
+        self.saved = {}  # (class, attribute name) -> what its __dict__ held (None: nothing)
+
     def check(self, obj, how, frame):
-        if isinstance(obj, Value) and not _trusted(frame) and self.depends(obj):
+        if not isinstance(obj, Value) or _trusted(frame):
+            return
+        if self.depends(obj):
             raise TraceError(f"the traced function reads {how} of a value that depends "
-                             f"on the sample, at {_where(frame)}: " + _ADVICE)
+                             f"on the sample, at "
+                             f"{_where(frame.f_code.co_filename, frame.f_lineno)}: "
+                             + _ADVICE)
+        if how not in _TEXT and threading.get_ident() == self.thread:
+            self.reads.append(Read(obj, how, frame.f_code.co_filename, frame.f_lineno))
 
     def install(self):
         desc = Value.__dict__.get("data")
         if desc is None or not hasattr(desc, "__set__") or isinstance(desc, property):
             return  # not the plain slot we know how to wrap: rely on the two traces
-        self.saved["data"] = desc
-        get, put, watch = desc.__get__, desc.__set__, self
+        self._watch_data(Value, desc)
+        for cls in _subclasses(Value):
+            own = cls.__dict__.get("data")
+            if own is not None and hasattr(own, "__get__"):
+                self._watch_data(cls, own)
+        for name in _DUNDERS:
+            self._wrap(name)
+
+    def _watch_data(self, cls, desc):
+        get, watch = desc.__get__, self
+        put = desc.__set__ if hasattr(desc, "__set__") else None
 
         def read(obj):
             watch.check(obj, ".data", sys._getframe(1))
-            return get(obj, Value)
+            return get(obj, cls)
 
-        Value.data = property(read, put)
-        for name in _DUNDERS:
-            self._wrap(name)
+        self.saved[cls, "data"] = desc
+        cls.data = property(read, put)
 
     def _wrap(self, name):
         own = Value.__dict__.get(name)
@@ -114,15 +170,15 @@ class _Watch:
             return inner(obj, *args)
 
         wrapper.__name__ = name
-        self.saved[name] = own
+        self.saved[Value, name] = own
         setattr(Value, name, wrapper)
 
     def remove(self):
-        for name, own in self.saved.items():
+        for (cls, name), own in self.saved.items():
             if own is None:
-                delattr(Value, name)
+                delattr(cls, name)
             else:
-                setattr(Value, name, own)
+                setattr(cls, name, own)
         self.saved.clear()
 
 
@@ -170,12 +226,13 @@ def outputs_of(result):
 
 
 def _run_watched(fn, args, inputs):
+    """``fn(*args)`` with reads watched; returns (its result, the reads kept)."""
     watch = _Watch(inputs)
     with _TRACE_LOCK:
         try:  # installed inside: an interrupt part-way still puts Value back
             watch.install()
             with enable_grad():
-                return fn(*args)
+                return fn(*args), tuple(watch.reads)
         finally:
             watch.remove()
 
@@ -189,7 +246,8 @@ def record(fn, sample, names):
         inputs.extend([vals] if scalar else vals)
         widths.append(width)
         scalars.append(scalar)
-    outs, single = outputs_of(_run_watched(fn, args, inputs))
+    result, reads = _run_watched(fn, args, inputs)
+    outs, single = outputs_of(result)
     topo = topological_order(*outs)
     pos = {id(v): i for i, v in enumerate(topo)}
     in_index = {id(v): k for k, v in enumerate(inputs)}
@@ -207,7 +265,7 @@ def record(fn, sample, names):
                                  f"op table micrograd.ops.OPS")
             nodes.append(OpNode(key, v._arg, tuple(pos[id(p)] for p in v._prev)))
     return Recording(nodes, leaves, tuple(pos[id(v)] for v in outs), single,
-                     tuple(widths), tuple(scalars))
+                     tuple(widths), tuple(scalars), reads)
 
 
 _HINT = (" The graph fn builds depends on the sample's numbers (Python control flow on "
@@ -227,6 +285,7 @@ def compare(r1, r2, where):
     if r1.widths != r2.widths:
         raise TraceError(f"samples {where} have different shapes: argument widths "
                          f"{r1.widths} vs {r2.widths}")
+    check_reads(r1, r2)
     if len(r1.nodes) != len(r2.nodes) or r1.outputs != r2.outputs or r1.single != r2.single:
         raise TraceError(f"fn builds graphs of different shapes on samples {where}: "
                          f"{len(r1.nodes)} nodes vs {len(r2.nodes)} nodes." + _HINT)
@@ -248,3 +307,47 @@ def compare(r1, r2, where):
                     f"into the program. Pass every per-sample number through fn's "
                     f"arguments so it becomes an input.")
     return params
+
+
+def _leaves_under(values):
+    """The leaves under ``values`` (walking towards them): id -> Value."""
+    out, seen, stack = {}, set(), list(values)
+    while stack:
+        u = stack.pop()
+        if id(u) in seen:
+            continue
+        seen.add(id(u))
+        prev = u._prev
+        if prev:
+            stack.extend(prev)
+        else:
+            out[id(u)] = u
+    return out
+
+
+def check_reads(r1, r2):
+    """Refuse, naming its line, a number read from a parameter or from a value computed
+    from one. A parameter is a leaf that both recordings share (of the graph, or under
+    the values read); a value made by each call anew is the same constant in every run,
+    its number safe to use. A float taken from a parameter is only a number by the time
+    the graph is built: frozen there, it goes stale as soon as the parameter changes,
+    and where it went (a constant, a decision, math.exp) cannot be followed."""
+    if not (r1.reads or r2.reads):
+        return
+    first, second = (
+        {**_leaves_under([r.value for r in rec.reads]),
+         **{id(v): v for v in rec.leaves.values()}} for rec in (r1, r2))
+    # both recordings are alive: one id in both is one object
+    shared = {i for i in first.keys() & second.keys() if first[i] is second[i]}
+    reach = _Reach(shared)
+    for r in r1.reads + r2.reads:
+        if reach(r.value):
+            raise TraceError(
+                f"the traced function reads {r.how} of a parameter at {r.where()}: a "
+                f"Value that lives outside fn (the same object in both traces), or a "
+                f"value computed from one. Its number would be frozen into the program, "
+                f"stale after the next optimizer step. Compute with the Value itself "
+                f"(w, not w.data): a parameter is read at every run and gets its "
+                f"gradient. A number that must carry no gradient (PyTorch's detach()) "
+                f"goes in through fn's arguments (an input, read at every run); or run "
+                f"fn eagerly.")
