@@ -24,7 +24,7 @@ Everything here reads a node through ``_a``, ``_b``, ``_prev``, ``_fn``, ``_arg`
 
 from __future__ import annotations
 
-from .engine_fast import unfold
+from .engine_fast import unfolded_inputs
 from .ops import FLOAT, contributions
 
 __all__ = ["topological_order", "sweep", "sweep_steps", "contributions_at"]
@@ -71,15 +71,16 @@ def _place_values(root, placed, place, append):
     while stack:
         v = stack[-1]
         if type(v._how) is float:  # a neuron's folded sum: its product node made now
-            unfold(v)
-        a = v._a
+            a, b = unfolded_inputs(v)
+        else:
+            a = v._a
+            b = v._b
         if a is not None and a not in placed:
             if a._a is None:  # a leaf has no inputs: place it now
                 place(a)
                 append(a)
             else:
                 stack.append(a)
-        b = v._b
         if b is not None and b not in placed:
             if b._a is None:
                 place(b)

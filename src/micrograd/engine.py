@@ -135,7 +135,7 @@ class Value:
         if type(grad) is not float:
             grad = as_float(grad, "backward's grad")
 
-        with _fast.ONE_PASS:  # one pass at a time over nodes threads may share
+        with _fast.ONE_PASS, _fast.PASS:  # one pass at a time (engine_fast.PASS)
             # Phase 1: the topological order of the interior nodes (a leaf passes
             # nothing on), every node after its inputs, each one's grad set to 0.
             order = interior_order(self)
@@ -161,16 +161,14 @@ class Value:
     @property
     def _prev(self):
         """The inputs of this node, in order: ``a*a`` has ``(a, a)``; a leaf has ``()``."""
-        _record(self)
-        a = self._a
-        if a is None:
-            return ()
-        b = self._b
-        return (a,) if b is None else (a, b)
+        if type(self._how) is float:  # a neuron's folded sum: its product node made now
+            return _fast.unfolded_inputs(self)
+        a, b = self._a, self._b
+        return () if a is None else (a,) if b is None else (a, b)
 
     @_prev.setter
     def _prev(self, children):
-        _record(self)
+        _fast.record_to_change(self)
         _set_inputs(self, children, new_node=False)
 
     @property
@@ -198,7 +196,7 @@ class Value:
         elif not isinstance(label, str):
             raise TypeError(f"a Value's label must be a str, got {type(label).__name__}: "
                             f"{label!r:.60}")
-        how = _record(self)
+        how = _fast.record_to_change(self)
         if type(how) is _Extra:
             self._how = _extra(how.fn, how.arg, label, how.oplabel)
         elif label:
@@ -218,7 +216,7 @@ class Value:
 
     @_op.setter
     def _op(self, text):
-        how = _record(self)
+        how = _fast.record_to_change(self)
         if type(how) is _Extra:
             self._how = _Extra(how.fn, how.arg, how.label, text)
         else:
@@ -347,31 +345,32 @@ affine = _fast.make_affine(Value, _blocks)
 
 
 def _backward_by_table(root, grad, create_graph):
-    """``backward()`` by the sweep on a table of grads: with ``create_graph`` (the rules
-    run on Values), under ``detect_anomaly()`` (every contribution checked for a nan or
-    inf that a finite upstream made), or where floats are not fresh objects
-    (``engine_fast``). The same sums in the same order as ``backward()``: interior grads
-    are this pass's, leaf grads accumulate."""
+    """``backward()`` by the sweep on a table of grads: with ``create_graph`` (rules run on
+    Values), under ``detect_anomaly()`` (each contribution checked for a nan or inf that a
+    finite upstream made), or where floats are not fresh objects (``engine_fast``). The
+    same sums in the same order as ``backward()``; folded sums unfolded before the pass."""
     order = topological_order(root)
-    if create_graph:
-        grads = {root: grad if isinstance(grad, Value) else as_float(grad, "backward's grad")}
-        with enable_grad():
-            sweep(reversed(order), grads, VALUE)
-            for v in order:
-                g, old = _coerce(grads.get(v, 0.0)), v.grad
-                # a zero float grad is replaced, not added to: no ``0 + g`` node
-                fresh = v._a is not None or (type(old) is float and old == 0.0)
-                v.grad = g if fresh else _coerce(old + g)
-        return
-    grads = {v: v.grad for v in order if v._a is None}
-    grads[root] = grads.get(root, 0.0) + as_float(grad, "backward's grad")
-    check = _gm.current() & _gm.ANOMALY
-    for v, g, pushes in sweep_steps(reversed(order), grads):
-        if check:
-            for i, c, _, _ in pushes:
-                _gm.check_backward(v, i, c, g)
-    for v in order:
-        v.grad = grads.get(v, 0.0)
+    with _fast.ONE_PASS, _fast.PASS:
+        if create_graph:
+            g0 = grad if isinstance(grad, Value) else as_float(grad, "backward's grad")
+            grads = {root: g0}
+            with enable_grad():
+                sweep(reversed(order), grads, VALUE)
+                for v in order:
+                    g, old = _coerce(grads.get(v, 0.0)), v.grad
+                    # a zero float grad is replaced, not added to: no ``0 + g`` node
+                    fresh = v._a is not None or (type(old) is float and old == 0.0)
+                    v.grad = g if fresh else _coerce(old + g)
+            return
+        grads = {v: v.grad for v in order if v._a is None}
+        grads[root] = grads.get(root, 0.0) + as_float(grad, "backward's grad")
+        check = _gm.current() & _gm.ANOMALY
+        for v, g, pushes in sweep_steps(reversed(order), grads):
+            if check:
+                for i, c, _, _ in pushes:
+                    _gm.check_backward(v, i, c, g)
+        for v in order:
+            v.grad = grads.get(v, 0.0)
 
 
 # ---------------------------------------------------------------------------------------

@@ -335,28 +335,54 @@ def unfold(v):
     ``*`` node is made here, once, with that number and the grad a backward pass gave it
     (its one user's, added to its zero), and ``v`` becomes ``act + (w*x)``. Everything that reads
     a node's inputs or op by name (``_prev``, ``_fn``, ``topological_order``) calls this
-    first; only ``backward()``'s two phases read a folded sum as it is."""
+    first; only ``backward()``'s two phases read a folded sum as it is.
+
+    Read during a backward pass (a rule, a trace function, a signal handler, a debugger
+    stopped in the pass), ``v`` stays folded until the pass ends, since the pass reads it
+    folded: its readers see the ``*`` node it will have (``unfolded_inputs``), and the
+    pass puts it in place when it ends (``PASS``), with its grad."""
     with ONE_PASS:
         if v in UNFOLDING:  # an unfolding cut short (an interrupt): finish it
             _finish(v)
-        p = v._how
-        if type(p) is float:
-            g = v.grad
-            m = object.__new__(type(v))
-            m.data = p
-            m.grad = 0.0 + g if type(g) is float else 0.0
-            m._a = v._c
-            m._b = v._b
-            m._how = MUL
-            UNFOLDING[v] = m  # from here, cut short anywhere, the next reader finishes
+        # (``running()`` may finish a pass an interrupt cut short, unfolding v)
+        if type(v._how) is float and PASS.frame is not None and PASS.running():
+            if v not in DEFERRED:  # the pass reads v folded: its product is shown now
+                DEFERRED[v] = _product_of(v)  # and put in place when the pass ends
+            return ADD
+        if type(v._how) is float:
+            UNFOLDING[v] = _product_of(v)  # cut short anywhere, the next reader finishes
             _finish(v)
         return v._how
+
+
+def unfolded_inputs(v):
+    """``(a, b)``, the inputs of the folded sum ``v`` as its readers see them: ``act`` and
+    its ``*`` node (made now; put in place now, or when the pass reading it ends)."""
+    with ONE_PASS:
+        unfold(v)
+        return v._a, DEFERRED.get(v, v._b)
+
+
+def _product_of(v):
+    """The ``*`` node of the folded sum ``v``: its number, and the grad of its one user."""
+    g = v.grad
+    m = object.__new__(type(v))
+    m.data = v._how
+    m.grad = 0.0 + g if type(g) is float else 0.0
+    m._a = v._c
+    m._b = v._b
+    m._how = MUL
+    return m
 
 
 #: folded sums being unfolded, each with its product node: the three stores that make
 #: ``v`` the ``+`` node are not one step, and an interrupt (Ctrl-C) can land between
 #: them; whatever reads ``v`` next (``unfold``, ``interior_order``) finishes the job
 UNFOLDING = {}
+
+#: folded sums read during the backward pass running, each with the product node its
+#: readers were shown: unfolded when the pass ends
+DEFERRED = {}
 
 
 def _finish(v):
@@ -373,10 +399,82 @@ def finish_unfolding():
             _finish(v)
 
 
+class _Pass:
+    """The backward pass running, entered inside ``ONE_PASS`` (so at most one, in the
+    thread holding that lock): ``with ONE_PASS, PASS:``.
+
+    While it runs, whatever else runs in its thread (a ``define_op`` rule, a trace
+    function, a signal handler, a ``gc`` callback, a finalizer) may read the graph but
+    not change what the pass reads: folded sums read then are unfolded when it ends
+    (``DEFERRED``), a node's label, op or inputs cannot be set on a folded sum, and a
+    second ``backward()`` is refused (its first phase would reset the grads this one is
+    summing). ``frame`` is the frame of the function running the pass: one that is no
+    longer on the stack is a pass an interrupt ended before its end ran (Ctrl-C as
+    ``__exit__`` starts), finished by whoever asks next."""
+
+    __slots__ = ("frame",)
+
+    def __init__(self):
+        self.frame = None
+
+    def running(self):
+        """Whether a pass runs in this thread (call it holding ``ONE_PASS``)."""
+        if self.frame is None:
+            return False
+        f = sys._getframe(1)
+        while f is not None:
+            if f is self.frame:
+                return True
+            f = f.f_back
+        self.__exit__()  # its frame is gone: a pass cut short as it ended
+        return False
+
+    def __enter__(self):
+        if self.frame is not None and self.running():
+            raise RuntimeError(
+                "backward() was called while another backward pass runs in this thread "
+                "(from an op's rule, a trace function, a signal handler, a gc callback or "
+                "a finalizer): the two passes would reset each other's grads. Call it "
+                "after the pass ends, or use micrograd.autodiff.grad, which leaves .grad "
+                "alone")
+        self.frame = sys._getframe(1)
+
+    def __exit__(self, *exc):
+        # the frame is let go last: cut short before that, the pass is still seen as one
+        # whose end has not run (``running``), and that end runs again
+        if DEFERRED:
+            with ONE_PASS:
+                for v, m in list(DEFERRED.items()):
+                    g = v.grad  # the pass's grad of the sum: its product's too
+                    m.grad = 0.0 + g if type(g) is float else 0.0
+                    UNFOLDING[v] = m
+                    del DEFERRED[v]
+                    _finish(v)
+        self.frame = None
+        return False
+
+
+PASS = _Pass()
+
+
 def record(v):
     """``v._how`` as every reader of a node by name sees it: a folded sum unfolded."""
     how = v._how
     return unfold(v) if type(how) is float else how
+
+
+def record_to_change(v):
+    """``record(v)`` for a setter (a label, an op label, inputs): refused on a folded sum
+    while a backward pass runs, which reads the sum folded."""
+    how = v._how
+    if type(how) is not float:
+        return how
+    with ONE_PASS:
+        if PASS.frame is not None and PASS.running():
+            raise RuntimeError(
+                "a node of a neuron's sum cannot be changed (label, op or inputs) while "
+                "backward() runs: change it before or after the pass")
+        return unfold(v)
 
 
 def reduce_unfolded(v, protocol):
@@ -385,9 +483,16 @@ def reduce_unfolded(v, protocol):
     operators' node: a shallow copy shares the original's ``*`` node, a deep copy carries
     a copy of it, each with its number and grad. Copied folded, a shallow copy would make
     a ``*`` node of its own, and the two folded sums would each push a product's share to
-    ``w`` and ``x``: other sums, rounded otherwise, than the operators' one."""
-    record(v)
-    return object.__reduce_ex__(v, protocol)
+    ``w`` and ``x``: other sums, rounded otherwise, than the operators' one. Copied while
+    a backward pass reads it folded, the copy is the ``+`` node its readers see."""
+    with ONE_PASS:
+        record(v)
+        reduced = object.__reduce_ex__(v, protocol)
+        if v in DEFERRED:  # the slots as they will be once the pass ends
+            fields = reduced[2][1]
+            fields.update(_b=DEFERRED[v], _how=ADD)
+            fields.pop("_c", None)
+        return reduced
 
 
 # ---------------------------------------------------------------------------------------
