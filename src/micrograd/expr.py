@@ -37,6 +37,7 @@ from numbers import Real
 
 from . import ops as _ops
 from .engine import Value, apply_op
+from .urltext import UNSIGNED_NUMBER
 
 MAX_LENGTH = 100_000
 MAX_DEPTH = 100
@@ -46,7 +47,7 @@ MAX_NODES = 5_000
 #: with micrograd.engine.define_op is a function of the language at once)
 FUNCTIONS = _ops.FUNCTIONS
 
-_NUMBER = re.compile(r"(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_NUMBER = UNSIGNED_NUMBER
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _WORDISH = re.compile(r"[A-Za-z0-9_.]*")
 _DIGITS = frozenset("0123456789")  # str.isdigit() is also true for '²' and other scripts

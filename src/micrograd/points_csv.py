@@ -33,12 +33,12 @@ character outside ASCII: Python's ``float`` also reads the digits of other scrip
 from __future__ import annotations
 
 import math
-import re
 import unicodedata
 from dataclasses import dataclass
 
 from .experiment.fields import MAX_CLASSES, MAX_COORD, MAX_SAMPLES
 from .losses import LOSSES
+from .urltext import NUMBER
 
 __all__ = ["PointsError", "PointsFile", "read_points", "write_points", "COLUMNS",
            "MAX_CSV_CHARS", "SHOWN_CHARS"]
@@ -71,8 +71,7 @@ class PointsFile:
 
 
 #: a number in a file: the expression language's number with a sign, in ASCII only
-#: ([0-9], not \d: a pattern's \d and float() take the digits of every script)
-_NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_NUMBER = NUMBER
 #: the white space around a field (the expression language's, line ends aside)
 _SPACE = " \t"
 #: the most characters of a field (or twice as many of a header) a message quotes

@@ -14,10 +14,17 @@ import re
 from decimal import Decimal
 from urllib.parse import quote
 
-__all__ = ["js_number", "js_component", "NUMBER"]
+__all__ = ["js_number", "js_component", "NUMBER", "UNSIGNED_NUMBER", "WHOLE_NUMBER"]
 
-#: a decimal number as a link holds it (no "nan", "inf", "0x..", "1_000")
-NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+# Numbers in ASCII only: [0-9], not \d, since a pattern's \d, str.isdigit(), float() and
+# int() all take the digits of other scripts ('١', '１', '²'), which a page never writes
+_UNSIGNED = r"(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
+#: a decimal number as a link, a file or the expression language holds it (no "nan",
+#: "inf", "0x..", "1_000"); the expression language's own has no sign
+NUMBER = re.compile(r"[+-]?" + _UNSIGNED)
+UNSIGNED_NUMBER = re.compile(_UNSIGNED)
+#: a whole number: a step, a port
+WHOLE_NUMBER = re.compile(r"[0-9]+")
 
 
 def js_number(x):

@@ -46,7 +46,7 @@ from urllib.parse import unquote
 from . import walk as _walk
 from . import walk_modes
 from .graph import fmt, nodes_and_edges
-from .urltext import NUMBER, js_component, js_number
+from .urltext import NUMBER, WHOLE_NUMBER, js_component, js_number
 from .wire import encode
 
 __all__ = ["WalkSetup", "WalkSetupError", "Preset", "Mode", "Convention", "PRESETS",
@@ -437,7 +437,7 @@ def _parse_values(text):
 
 
 def _parse_step(text):
-    if not text.strip().isdigit():
+    if not WHOLE_NUMBER.fullmatch(text.strip()):
         raise WalkSetupError(f"step must be a whole number, got {text!r:.40}", "step")
     return int(text)
 

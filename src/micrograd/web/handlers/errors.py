@@ -59,7 +59,10 @@ def clip(text, n=limits.CLIP_CHARS):
 
 
 def cut_message(msg, n=limits.MAX_ERROR_CHARS):
-    """An error message of at most about ``n`` characters."""
+    """An error message of at most ``n`` characters: a longer one is cut and says how
+    long it was. A message cut once is not cut again (every layer may cut what it sends,
+    and the count stays the original's)."""
     if len(msg) <= n:
         return msg
-    return msg[:n] + f" ... (message cut: {len(msg)} characters)"
+    note = f" ... (message cut: {len(msg)} characters)"
+    return msg[:max(n - len(note), 0)] + note

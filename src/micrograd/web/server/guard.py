@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 
+from ... import urltext
 from .. import limits
 from ..handlers.errors import clip, cut_message
 
@@ -54,7 +55,7 @@ def split_host(value):
         return None  # an IPv6 address needs brackets in a Host header
     else:
         return value, None
-    if not (port.isdigit() and len(port) <= 5):
+    if not (urltext.WHOLE_NUMBER.fullmatch(port) and len(port) <= 5):
         return None
     return name, int(port)
 
