@@ -19,7 +19,8 @@ DIR gets:
                           lesson itself next to these files, in an iframe elsewhere)
   lesson.html             a sample lesson: backprop's text with its walks in between
   pyodide-check.html      a page that starts Python and shows the lecture's grads
-  site.json               what was written, with the sizes
+  site.json               what was written, with sizes and digests: the files a rebuild
+                          replaces
 
 Every URL in the site is relative: serve DIR from any static file server, at any path
 (https://example.org/course/micrograd/ too). Nothing is fetched from another host.
@@ -31,22 +32,42 @@ Pyodide's Python itself run in node (micrograd/web/pyodide/bytecode.py), once pe
 Pyodide release and version of the sources, kept in a cache ($XDG_CACHE_HOME or
 ~/.cache, under micrograd/site). Without node (or with --no-bytecode) the site ships the
 sources alone and says so: it works the same and starts slower.
-DIR may be new, empty or a site written before (it is replaced whole, only once the new
-one is complete). Exit codes: 0 written; 1 Pyodide's files missing or DIR cannot be
-written; 2 DIR is something else.
+
+Rebuilding: DIR may be new (made, with any missing parent folders), empty, or a site
+written before. A rebuild replaces only the files its own site.json lists (and removes
+those of them the new site no longer has); it keeps every other file: a lesson of yours
+beside the site, folders and files of your own, inside the site's folders too. DIR is a
+site written before when its site.json lists files with their sizes and digests, at
+least one of them is there and each one there is as written; any other non-empty folder
+is refused untouched, and so is a rebuild that would replace a file site.json does not
+list or one changed since it was written (move yours out of the folder first).
+The new site is built whole inside DIR (.micrograd-site.partial), then its files are
+moved in one by one, each replacing the old one whole (the pages last): readers of a
+served DIR meanwhile may get a mix of old and new files for that moment, never half a
+file. A build that fails or is stopped (Ctrl-C, SIGTERM) before then leaves the
+previous site as it was and removes its partial files; a build killed outright
+(SIGKILL) leaves them, and the next run removes them. A symlinked DIR is written
+through: the folder it points to gets the site, the link stays. Exit codes: 0 written;
+1 Pyodide's files missing, DIR cannot be written, or another micrograd site is writing
+it; 2 DIR is something else (a file, a folder it did not write); 130 Ctrl-C; 143 SIGTERM.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
+import re
 import shutil
+import signal
 import subprocess
 import sys
-import tempfile
 import zipfile
 from pathlib import Path
+
+from .site_folder import (FORMAT, STAGE, SiteError, check_replaces, listing, locked,
+                          move_in, owned_files, remove_stage, signals_held)
 
 #: the Pyodide release the site runs (web-runtime/package.json pins the same)
 PYODIDE_VERSION = "314.0.7"
@@ -58,8 +79,6 @@ SITE_FILES = ("pyodide_worker.js", "pyodide_client.js", "file_check.js", "play_r
               "pyodide-check.html", "pyodide-check.js", "embed.js", "embed.html",
               "embed_walk.js", "embed_frame.js", "lesson.html")
 SOURCES = "micrograd.zip"
-MANIFEST = "site.json"
-FORMAT = "micrograd-site"
 
 REQUIRES = ()  # the standard library builds the site
 
@@ -73,7 +92,8 @@ def add_parser(subparsers):
         "site", help="write the page as a static site that runs micrograd in the browser",
         description=__doc__, formatter_class=RawDescriptionHelpFormatter)
     p.add_argument("dir", metavar="DIR", help="the folder to write (new, empty, or a site "
-                                              "written before)")
+                                              "written before: its listed files are "
+                                              "replaced, every other file kept)")
     p.add_argument("--pyodide", metavar="PATH",
                    help="a folder holding Pyodide's runtime files (the npm package "
                         f"pyodide@{PYODIDE_VERSION}); default: the project's "
@@ -83,14 +103,6 @@ def add_parser(subparsers):
                         "the page starts slower)")
     p.set_defaults(func=run)
     return p
-
-
-class SiteError(Exception):
-    """A refusal with its exit code and the one line that says why."""
-
-    def __init__(self, message, code):
-        super().__init__(message)
-        self.code = code
 
 
 def _install_hint():
@@ -127,16 +139,6 @@ def find_runtime(given=None):
 def _check_target(out):
     if out.exists() and not out.is_dir():
         raise SiteError(f"{out} is a file, not a folder", 2)
-    if not out.parent.is_dir():
-        raise SiteError(f"the folder {out.parent} does not exist", 1)
-    if out.is_dir() and any(out.iterdir()):
-        try:
-            ours = json.loads((out / MANIFEST).read_text("utf-8")).get("format") == FORMAT
-        except (OSError, ValueError, AttributeError):
-            ours = False
-        if not ours:
-            raise SiteError(f"{out} is not empty and is not a site written by micrograd "
-                            "site; give a new or empty folder", 2)
 
 
 #: what the site's copy of the page adds to micrograd serve's: the door to the worker
@@ -194,41 +196,82 @@ def compile_bytecode(out, runtime):
     """Put the bytecode into the site in ``out``: its standard library's zip and
     micrograd.zip replaced by their compiled twins (micrograd/web/pyodide/bytecode.py
     on Pyodide's Python, in node), from the cache when they were compiled before.
-    Returns None, or why the sources ship alone (no node, a failure)."""
+    Returns None, or why the sources ship alone (no node, a failure). One build at a
+    time uses the cache (a lock on its folder): a later one waits, then copies what the
+    first compiled."""
     tool = PACKAGE / "web" / "pyodide" / "bytecode.py"
     key = tool.read_bytes() + PYODIDE_VERSION.encode()
     std, src = out / "pyodide" / STDLIB, out / SOURCES
     cache = cache_folder()
     want = {std: cache / f"stdlib-{_digest(key, std.read_bytes())}.zip",
             src: cache / f"sources-{_digest(key, src.read_bytes())}.zip"}
-    missing = [(site_file, cached) for site_file, cached in want.items()
-               if not cached.is_file()]
-    jobs = [{"kind": "stdlib" if site_file == std else "sources", "input": str(site_file),
-             "output": f"{cached}.{os.getpid()}.partial", "home": PYODIDE_HOME}
-            for site_file, cached in missing]
-    if jobs:
-        node = shutil.which("node")
-        if node is None:
-            return "node is not installed"
-        cache.mkdir(parents=True, exist_ok=True)
+    cache.mkdir(parents=True, exist_ok=True)
+    with locked(cache, cache, wait=True):
+        _prune_partial(cache)
+        missing = [(site_file, cached) for site_file, cached in want.items()
+                   if not cached.is_file()]
+        if missing:
+            why = _compile(tool, runtime, missing)
+            if why is not None:
+                return why
+        for site_file, cached in want.items():
+            shutil.copyfile(cached, site_file)
+            os.utime(cached)  # kept: the newest are the ones in use
+        _prune(cache)
+    return None
+
+
+def _compile(tool, runtime, missing):
+    """Compile the (site file, cache file) pairs of ``missing`` in node into the cache;
+    None, or why not. Each output is written under a partial name and renamed whole;
+    stopped half-way (an error, Ctrl-C, SIGTERM), node is stopped with it and its
+    partial files removed."""
+    node = shutil.which("node")
+    if node is None:
+        return "node is not installed"
+    jobs = [{"kind": cached.name.split("-")[0],  # stdlib or sources
+             "input": str(site_file), "output": f"{cached}.{os.getpid()}.partial",
+             "home": PYODIDE_HOME} for site_file, cached in missing]
+    try:
         try:
-            done = subprocess.run(
-                [node, str(tool.with_name("compile_bytecode.mjs")), str(runtime.resolve()),
-                 json.dumps(jobs)], capture_output=True, text=True, timeout=600)
-        except (OSError, subprocess.TimeoutExpired) as err:
-            done = err
-        if not isinstance(done, subprocess.CompletedProcess) or done.returncode:
-            for job in jobs:
-                Path(job["output"]).unlink(missing_ok=True)
-            why = done.stderr.strip()[-300:] if hasattr(done, "returncode") else done
-            return f"node failed: {why}"
+            code, err = _run_node([node, str(tool.with_name("compile_bytecode.mjs")),
+                                   str(runtime.resolve()), json.dumps(jobs)])
+        except (OSError, subprocess.TimeoutExpired) as error:
+            return f"node failed: {error}"
+        if code:
+            return f"node failed: {err.strip()[-300:]}"
         for job, (_, cached) in zip(jobs, missing):
             os.replace(job["output"], cached)  # whole, even with builds side by side
-    for site_file, cached in want.items():
-        shutil.copyfile(cached, site_file)
-        os.utime(cached)  # kept: the newest are the ones in use
-    _prune(cache)
+    finally:
+        for job in jobs:
+            Path(job["output"]).unlink(missing_ok=True)
     return None
+
+
+def _run_node(command, timeout=600):
+    """Run ``command`` to its end: (exit status, stderr). Whatever stops the wait (its
+    time out, Ctrl-C, SIGTERM) stops the process too, and waits for it."""
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    try:
+        _, err = proc.communicate(timeout=timeout)
+    except BaseException:
+        proc.kill()
+        proc.wait()
+        raise
+    return proc.returncode, err
+
+
+#: the names of the cache's partial files (``_compile``'s outputs, before their rename)
+PARTIAL = re.compile(r"(stdlib|sources)-[0-9a-f]{24}\.zip\.\d+\.partial")
+
+
+def _prune_partial(cache):
+    """Remove the partial files of builds killed outright (called under the cache's
+    lock: no build is writing one)."""
+    for p in cache.glob("*.partial"):
+        if PARTIAL.fullmatch(p.name) and p.is_file():
+            p.unlink(missing_ok=True)
 
 
 def _prune(cache):
@@ -240,7 +283,8 @@ def _prune(cache):
 
 def build(out, runtime, bytecode=True):
     """Write the site's files into the folder ``out`` (which exists and is empty); with
-    ``bytecode``, the Python modules compiled too (see ``compile_bytecode``)."""
+    ``bytecode``, the Python modules compiled too (see ``compile_bytecode``). Returns
+    its site.json (the caller writes it)."""
     static = PACKAGE / "web" / "static"
     shutil.copytree(static, out / "static", ignore=shutil.ignore_patterns("__pycache__"))
     (out / "index.html").write_text(site_page((static / "index.html").read_text("utf-8")),
@@ -252,14 +296,12 @@ def build(out, runtime, bytecode=True):
         shutil.copyfile(runtime / name, out / "pyodide" / name)
     write_sources(out / SOURCES)
     why = compile_bytecode(out, runtime) if bytecode else "--no-bytecode"
-    files = {p.relative_to(out).as_posix(): p.stat().st_size
-             for p in sorted(out.rglob("*")) if p.is_file()}
-    manifest = {"format": FORMAT, "version": 1, "micrograd": _version(),
+    files, digests = listing(out)
+    manifest = {"format": FORMAT, "version": 2, "micrograd": _version(),
                 "pyodide": PYODIDE_VERSION, "bytecode": why is None,
-                "bytes": sum(files.values()), "files": files}
+                "bytes": sum(files.values()), "files": files, "sha256": digests}
     if why is not None:
         manifest["no_bytecode"] = why
-    (out / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n", "utf-8")
     return manifest
 
 
@@ -269,29 +311,43 @@ def _version():
     return __version__
 
 
-def _umask():
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+def _make_folder(real):
+    """Make the folder ``real`` and any missing parents; the ones made, outermost first."""
+    made = []
+    here = real
+    while not here.exists():
+        made.append(here)
+        here = here.parent
+    for folder in reversed(made):
+        folder.mkdir(exist_ok=True)
+    return made[::-1]
 
 
 def write_site(out, runtime, bytecode=True):
-    """Build the site beside ``out``, then put it in place of ``out`` (a previous site is
-    removed only once the new one is complete)."""
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".partial", dir=out.parent))
-    old = None
+    """Write the site into the folder ``out`` (made if missing; through a symlink):
+    built whole inside it, then moved over the files its site.json lists, every other
+    file kept (micrograd.commands.site_folder). SiteError for a folder it did not write
+    or a file it would replace that it did not write; nothing changed then."""
+    real = Path(os.path.realpath(out))
+    made = _make_folder(real)
     try:
-        os.chmod(tmp, 0o777 & ~_umask())  # served folders are readable as usual
-        manifest = build(tmp, runtime, bytecode)
-        if out.exists():
-            old = out.parent / f"{tmp.name[:-len('.partial')]}.old"
-            os.rename(out, old)
-        os.rename(tmp, out)
-    finally:
-        if tmp.exists():
-            shutil.rmtree(tmp, ignore_errors=True)
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
+        with locked(real, out, wait=False):
+            remove_stage(real)  # a killed build's
+            owned = owned_files(real, out)
+            (real / STAGE).mkdir()
+            try:
+                manifest = build(real / STAGE, runtime, bytecode)
+                owned = owned_files(real, out)  # again: a file changed meanwhile stays
+                check_replaces(real, out, manifest["files"], owned)
+                move_in(real, manifest, owned)
+            finally:
+                with signals_held():  # a second Ctrl-C does not cut the clean-up short
+                    remove_stage(real)
+    except BaseException:
+        for folder in reversed(made):  # the folders made for it, left empty
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+        raise
     return manifest
 
 
@@ -314,14 +370,35 @@ def summary(out, manifest):
             "(then open http://localhost:8000/)")
 
 
+class Terminated(BaseException):
+    """SIGTERM during a build: raised where the build is, so that it cleans up as it
+    does for Ctrl-C."""
+
+
+def _on_sigterm(signum, frame):
+    raise Terminated
+
+
 def run(args):
     out = Path(args.dir)
     try:
+        previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    except ValueError:  # not the main thread: SIGTERM stays as it is
+        previous = None
+    try:
         runtime = find_runtime(args.pyodide)
         _check_target(out)
+        manifest = write_site(out, runtime, not args.no_bytecode)
     except SiteError as err:
         print(f"micrograd site: error: {err}", file=sys.stderr)
         return err.code
-    manifest = write_site(out, runtime, not args.no_bytecode)
+    except Terminated:
+        print(f"micrograd site: stopped by SIGTERM; {out} holds the previous site (or the "
+              "new one, if it was being moved in already) and no partial file",
+              file=sys.stderr)
+        return 143
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
     print(summary(out, manifest))
     return 0
