@@ -11,6 +11,7 @@ import json
 import math
 import os
 import re
+import select
 import socket
 import subprocess
 import sys
@@ -31,6 +32,8 @@ from micrograd.web.server.guard import split_host
 
 ROOT = Path(__file__).resolve().parents[1]
 TIMEOUT = 1.0  # the --request-timeout / --keep-alive of the test server (seconds)
+#: a bound on a hang (30 times the test server's time limits), never a measure
+HANG = 30 * TIMEOUT
 
 
 def refused(r, status):
@@ -316,8 +319,13 @@ def test_cross_origin_writes_are_refused():
 
 
 # ---------------------------------------------------------------------------------------
-# time limits
+# time limits: the connection is closed, with a 408 naming the limit set; how soon after
+# the limit is benchmarks/serve_hardening.py's figure (a wait of HANG bounds a hang only)
 # ---------------------------------------------------------------------------------------
+
+#: the 408's words, with the test server's limit in them
+LATE = f"did not arrive complete within {TIMEOUT:g} s"
+
 
 
 @pytest.mark.parametrize("what", ["nothing", "half the headers", "half the body"])
@@ -330,11 +338,11 @@ def test_a_half_sent_request_is_closed_after_the_timeout(live, what):
                                "\r\n{\"preset\"").encode()}
     with connect(live) as s:
         s.sendall(sends[what])
-        closed, data, took = closed_within(s, TIMEOUT + 5)
-    assert closed and took < TIMEOUT + 2, (what, took)
-    if what != "nothing":
+        closed, data, _ = closed_within(s, HANG)
+    assert closed, what
+    if what != "nothing" or data:  # nothing sent: a 408, unless the connection was reset
         assert data.startswith(b"HTTP/1.1 408"), data[:80]
-        assert "did not arrive complete" in status_and_json(data)[1]["error"]
+        assert LATE in status_and_json(data)[1]["error"]
 
 
 def test_a_half_sent_second_request_is_closed_too(live):
@@ -344,19 +352,22 @@ def test_a_half_sent_second_request_is_closed_too(live):
         s.sendall(f"GET /api/meta HTTP/1.1\r\nhost: 127.0.0.1:{live}\r\n\r\n".encode())
         assert status_and_json(read_response(s))[0] == 200
         s.sendall(f"GET /api/meta HTTP/1.1\r\nhost: 127.0.0.1:{live}\r\n".encode())
-        closed, data, took = closed_within(s, TIMEOUT + 5)
-    assert closed and took < TIMEOUT + 2 and data.startswith(b"HTTP/1.1 408"), (took, data)
+        closed, data, _ = closed_within(s, HANG)
+    assert closed and data.startswith(b"HTTP/1.1 408"), data
+    assert LATE in status_and_json(data)[1]["error"]
 
 
 def test_a_slow_trickle_does_not_extend_the_deadline(live):
     """One byte every 0.2 s keeps the connection busy but not alive: the clock runs from
-    the request's first byte, not from the last byte."""
+    the request's first byte, not from the last byte (a clock from the last byte would
+    never end it: the trickle goes on until HANG)."""
+    data = b""
     with connect(live) as s:
         line = f"GET /api/meta HTTP/1.1\r\nhost: 127.0.0.1:{live}\r\nx-pad: ".encode()
         s.sendall(line)
         t0 = time.monotonic()
         closed = False
-        while time.monotonic() - t0 < TIMEOUT + 3:
+        while not closed and time.monotonic() - t0 < HANG:
             try:
                 s.sendall(b"a")
             except (BrokenPipeError, ConnectionResetError):
@@ -364,16 +375,16 @@ def test_a_slow_trickle_does_not_extend_the_deadline(live):
                 break
             s.settimeout(0.2)
             try:
-                if s.recv(4096) == b"":
-                    closed = True
-                    break
+                chunk = s.recv(4096)
+                data += chunk
+                closed = chunk == b""
             except TimeoutError:
                 pass
             except ConnectionResetError:
                 closed = True
-                break
-        took = time.monotonic() - t0
-    assert closed and took < TIMEOUT + 2, took
+    assert closed, data
+    if data:  # the 408 (unless the connection was reset under it)
+        assert data.startswith(b"HTTP/1.1 408") and LATE.encode() in data, data
 
 
 def test_an_idle_kept_alive_connection_is_closed(live):
@@ -381,37 +392,47 @@ def test_an_idle_kept_alive_connection_is_closed(live):
         s.sendall(f"GET /api/meta HTTP/1.1\r\nhost: 127.0.0.1:{live}\r\n\r\n".encode())
         status, _ = status_and_json(read_response(s))
         assert status == 200
-        closed, data, took = closed_within(s, TIMEOUT + 5)
-    assert closed and data == b"" and took < TIMEOUT + 2
+        closed, data, _ = closed_within(s, HANG)
+    assert closed and data == b""
 
 
 @pytest.mark.slow  # seconds each (a kernel, a subprocess demo): CI runs it, the quick run does not
 def test_a_slow_answer_is_not_cut_by_the_request_timeout():
     """The clock stops when the request is complete: the answer takes as long as it takes.
-    Eight large sessions are created at once on a server with a 0.3 s request timeout;
-    the engine builds them one after the other (about 0.1 s each here), so the last
-    answers come well after 0.3 s, and all are answers, not 408s."""
+    Eight tabs of the largest network ask for 20 steps each at once on a server with a
+    0.3 s request timeout. A half-sent request opened after theirs is the clock: its 408
+    says their deadlines have passed too (theirs started first), and the answers not
+    yet come by then are still 200s, whole. No time is measured: a round whose answers
+    all came before the clock's 408 only repeats (more work than the limit, by far)."""
     proc, port = start_server("--request-timeout", "0.3")
-    body = json.dumps({"samples": 2000, "hidden": [32, 32], "train_ratio": 0.9,
-                       "dataset": "spiral"}).encode()
-    results = []
-
-    def create():  # the client waits as long as a crowded machine may need
-        results.append(request(port, "POST", "/api/play", body,
-                               {"content-type": "application/json"}, timeout=150))
-
+    body = json.dumps({"steps": 20}).encode()
+    pending = 0
     try:
-        t0 = time.monotonic()
-        threads = [threading.Thread(target=create) for _ in range(8)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join(180)
-        took = time.monotonic() - t0
+        for _ in range(5):
+            sids = [_post(port, "/api/play", HEAVY)[1]["sid"] for _ in range(8)]
+            tabs = []
+            for sid in sids:  # each request whole at once: within its deadline
+                s = connect(port, HANG)
+                s.sendall((f"POST /api/play/{sid}/step HTTP/1.1\r\nhost: 127.0.0.1:{port}"
+                           f"\r\ncontent-type: application/json\r\ncontent-length: "
+                           f"{len(body)}\r\nconnection: close\r\n\r\n").encode() + body)
+                tabs.append(s)
+            with connect(port, HANG) as clock:
+                clock.sendall(f"GET /api/meta HTTP/1.1\r\nhost: 127.0.0.1:{port}\r\n".encode())
+                closed, data, _ = closed_within(clock, HANG)
+                assert closed and data.startswith(b"HTTP/1.1 408"), data
+            pending = len(tabs) - len(select.select(tabs, [], [], 0)[0])
+            answers = [status_and_json(read_response(s)) for s in tabs]
+            for s in tabs:
+                s.close()
+            assert [(status, (a or {}).get("step")) for status, a in answers] == [(200, 20)] * 8
+            for sid in sids:
+                request(port, "DELETE", f"/api/play/{sid}")
+            if pending:
+                break
     finally:
         stop_server(proc)
-    assert [status for status, _ in results] == [200] * 8, results
-    assert took > 0.3  # else this test would not test the timeout at all
+    assert pending, "every answer came before the deadline: nothing was tested"
 
 
 def test_serve_refuses_bad_time_limits(capsys):
@@ -566,59 +587,83 @@ HEAVY_OWN = {**HEAVY, "dataset": "own",
 
 
 @pytest.mark.slow  # Pyodide in node, or a long run: CI runs it, the quick run does not
-def test_the_walk_and_a_short_request_do_not_wait_behind_training(live):
-    """Eight tabs keep asking for 20 steps each of the largest network; then a walk and a
-    tab asking for one step arrive. Each waits for a turn, not for the steps queued
-    ahead of it: it is answered in a small part of the time a tab's request takes (with
-    one lock, it would wait for all eight in line: as long as a tab's request, which
-    waits for them too). Times are compared within the run, never with a clock's
-    figure; the tabs go on asking until both have answered, so the line is full
-    whatever the machine's speed."""
-    sids = [_post(live, "/api/play", HEAVY)[1]["sid"] for _ in range(8)]
-    small = _post(live, "/api/play", {"samples": 40, "hidden": [2]})[1]["sid"]
-    took = []  # (name, status, seconds)
-    lock = threading.Lock()
-    late_done = threading.Event()
+def test_the_walk_and_a_short_request_do_not_wait_behind_training():
+    """Eight tabs ask for 20 steps each; then a walk and a tab asking for one step arrive.
+    Each waits for a turn, not for the steps queued ahead of it. Counted in steps, never
+    timed (the times are ``benchmarks/serve_fairness.py``'s): the training thread is held
+    in a turn of our own while the line forms, so the line is the same on any machine.
 
-    def go(name, path, body):
-        t0 = time.perf_counter()
-        status, _ = _post(live, path, body)
-        with lock:
-            took.append((name, status, time.perf_counter() - t0))
+    * the walk is answered while training is still held: it has a thread of its own;
+    * the one step is answered after one turn of each tab per turn of its own (its step,
+      then its answer): when a turn queued behind it in its own lane comes, every tab
+      has done the same few of its 20 steps and none has been answered. With one lock,
+      or a whole request a turn, the tabs would have done all 20 first."""
+    app = create_app()
+    turns = app.state.turns
+    held = [threading.Event(), threading.Event()]
+    release = [threading.Event(), threading.Event()]
+    answers, started = {}, []
 
-    def tab(k, sid):
-        for _ in range(30):  # bounded: about 30 requests, or until the late ones answered
-            go(f"tab{k}", f"/api/play/{sid}/step", {"steps": 20})
-            if late_done.is_set():
-                return
+    def gate(k):  # a turn of our own on the training thread, held until released
+        held[k].set()
+        release[k].wait(HANG)
+        return k
+        yield  # a generator of one turn  # pragma: no cover
 
-    threads = [threading.Thread(target=tab, args=(k, sid)) for k, sid in enumerate(sids)]
-    try:
-        for t in threads:
+    def until(what, test):
+        end = time.monotonic() + HANG  # a bound on a hang, never a measure
+        while not test():
+            assert time.monotonic() < end, what
+            time.sleep(0.01)
+
+    def steps_done():
+        return [app.state.sessions.get(sid).step_count for sid in sids]
+
+    with TestClient(app) as c:
+        def ask(name, path, body):
+            r = c.post(path, json=body)
+            answers[name] = (r.status_code, r.json())
+
+        def asking(name, path, body):
+            t = threading.Thread(target=ask, args=(name, path, body))
             t.start()
-        time.sleep(0.5)  # the eight are in line
-        late = [threading.Thread(target=go, args=("walk", "/api/walk", {"preset": "lecture"})),
-                threading.Thread(target=go, args=("one step", f"/api/play/{small}/step",
-                                                  {"steps": 1}))]
-        for t in late:
-            t.start()
-        for t in late:
-            t.join(120)
-        late_done.set()
-        for t in threads:
-            t.join(120)
-        assert all(s == 200 for _, s, _ in took), took
-        tabs = sorted(dt for n, _, dt in took if n.startswith("tab"))
-        tab_median = tabs[len(tabs) // 2]
-        for who in ("walk", "one step"):
-            (dt,) = [dt for n, _, dt in took if n == who]
-            # round robin, one step a turn: about 9 steps' time against a tab's 180 (20
-            # steps, each after the 8 others'); one lock: the same time as a tab's
-            assert dt < tab_median / 3, (who, dt, tab_median)
-    finally:
-        late_done.set()
-        for sid in sids + [small]:
-            request(live, "DELETE", f"/api/play/{sid}")
+            started.append(t)
+            return t
+
+        setup = {"samples": 40, "hidden": [2]}
+        sids = [c.post("/api/play", json=setup).json()["sid"] for _ in range(8)]
+        small = c.post("/api/play", json=setup).json()["sid"]
+        try:
+            c.portal.start_task_soon(turns.run, "gate", gate(0))
+            assert held[0].wait(HANG)
+            tabs = [asking(f"tab{k}", f"/api/play/{sid}/step", {"steps": 20})
+                    for k, sid in enumerate(sids)]
+            until("the eight in line", lambda: turns.waiting()[1] == 9)
+            walk = asking("walk", "/api/walk", {"preset": "lecture"})
+            walk.join(HANG)
+            assert answers["walk"][0] == 200 and answers["walk"][1]["graph"]["nodes"]
+            assert steps_done() == [0] * 8 and turns.waiting()[1] == 9  # still held
+            one = asking("one step", f"/api/play/{small}/step", {"steps": 1})
+            until("the one step in line", lambda: turns.waiting()[1] == 10)
+            c.portal.start_task_soon(turns.run, small, gate(1))  # behind it, in its lane
+            until("the second gate in line", lambda: turns.waiting()[1] == 11)
+            release[0].set()
+            assert held[1].wait(HANG)  # the training thread is held again: count
+            one.join(HANG)
+            assert answers["one step"][0] == 200 and answers["one step"][1]["step"] == 1
+            done = steps_done()
+            assert done == [done[0]] * 8 and 1 <= done[0] <= 3, done  # a few of 20 each
+            assert not any(f"tab{k}" in answers for k in range(8)), answers
+            release[1].set()
+            for t in tabs:
+                t.join(HANG)
+            assert [answers[f"tab{k}"][0] for k in range(8)] == [200] * 8, answers
+            assert steps_done() == [20] * 8
+        finally:
+            for r in release:
+                r.set()
+            for t in started:
+                t.join(HANG)
 
 
 # ---------------------------------------------------------------------------------------
