@@ -313,3 +313,27 @@ def test_png_too_large_to_read_is_refused_before_any_output(tmp_path, capsys):
     assert cap.out == "" and not out.exists() and os.listdir(tmp_path) == []
     svg = tmp_path / "big.svg"  # the SVG of the same graph is written
     assert main(["graph", text, "-o", str(svg)]) == 0 and svg.stat().st_size > 0
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--tol", "-1"], "argument --tol: must be >= 0, got -1"),
+    (["--tol", "nan"], "argument --tol: value must be finite"),
+    (["-H", "１e-4"], "argument -H/--h: value must be a number, got '１e-4'"),
+    (["-H", "inf"], "argument -H/--h: value must be finite"),
+    (["--mode", "no_zero_grad", "--passes", "٣"], "argument --passes: must be a whole number"),
+])
+def test_the_nudges_numbers_are_checked_as_they_are_read(capsys, args, message):
+    with pytest.raises(SystemExit) as e:
+        main(["graph", "relu(a)", "--values", "a=0", "--nudge", "a", *args])
+    assert e.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_nudge_refuses_a_tolerance_that_always_or_never_agrees():
+    from micrograd.expr import parse
+    from micrograd.walk import nudge
+
+    root = parse("a = 2; y = a * a")
+    assert nudge(root, "a", tol=0.0).ok is False  # one-sided: off by h, none allowed
+    for tol in (-1.0, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="tol must be a finite number >= 0"):
+            nudge(root, "a", tol=tol)

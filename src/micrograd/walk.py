@@ -14,10 +14,9 @@ walk-it-backward widget).
 Every step is a dataclass; ``micrograd.wire.encode`` (also ``to_dict()``) makes it
 JSON-ready, and the web API sends exactly that (the shapes are in docs/graphs.md). Each
 number that a graph record shows also comes as the record's text (``cell``:
-``'grad 6.0000'``), so a page draws the walk without formatting numbers itself. Node
-and edge ids are those of ``micrograd.viz.nodes_and_edges`` and of the JSON layout, so a page can
-light up the drawing step by step. The walk never touches the ``grad`` fields of the
-Values: it runs the sweep on its own table, so one graph can be walked in every mode.
+``'grad 6.0000'``), so a page draws the walk without formatting numbers itself. Node and
+edge ids are the JSON layout's, so a page can light up the drawing step by step. The walk
+never touches the Values' ``grad``: it sweeps on its own table, in every mode.
 
 Modes (``walk(root, mode=...)``): ``'correct'``, the engine's reverse sweep
 (``chain_rule.sweep_steps``) in reverse topological order, and the classic mistakes
@@ -535,8 +534,8 @@ def nudge(root, leaf, h=1e-4, central=False, tol=None):
     x``. When they disagree and the curvature measured with the same h accounts for the
     difference, the text says so. The grad is the correct reverse-mode one (no Value's
     ``grad`` is used or changed). ``leaf``: a Value, a label or an id. Refused (a
-    ValueError): an h under 2.2e-308, or past the largest float in x + h, x - h or 2h.
-    """
+    ValueError): an h under 2.2e-308, or past the largest float in x + h, x - h or 2h; a
+    ``tol`` below 0 or not finite."""
     h = float(h)
     if not (h >= _NORMAL and math.isfinite(h)):
         raise ValueError(f"h must be a positive finite number, at least {_NORMAL!r} (the "
@@ -559,6 +558,8 @@ def nudge(root, leaf, h=1e-4, central=False, tol=None):
     f_plus, f0 = f(h), f(-h) if central else f(0.0)
     slope = (f_plus - f0) / width
     grad = correct_grads(g)[lid]
+    if tol is not None and not (float(tol) >= 0 and math.isfinite(tol)):  # nan, inf: never
+        raise ValueError(f"tol must be a finite number >= 0, got {tol!r}")  # or always agree
     tol = float(NUDGE_TOL * (h * h if central else h) if tol is None else tol)
     err = abs(slope - grad)
     allowed = tol * (1 + abs(grad)) + _ROUNDING * (max(abs(f_plus), _NORMAL)
@@ -587,9 +588,8 @@ def nudge(root, leaf, h=1e-4, central=False, tol=None):
 
 
 def _truncation(f, h, central):
-    """The leading truncation error of the difference at step ``h``, measured with the
-    same h: (h/2)|f2| one-sided, (h^2/6)|f3| central (f2 and f3 from differences of f
-    over h^2 and 2h^3: the powers of h cancelled, as they underflow to 0 before h does)."""
+    """The difference's leading truncation error at step ``h``: (h/2)|f2| one-sided,
+    (h^2/6)|f3| central (powers of h cancelled: they underflow to 0 before h does)."""
     if central:
         return abs(f(2 * h) - 2 * f(h) + 2 * f(-h) - f(-2 * h)) / (12 * h)
     return abs(f(h) - 2 * f(0.0) + f(-h)) / (2 * h)

@@ -5,15 +5,25 @@ beside the option)."""
 import argparse
 import math
 
+from ..urltext import NUMBER, WHOLE_NUMBER
+
 
 def number(text, what):
+    """A finite number written as the page and the expression language write one: ASCII
+    digits (``float()`` alone takes '１' and '1_000'), no "inf", "nan" or "0x.."."""
     try:
         x = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{what} must be a number, got {text!r}") from None
-    if not math.isfinite(x):
+        x = None
+    if x is not None and not math.isfinite(x):
         raise argparse.ArgumentTypeError(f"{what} must be finite, got {text!r}")
+    if x is None or not NUMBER.fullmatch(text.strip()):
+        raise argparse.ArgumentTypeError(f"{what} must be a number, got {text!r}")
     return x
+
+
+def finite_float(text):
+    return number(text, "value")
 
 
 def positive_float(text):
@@ -44,10 +54,10 @@ def capped(kind, cap, why):
 
 
 def whole(text):
-    try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
+    t = text.strip()
+    if not WHOLE_NUMBER.fullmatch(t[1:] if t[:1] in ("+", "-") else t):
+        raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}")
+    return int(t)
 
 
 def positive_int(text):

@@ -20,6 +20,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from .arg_types import finite_float, nonneg_float, whole
+
 FORMATS = {".svg": "svg", ".png": "png", ".dot": "dot", ".gv": "dot", ".json": "json"}
 
 #: at most this many backward passes for --mode no_zero_grad: the lesson needs 2 or 3,
@@ -29,10 +31,7 @@ MAX_PASSES = 100
 
 def passes_count(text):
     """``--passes``: a whole number from 1 to MAX_PASSES."""
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
+    n = whole(text)
     if not 1 <= n <= MAX_PASSES:
         raise argparse.ArgumentTypeError(f"must be between 1 and {MAX_PASSES}, got {n}")
     return n
@@ -72,12 +71,12 @@ def add_parser(subparsers):
                         f"{MAX_PASSES} (default 2)")
     p.add_argument("--nudge", metavar="NAMES",
                    help="nudge these leaves by h and compare the slope with the grad")
-    p.add_argument("-H", "--h", type=float, default=1e-4, dest="h",
+    p.add_argument("-H", "--h", type=finite_float, default=1e-4, dest="h",
                    help="the nudge size for --nudge (default 1e-4)")
     p.add_argument("--central", action="store_true",
                    help="--nudge with the central difference (f(x+h) - f(x-h)) / 2h "
                         "(error O(h^2)) instead of the lecture's one-sided one (error O(h))")
-    p.add_argument("--tol", type=float, default=None,
+    p.add_argument("--tol", type=nonneg_float, default=None,
                    help="--nudge agrees when |slope - grad| <= tol * (1 + |grad|) plus "
                         "rounding (default: 2h one-sided, 2h^2 central)")
     p.set_defaults(func=run)
