@@ -146,3 +146,34 @@ def test_reads_that_freeze_nothing_stay_allowed():
     # the sample-dependent read keeps its own message
     with pytest.raises(TraceError, match="depends on the sample"):
         trace(lambda x: x * (x * w).data, X, cache=False)
+
+
+def test_a_no_grad_block_inside_a_traced_function_is_refused_naming_its_line():
+    """PyTorch's way to detach, ``with no_grad(): c = w * 1.0``, makes a new plain leaf
+    at every call: the tracer would take it for a constant and freeze w's number."""
+    from micrograd.engine import no_grad
+
+    model = MLP(2, [3, 1], seed=0)
+    w = model.parameters()[0]
+
+    def f(x):
+        with no_grad():
+            scale = w * 1.0  # detached: the step below must not leave it stale
+        return model(x) * scale
+
+    rows = [[0.5, -1.0], [1.0, 2.0]]
+    with pytest.raises(TraceError, match="opens a no_grad\\(\\) block at") as info:
+        prog = trace(f, rows)
+        w.data += 1.0
+        assert prog(rows).tolist() == [f([Value(a), Value(b)]).data for a, b in rows]
+    assert "test_trace_param_data.py" in str(info.value) and "with no_grad():" in str(info.value)
+
+    @no_grad()
+    def detached():
+        return w * 3.0
+
+    with pytest.raises(TraceError, match="opens a no_grad\\(\\) block at"):
+        trace(lambda x: x * detached(), X)
+    # a block around the call to trace, or in another thread meanwhile, is not fn's
+    with no_grad():
+        assert trace(lambda x: x * w * 2.0, X)(X).tolist() == [x * w.data * 2.0 for x in X]

@@ -36,12 +36,14 @@ from __future__ import annotations
 import contextvars
 import itertools
 import math
+import sys
 import weakref
 from functools import partial, wraps
 
 from . import ops as _ops
 
-__all__ = ["no_grad", "enable_grad", "is_grad_enabled", "detect_anomaly", "AnomalyError"]
+__all__ = ["no_grad", "enable_grad", "is_grad_enabled", "detect_anomaly", "AnomalyError",
+           "watch_no_grad"]
 
 NO_GRAD = 1
 ANOMALY = 2
@@ -190,6 +192,9 @@ class _ModeBlock:
         if self.is_open:
             raise RuntimeError("this mode block is already open: write `with no_grad():` "
                                "for each block")
+        seen = _no_grad_seen.get()
+        if seen is not None and self.bit == NO_GRAD and self.on:
+            seen.append(_opened_at(sys._getframe(1)))
         self.armed, self.handed = self.handed, None  # cut short from here on, the
         _open_block(self)  # with statement drops its _Exit: the watch closes the block
 
@@ -249,6 +254,32 @@ def _over_generator(fn, bit, on):
             except BaseException as exc:  # thrown in by the caller: passed on
                 step, arg = gen.throw, exc
     return resumed
+
+
+#: where ``no_grad`` blocks opened in this context while ``watch_no_grad`` watches
+_no_grad_seen = contextvars.ContextVar("micrograd_no_grad_seen", default=None)
+
+
+class watch_no_grad:  # noqa: N801 - a context manager, named as no_grad is
+    """``with watch_no_grad() as seen:``: ``seen`` gets ``(file, line)`` for each
+    ``no_grad`` block opened in this thread or task while it lasts (the tracer refuses
+    them: what such a block computes is a plain number, frozen into a program)."""
+
+    def __enter__(self):
+        self.seen = []
+        self.reset = _no_grad_seen.set(self.seen)
+        return self.seen
+
+    def __exit__(self, *exc):
+        _no_grad_seen.reset(self.reset)
+        return False
+
+
+def _opened_at(frame):
+    """The first frame outside this module (``@no_grad()`` opens blocks from here)."""
+    while frame is not None and frame.f_code.co_filename == __file__:
+        frame = frame.f_back
+    return (frame.f_code.co_filename, frame.f_lineno) if frame else ("?", 0)
 
 
 def no_grad():

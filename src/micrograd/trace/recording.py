@@ -25,6 +25,7 @@ from typing import NamedTuple
 from .. import ops as _ops
 from ..chain_rule import topological_order
 from ..engine import Value, enable_grad
+from ..grad_mode import watch_no_grad
 from .ir import InputNode, LeafNode, OpNode, Recording, TraceError, same_number
 
 #: modules whose reads of a Value's number are the engine's own work, not user decisions
@@ -231,10 +232,19 @@ def _run_watched(fn, args, inputs):
     with _TRACE_LOCK:
         try:  # installed inside: an interrupt part-way still puts Value back
             watch.install()
-            with enable_grad():
-                return fn(*args), tuple(watch.reads)
+            with enable_grad(), watch_no_grad() as opened:
+                result = fn(*args)
         finally:
             watch.remove()
+    if opened:
+        raise TraceError(
+            f"the traced function opens a no_grad() block at {_where(*opened[0])}: what "
+            f"it computes is a plain number, frozen into the program (stale after the "
+            f"next optimizer step when it comes from a parameter). Compute with the "
+            f"Values themselves; a number that must carry no gradient (PyTorch's "
+            f"detach()) goes in through fn's arguments (an input, read at every run); or "
+            f"run fn eagerly.")
+    return result, tuple(watch.reads)
 
 
 def record(fn, sample, names):
