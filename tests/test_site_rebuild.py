@@ -80,18 +80,6 @@ def test_a_rebuild_keeps_the_teachers_files_and_replaces_only_the_sites(teacher_
     assert partials(out) == []
 
 
-def test_a_site_of_the_first_format_sizes_alone_is_rebuilt_in_place(teacher_site, capsys):
-    out = teacher_site
-    manifest = json.loads((out / "site.json").read_text())
-    del manifest["sha256"]
-    (out / "site.json").write_text(json.dumps(dict(manifest, version=1)))
-    assert main(["site", str(out), "--no-bytecode"]) == 0
-    assert (out / "my_lesson.html").read_text() == "<p>my lesson</p>"
-    manifest = json.loads((out / "site.json").read_text())
-    assert manifest["version"] == 2 and set(manifest["sha256"]) == set(manifest["files"])
-    assert "previous" not in manifest
-
-
 def test_a_build_killed_while_moving_its_files_in_is_finished_by_the_next(teacher_site,
                                                                          tmp_path, capsys):
     # the state a build killed outright half-way through its renames leaves: some files
@@ -132,6 +120,68 @@ def sizes_alone_in_a_later_format(out):
         {"format": "micrograd-site", "files": {"notes.txt": 4}}))
 
 
+def of_the_first_format(out):
+    """A site an older micrograd site wrote: sizes, no digests; its sample lesson edited
+    to the same length (sizes alone would take it for the build's)."""
+    assert main(["site", str(out), "--no-bytecode"]) == 0
+    manifest = json.loads((out / "site.json").read_text())
+    del manifest["sha256"]
+    (out / "site.json").write_text(json.dumps(dict(manifest, version=1)))
+    lesson = (out / "lesson.html").read_text()
+    (out / "lesson.html").write_text(lesson.replace("<", "{", 1))  # the same size
+
+
+def lists(*paths, sizes=None):
+    """A folder of someone else's files whose site.json lists ``paths`` (each with the
+    size and digest of a file ``victim`` beside the folder, made to match)."""
+    def make(out):
+        out.mkdir()
+        (out / "notes.txt").write_text("mine")
+        victim = out.parent / "victim.txt"
+        victim.write_text("a file outside the folder")
+        data = victim.read_bytes()
+        (out / "site.json").write_text(json.dumps({
+            "format": "micrograd-site", "version": 2,
+            "files": {p: len(data) for p in paths},
+            "sha256": {p: hashlib.sha256(data).hexdigest() for p in paths}}))
+    return make
+
+
+def a_listed_folder_made_a_link(out):
+    """A real site whose static/ was replaced by a link to a folder outside."""
+    assert main(["site", str(out), "--no-bytecode"]) == 0
+    elsewhere = out.parent / "elsewhere"
+    (out / "static").rename(elsewhere)
+    (out / "static").symlink_to(elsewhere, target_is_directory=True)
+
+
+def a_listed_file_made_a_link(out):
+    assert main(["site", str(out), "--no-bytecode"]) == 0
+    (out / "lesson.html").rename(out.parent / "my_lesson.html")
+    (out / "lesson.html").symlink_to(out.parent / "my_lesson.html")
+
+
+def a_listed_file_made_a_folder(out):
+    assert main(["site", str(out), "--no-bytecode"]) == 0
+    (out / "lesson.html").unlink()
+    (out / "lesson.html").mkdir()
+    (out / "lesson.html" / "mine.txt").write_text("mine")
+
+
+def a_stage_folder_of_someone_elses(out):
+    """A folder named as the build's stage, but with no mark of the build in it."""
+    out.mkdir()
+    (out / ".micrograd-site.partial").mkdir()
+    (out / ".micrograd-site.partial" / "important").write_text("keep")
+    (out / "notes.txt").write_text("mine")
+
+
+def a_stage_folder_of_someone_elses_in_a_site(out):
+    assert main(["site", str(out), "--no-bytecode"]) == 0
+    (out / ".micrograd-site.partial").mkdir()
+    (out / ".micrograd-site.partial" / "important").write_text("keep")
+
+
 def a_listed_file_changed(out):
     assert main(["site", str(out), "--no-bytecode"]) == 0
     (out / "lesson.html").write_text("the sample lesson, rewritten by its teacher")
@@ -149,10 +199,23 @@ def the_build_would_overwrite_an_unlisted_file(out):
 @pytest.mark.parametrize("make, says", [
     (forged, "site.json lists no files"),
     (lists_a_missing_file, "lists 1 files and none of them is there"),
-    (sizes_alone_in_a_later_format, "lists notes.txt without its digest"),
-    (a_listed_file_changed, "lesson.html, which was changed"),
+    (sizes_alone_in_a_later_format, "lists 'notes.txt' without its digest"),
+    (a_listed_file_changed, "'lesson.html', which was changed"),
+    (of_the_first_format, "was written by an older micrograd site, whose site.json keeps "
+                          "no digests"),
+    (lists("../victim.txt"), "lists '../victim.txt', not a path inside it"),
+    (lists("a/../../victim.txt"), "not a path inside it"),
+    (lists("/tmp/victim.txt"), "not a path inside it"),
+    (lists("a\x00b"), "not a path inside it"),
+    (lists("notes.txt", "site.json"), "lists 'site.json', not a path inside it"),
+    (a_listed_folder_made_a_link, "under 'static', which is now a link or a file"),
+    (a_listed_file_made_a_link, "'lesson.html', which is now a folder or a link"),
+    (a_listed_file_made_a_folder, "'lesson.html', which is now a folder or a link"),
+    (a_stage_folder_of_someone_elses, "it has no site.json"),
+    (a_stage_folder_of_someone_elses_in_a_site, ".micrograd-site.partial is not a folder "
+                                                "micrograd site made"),
     (the_build_would_overwrite_an_unlisted_file,
-     "would replace lesson.html, which it did not write"),
+     "would replace 'lesson.html', which it did not write"),
 ])
 def test_a_folder_the_build_did_not_write_is_refused_untouched(tmp_path, capsys, make, says):
     out = tmp_path / "out"

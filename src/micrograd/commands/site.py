@@ -66,7 +66,7 @@ import sys
 import zipfile
 from pathlib import Path
 
-from .site_folder import (FORMAT, STAGE, SiteError, check_replaces, listing, locked,
+from .site_folder import (FORMAT, SiteError, check_replaces, listing, locked, make_stage,
                           move_in, owned_files, remove_stage, signals_held)
 
 #: the Pyodide release the site runs (web-runtime/package.json pins the same)
@@ -332,17 +332,17 @@ def write_site(out, runtime, bytecode=True):
     made = _make_folder(real)
     try:
         with locked(real, out, wait=False):
-            remove_stage(real)  # a killed build's
-            owned = owned_files(real, out)
-            (real / STAGE).mkdir()
+            owned = owned_files(real, out)  # proved ours before anything is touched
+            remove_stage(real, out)  # a killed build's
+            stage = make_stage(real)
             try:
-                manifest = build(real / STAGE, runtime, bytecode)
+                manifest = build(stage, runtime, bytecode)
                 owned = owned_files(real, out)  # again: a file changed meanwhile stays
                 check_replaces(real, out, manifest["files"], owned)
                 move_in(real, manifest, owned)
             finally:
                 with signals_held():  # a second Ctrl-C does not cut the clean-up short
-                    remove_stage(real)
+                    remove_stage(real, out)
     except BaseException:
         for folder in reversed(made):  # the folders made for it, left empty
             with contextlib.suppress(OSError):

@@ -4,18 +4,20 @@ build takes their place while every other file in the folder stays as it is.
 The build owns exactly the paths its ``site.json`` lists (relative paths, sub-folders
 allowed), each with its size and SHA-256 digest. A folder proves it holds a site the
 build wrote when its ``site.json`` says the format, lists files, at least one of them is
-there, and every listed file that is there is a regular file with the listed size and
-digest (a site.json of the first format, ``"version": 1``, sizes alone: the sizes). A
-listed file that is gone is fine: the build writes it again. Any other non-empty folder
-is refused before any change, as is a build that would replace a path site.json does not
-list.
+there, and every listed file that is there is a regular file, reached through real
+folders, with the listed size and digest. A listed file that is gone is fine: the build
+writes it again. Any other non-empty folder is refused before any change, as is a build
+that would replace a path site.json does not list, and a site of the first format
+(``"version": 1``: sizes, no digests), where a file edited to the same size cannot be
+told from the build's.
 
 A new site is built whole in ``STAGE``, a folder inside DIR (same file system: every
-move is a rename), under a lock on DIR; then, with SIGINT and SIGTERM held, site.json
-first lists the old and the new versions of every path, the new files are renamed over
-the old one by one (the pages last), the old files the new site lacks are removed, and
-site.json lists the new site alone. A build killed during those renames leaves files
-that site.json still accounts for, so the next run proves the folder and finishes.
+move is a rename) that holds ``STAGE_MARK`` from its start, under a lock on DIR; then,
+with SIGINT and SIGTERM held, site.json first lists the old and the new versions of
+every path, the new files are renamed over the old one by one (the pages last), the old
+files the new site lacks are removed, and site.json lists the new site alone. A build
+killed during those renames leaves files that site.json still accounts for, so the next
+run proves the folder and finishes.
 """
 
 from __future__ import annotations
@@ -39,6 +41,9 @@ FORMAT = "micrograd-site"
 #: where a build puts the new site before it moves it in (inside DIR); a folder of this
 #: name is the leftover of a build killed outright, removed at the next run
 STAGE = ".micrograd-site.partial"
+#: the file a build puts in STAGE first: a STAGE folder with anything else in it and not
+#: this is someone else's, and stays
+STAGE_MARK = ".made-by-micrograd-site"
 
 
 class SiteError(Exception):
@@ -61,17 +66,19 @@ def file_digest(path):
 
 
 def listing(folder):
-    """The files under ``folder`` as site.json lists them: {path: size}, {path: digest}."""
+    """The files under ``folder`` as site.json lists them: {path: size}, {path: digest}
+    (the stage's mark aside)."""
     sizes, digests = {}, {}
     for p in sorted(folder.rglob("*")):
-        if p.is_file():
+        if p.is_file() and p != folder / STAGE_MARK:
             rel = p.relative_to(folder).as_posix()
             sizes[rel], digests[rel] = file_digest(p)
     return sizes, digests
 
 
 def _safe(rel):
-    if not isinstance(rel, str) or not rel or "\\" in rel or rel.startswith("/"):
+    if (not isinstance(rel, str) or not rel or "\\" in rel or "\0" in rel
+            or rel.startswith("/")):
         return False
     parts = PurePosixPath(rel).parts
     return (all(part not in (".", "..") for part in parts) and rel != MANIFEST
@@ -98,18 +105,23 @@ def _not_ours(out, why):
                      f"{why}; give a new or empty folder", 2)
 
 
-def _plain_parents(real, rel):
-    """Whether every folder on the way to ``rel`` inside ``real`` is a real folder (no
-    link, no file): a write there stays inside DIR."""
+def _changed(out, rel, what):
+    return SiteError(f"{out}: its {MANIFEST} lists {rel!r}, {what}; move it out of the "
+                     "folder (or delete it) and build again", 2)
+
+
+def _not_plain(real, rel):
+    """The first folder on the way to ``rel`` inside ``real`` that is not a real folder
+    (a link, a file), or None: a write through it would leave DIR."""
     here = real
     for part in PurePosixPath(rel).parts[:-1]:
         here = here / part
         try:
             if not stat.S_ISDIR(os.lstat(here).st_mode):
-                return False
+                return here.relative_to(real).as_posix()
         except FileNotFoundError:
-            return True
-    return True
+            return None
+    return None
 
 
 def owned_files(real, out):
@@ -128,29 +140,36 @@ def owned_files(real, out):
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
         raise _not_ours(out, f"its {MANIFEST} is not one micrograd site writes")
     versions = _versions(manifest)
-    sizes_alone = manifest.get("version") == 1  # the first format: no digests
     if not versions:
         raise _not_ours(out, f"its {MANIFEST} lists no files")
+    if manifest.get("version") == 1:  # sizes alone: a same-size edit would be lost
+        raise SiteError(
+            f"{out} was written by an older micrograd site, whose {MANIFEST} keeps no "
+            "digests: a file you edited there cannot be told from one it wrote. Build "
+            "into a new folder and move your own files (lessons beside the site) there",
+            2)
+    for rel in versions:
+        if not _safe(rel):
+            raise _not_ours(out, f"its {MANIFEST} lists {rel!r}, not a path inside it")
     owned = {}
     for rel, accepted in sorted(versions.items()):
-        if not _safe(rel) or not _plain_parents(real, rel):
-            raise _not_ours(out, f"its {MANIFEST} lists {rel!r}, not a file inside it")
+        on_the_way = _not_plain(real, rel)
+        if on_the_way is not None:
+            raise _changed(out, rel, f"under {on_the_way!r}, which is now a link or a "
+                                     "file, not the folder micrograd site made")
         try:
             mode = os.lstat(real / rel).st_mode
         except FileNotFoundError:
             continue  # gone: the build writes it again
         if not stat.S_ISREG(mode):
-            raise _not_ours(out, f"its {MANIFEST} lists {rel}, which is not a file")
-        if not sizes_alone:
-            accepted = [(s, d) for s, d in accepted if d is not None]
-            if not accepted:
-                raise _not_ours(out, f"its {MANIFEST} lists {rel} without its digest")
+            raise _changed(out, rel, "which is now a folder or a link, not the file "
+                                     "micrograd site wrote")
+        accepted = [(s, d) for s, d in accepted if d is not None]
+        if not accepted:
+            raise _not_ours(out, f"its {MANIFEST} lists {rel!r} without its digest")
         size, digest = file_digest(real / rel)
-        if not any(size == s and d in (None, digest) for s, d in accepted):
-            raise SiteError(
-                f"{out}: its {MANIFEST} lists {rel}, which was changed since micrograd "
-                "site wrote it; move your version out of the folder (or delete it) and "
-                "build again", 2)
+        if not any(size == s and d == digest for s, d in accepted):
+            raise _changed(out, rel, "which was changed since micrograd site wrote it")
         owned[rel] = (size, digest)
     if not owned:
         raise _not_ours(out, f"its {MANIFEST} lists {len(versions)} files and none of "
@@ -176,18 +195,33 @@ def check_replaces(real, out, new, owned):
             if shown in owned and stat.S_ISREG(mode):
                 continue
             raise SiteError(
-                f"{out}: the new site would replace {shown}, which it did not write "
+                f"{out}: the new site would replace {shown!r}, which it did not write "
                 f"({MANIFEST} does not list it); move it out of the folder and build "
                 "again", 2)
 
 
-def remove_stage(real):
-    """Remove the build's folder inside ``real`` (this run's, or a killed run's)."""
+def make_stage(real):
+    """The build's folder inside ``real``, with its mark in it first."""
+    (real / STAGE).mkdir()
+    (real / STAGE / STAGE_MARK).write_bytes(b"")
+    return real / STAGE
+
+
+def remove_stage(real, out):
+    """Remove the build's folder inside ``real`` (this run's, or a killed run's): only a
+    folder holding the build's mark, or nothing at all (a build killed as it made it).
+    Anything else named so is someone else's: SiteError (code 2), nothing touched."""
     stage = real / STAGE
-    if stage.is_symlink() or stage.is_file():
-        stage.unlink()
-    elif stage.exists():
+    try:
+        mode = os.lstat(stage).st_mode
+    except FileNotFoundError:
+        return
+    if stat.S_ISDIR(mode) and (os.path.lexists(stage / STAGE_MARK) or not any(stage.iterdir())):
         shutil.rmtree(stage)
+        return
+    raise SiteError(f"{out}: {STAGE} is not a folder micrograd site made (it holds "
+                    "neither its mark nor nothing); move it out of the folder and build "
+                    "again", 2)
 
 
 @contextlib.contextmanager
