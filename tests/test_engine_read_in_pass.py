@@ -45,7 +45,7 @@ def _peek_rule(m, g, x, out):
     return (g,)
 
 
-peek = define_op("pass_reader_peek", lambda x: x, _peek_rule, method=False)
+peek = define_op("pass_reader_peek", lambda x: x, _peek_rule)
 
 
 def by_rule(read):
@@ -300,7 +300,7 @@ def test_a_folded_sum_cannot_be_relabelled_during_a_pass_but_any_other_node_can(
     finally:
         HOOK[0] = None
     assert calls[0] > 1 and len(errors) == 3 * calls[0]
-    assert all("cannot be changed (label, op or inputs) while backward() runs" in e
+    assert all("cannot be changed while backward() runs in this thread" in e
                for e in errors)
     assert other.label == "the loss before peek"
     folded_sum.label = "s"  # after the pass: the sum unfolds and takes its label
@@ -362,3 +362,35 @@ def test_an_interrupt_as_a_pass_ends_leaves_the_same_grads():
 
 def snapshot_small(root):
     return [(v._op, v.data, v.grad) for v in topological_order(root)]
+
+
+def test_zero_grad_or_new_inputs_during_a_pass_are_refused_on_any_node():
+    """Either would change what the pass sums: zero_grad() the grads it has summed so
+    far, new inputs where it pushes them (on the operators' nodes as on folded sums)."""
+    for folded in (True, False):
+        model = MLP(3, [4, 1], seed=4)
+        loss, _ = network_loss(model, rows_of(4, 2), folded)
+        loss.backward()
+        want = [p.grad for p in model.parameters()]
+        for p in model.parameters():
+            p.grad = 0.0
+        plain = loss._prev[0]._prev[0]  # the relu sum under the root's peek: an op node
+        errors = []
+
+        def change(plain=plain, loss=loss, errors=errors):
+            for do in (loss.zero_grad, lambda: setattr(plain, "_prev", ())):
+                try:
+                    do()
+                except RuntimeError as err:
+                    errors.append(str(err))
+
+        HOOK[0] = change
+        try:
+            loss.backward()
+        finally:
+            HOOK[0] = None
+        assert len(errors) >= 2 and all("while backward() runs in this thread" in e
+                                        for e in errors), errors
+        assert [p.grad for p in model.parameters()] == want, folded
+        loss.zero_grad()  # after the pass: as ever
+        assert all(p.grad == 0.0 for p in model.parameters())

@@ -153,6 +153,7 @@ class Value:
 
     def zero_grad(self):
         """Set the grad of this node and of every node it depends on to zero."""
+        _fast.check_no_pass("the grads (zero_grad())")  # the grads a pass is summing
         for v in topological_order(self):
             v.grad = 0.0
 
@@ -168,7 +169,7 @@ class Value:
 
     @_prev.setter
     def _prev(self, children):
-        _fast.record_to_change(self)
+        _fast.record_to_change(self, inputs=True)
         _set_inputs(self, children, new_node=False)
 
     @property

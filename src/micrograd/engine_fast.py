@@ -463,18 +463,24 @@ def record(v):
     return unfold(v) if type(how) is float else how
 
 
-def record_to_change(v):
-    """``record(v)`` for a setter (a label, an op label, inputs): refused on a folded sum
-    while a backward pass runs, which reads the sum folded."""
+def record_to_change(v, inputs=False):
+    """``record(v)`` for a setter (a label, an op label, ``inputs``): refused while a
+    backward pass runs in this thread, for inputs on any node (the pass would push grads
+    along the old ones or the new), for the rest on a folded sum (read folded)."""
     how = v._how
-    if type(how) is not float:
+    if type(how) is not float and not inputs:
         return how
-    with ONE_PASS:
-        if PASS.frame is not None and PASS.running():
-            raise RuntimeError(
-                "a node of a neuron's sum cannot be changed (label, op or inputs) while "
-                "backward() runs: change it before or after the pass")
-        return unfold(v)
+    check_no_pass("a node's inputs" if inputs else "a node of a neuron's sum (label, op)")
+    return unfold(v) if type(how) is float else how
+
+
+def check_no_pass(what):
+    """Refuse a change to ``what`` while a backward pass runs in this thread."""
+    if PASS.frame is not None:
+        with ONE_PASS:
+            if PASS.running():
+                raise RuntimeError(f"{what} cannot be changed while backward() runs in "
+                                   "this thread: change it before or after the pass")
 
 
 def reduce_unfolded(v, protocol):
