@@ -590,7 +590,7 @@ HEAVY_OWN = {**HEAVY, "dataset": "own",
 def test_the_walk_and_a_short_request_do_not_wait_behind_training():
     """Eight tabs ask for 20 steps each; then a walk and a tab asking for one step arrive.
     Each waits for a turn, not for the steps queued ahead of it. Counted in steps, never
-    timed (the times are ``benchmarks/serve_fairness.py``'s): the training thread is held
+    timed (the times are ``benchmarks/serve_hardening.py``'s): the training thread is held
     in a turn of our own while the line forms, so the line is the same on any machine.
 
     * the walk is answered while training is still held: it has a thread of its own;
