@@ -14,6 +14,8 @@ from micrograd.chain_rule import topological_order
 from micrograd.engine import Value, affine, detect_anomaly
 from micrograd.nn import ACTIVATIONS, MLP, Neuron
 
+from line_interrupts import interrupt_at_line
+
 
 def operators_sum(b, ws, xs):
     """The lecture's neuron: ``act = act + wi * xi``, node after node."""
@@ -257,21 +259,7 @@ def test_an_interrupt_anywhere_in_an_unfolding_leaves_the_same_grads():
     interrupted = 0
     for n in range(1, 60):
         out, w, x = make()
-        seen = [0]
-
-        def tracer(frame, event, arg, n=n, seen=seen):
-            if frame.f_code not in codes:
-                return None
-
-            def line(f, e, a):
-                if e == "line" and f.f_lineno != with_line:
-                    seen[0] += 1
-                    if seen[0] == n:
-                        sys.settrace(None)
-                        raise KeyboardInterrupt
-                return line
-            return line
-
+        tracer, seen = interrupt_at_line(codes, n, with_line)
         sys.settrace(tracer)
         try:
             _ = out._prev[0]._prev  # a reader unfolds the sum

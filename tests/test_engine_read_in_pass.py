@@ -21,6 +21,8 @@ from micrograd.engine import Value, affine, define_op
 from micrograd.nn import ACTIVATIONS, MLP
 from micrograd.viz.digraph import draw_dot
 
+from line_interrupts import interrupt_at_line
+
 
 def operators_sum(b, ws, xs):
     act = b
@@ -46,6 +48,15 @@ def _peek_rule(m, g, x, out):
 
 
 peek = define_op("pass_reader_peek", lambda x: x, _peek_rule)
+
+
+def backward_with(hook, root):
+    """``root.backward()`` with ``hook`` run at every marked node (``peek``)."""
+    HOOK[0] = hook
+    try:
+        root.backward()
+    finally:
+        HOOK[0] = None
 
 
 def by_rule(read):
@@ -235,11 +246,7 @@ def test_a_folded_sum_read_in_a_pass_shows_the_product_it_has_after_the_pass():
         seen.append((s._op, s._prev, s._prev[1]._prev, s._prev[1].data, copy.copy(s)))
 
     out = peek(affine(b, [w], [x]).tanh())
-    HOOK[0] = read
-    try:
-        out.backward()
-    finally:
-        HOOK[0] = None
+    backward_with(read, out)
     op, inputs, product_inputs, product, copied = seen[0]
     s = out._prev[0]._prev[0]
     assert (op, inputs[0], product_inputs, product) == ("+", b, (w, x), 6.0)
@@ -294,11 +301,7 @@ def test_a_folded_sum_cannot_be_relabelled_during_a_pass_but_any_other_node_can(
             except RuntimeError as e:
                 errors.append(str(e))
 
-    HOOK[0] = rename
-    try:
-        loss.backward()
-    finally:
-        HOOK[0] = None
+    backward_with(rename, loss)
     assert calls[0] > 1 and len(errors) == 3 * calls[0]
     assert all("cannot be changed while backward() runs in this thread" in e
                for e in errors)
@@ -327,21 +330,7 @@ def test_an_interrupt_as_a_pass_ends_leaves_the_same_grads():
     interrupted = 0
     for n in range(1, 40):
         out, w, x = make()
-        seen = [0]
-
-        def tracer(frame, event, arg, n=n, seen=seen):
-            if frame.f_code is not code:
-                return None
-
-            def line(f, e, a):
-                if e == "line" and f.f_lineno != with_line:
-                    seen[0] += 1
-                    if seen[0] == n:
-                        sys.settrace(None)
-                        raise KeyboardInterrupt
-                return line
-            return line
-
+        tracer, seen = interrupt_at_line((code,), n, with_line)
         HOOK[0] = lambda out=out: topological_order(out)
         sys.settrace(tracer)
         try:
@@ -384,11 +373,7 @@ def test_zero_grad_or_new_inputs_during_a_pass_are_refused_on_any_node():
                 except RuntimeError as err:
                     errors.append(str(err))
 
-        HOOK[0] = change
-        try:
-            loss.backward()
-        finally:
-            HOOK[0] = None
+        backward_with(change, loss)
         assert len(errors) >= 2 and all("while backward() runs in this thread" in e
                                         for e in errors), errors
         assert [p.grad for p in model.parameters()] == want, folded
