@@ -38,7 +38,7 @@ from ..wire import encode
 from . import limits, walk_questions
 
 __all__ = ["build", "build_in_turns", "visit_order", "nudge", "check", "check_in_turns",
-           "PRESETS", "FUNCTIONS", "WalkViewError", "free_names"]
+           "PRESETS", "FUNCTIONS", "WalkViewError", "free_names", "run_to_end"]
 
 
 class WalkViewError(ValueError):
@@ -57,8 +57,9 @@ class WalkViewError(ValueError):
 TURN_NODES = 60
 
 
-def _at_once(job):
-    """Run a job (a generator of turns) to its end; its return value."""
+def run_to_end(job):
+    """Drive a job (a generator of turns) through all of its turns at once; its return
+    value (a handler's job: its outcome)."""
     while True:
         try:
             next(job)
@@ -274,7 +275,7 @@ def build(source, values=None, **options):
     ``questions`` of the kinds asked (``walk_questions``; their answers are not sent),
     and in the no-zero_grad mode the two conventions side by side
     (``walk_setup.compare_conventions``; else None). (``build_in_turns``, at once.)"""
-    return _at_once(build_in_turns(source, values, **options))
+    return run_to_end(build_in_turns(source, values, **options))
 
 
 def build_in_turns(source, values=None, *, mode="correct", title="", preset=None,
@@ -296,7 +297,7 @@ def build_in_turns(source, values=None, *, mode="correct", title="", preset=None
     if big:
         yield
     drawing = g.layout(w, rankdir, stack, stagger)
-    graph = (yield from drawing) if big else _at_once(drawing)
+    graph = (yield from drawing) if big else run_to_end(drawing)
     if big:
         yield
     return {"title": title, "source": source.strip(), "mode": mode,
@@ -353,7 +354,7 @@ def check(source, answer, values=None, **options):
     Value itself after ``backward()``). Returns ``{correct, question, hint}`` (and the
     number once correct). An answer within 0.05% (or 0.0005 near zero) counts: the
     learner types decimals. (``check_in_turns``, at once.)"""
-    return _at_once(check_in_turns(source, answer, values, **options))
+    return run_to_end(check_in_turns(source, answer, values, **options))
 
 
 def check_in_turns(source, answer, values=None, *, preset=None, ask=None, of=None,

@@ -39,6 +39,7 @@ import secrets
 from collections import OrderedDict
 
 from .. import limits
+from ..walkview import run_to_end  # a job's turns all at once: its outcome
 from . import meta, mistakes, play, walk
 from .errors import Failure, StoreFull
 
@@ -90,15 +91,6 @@ def _answer(handler, request, sessions):
     except Failure as failure:
         return {"ok": False, "error": failure.data()}
     return {"ok": True, "answer": result}
-
-
-def run_to_end(job):
-    """Drive a job through all of its turns at once; its outcome."""
-    while True:
-        try:
-            next(job)
-        except StopIteration as stop:
-            return stop.value
 
 
 class LocalSessions:
