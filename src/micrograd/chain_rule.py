@@ -1,4 +1,5 @@
-"""The chain rule over a whole graph: the one topological sort and the one reverse sweep.
+"""The chain rule over a whole graph, on a table of gradients: a topological sort and the
+reverse sweep.
 
     >>> from micrograd.engine import Value
     >>> from micrograd.chain_rule import sweep, topological_order
@@ -16,10 +17,12 @@ contribution per input, added to that input's gradient. It works on a table of
 gradients, so it never touches ``.grad``: ``backward()`` under ``detect_anomaly()`` and
 with ``create_graph=True``, every reverse mode of ``micrograd.autodiff`` and the teaching
 walk run it. (``Value.backward()`` itself runs the same chain rule on the nodes' own
-``grad`` fields, faster: ``micrograd.engine_fast``.)
+``grad`` fields, faster, with a sort of its own: ``micrograd.engine_fast``'s
+``interior_order``.)
 
 Everything here reads a node through ``_a``, ``_b``, ``_prev``, ``_fn``, ``_arg`` and
-``data``, so it sits below the engine and imports only the op table.
+``data``, so it sits below the engine and imports only the op table and
+``engine_fast``'s unfolding of a neuron's folded sum.
 """
 
 from __future__ import annotations
@@ -32,13 +35,15 @@ __all__ = ["topological_order", "sweep", "sweep_steps", "contributions_at"]
 
 def topological_order(*roots, inputs_of=None):
     """All nodes reachable from ``roots``, each after all of its inputs (a root last
-    among the nodes it reaches): the one topological sort of the project.
+    among the nodes it reaches): the sort of every whole graph (``backward()``'s first
+    phase has its own, over interior nodes only: ``engine_fast.interior_order``).
 
     Iterative depth-first search, so any depth works: look at the node on top of the
     stack; push each input not placed yet and come back to the node later; once every
-    input is placed, place the node. ``inputs_of`` gives a node's inputs for graphs that
-    are not Values (the tracer's; the drawing's, which explores inputs first to last);
-    Values use their two input slots directly, each node looked at at most twice.
+    input is placed, place the node. Two loops: ``inputs_of`` gives a node's inputs for
+    graphs that are not Values (the tracer's; the drawing's, which explores inputs first
+    to last); Values use their two input slots directly, each node looked at at most
+    twice (``_place_values``).
     """
     order = []
     placed = set()

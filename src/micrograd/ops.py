@@ -36,8 +36,11 @@ too.
 ``x**n``); only ops with ``has_arg=True`` take it.
 
 A new primitive is one ``Op`` here (or, from user code, ``micrograd.engine.define_op``),
-which puts it in ``OPS``; every mode, the tracer, the graph views and the expression
-language read it from there.
+which puts it in ``OPS``: every mode of the engine, the graph views and the expression
+language read it from there. Beside it, a built-in op has its one-line ``Value`` method
+in ``micrograd.engine`` and a forward in each of the tracer's backend tables, keyed by
+the op's key (``NP_FORWARD``, ``TORCH_FORWARD``, ``LOWERED_FORWARD``); a rule that asks
+``m`` for a function the namespaces lack adds it to each of them.
 """
 
 from __future__ import annotations
