@@ -93,7 +93,7 @@ def _needs(command, name):
 
 
 #: NumPy's BLAS in one thread: the traced path multiplies small matrices, where a pool
-#: of BLAS threads costs 10-100x more than it saves (measured in benchmarks/trace.py)
+#: of BLAS threads waiting for busy cores costs far more than it saves
 _SINGLE_THREAD = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 

@@ -1,52 +1,40 @@
 """What the engine does only for speed, in one place.
 
 Each item here gives exactly the numbers of the plain code it stands for (the tests
-compare them; folded sums say where their last bits may differ), and says what it
-buys: ``benchmarks/engine.py``'s demo step (MLP(2, [16, 16, 1]) on 100 points, about
-66,000 nodes a step as the operators build it), CPU time, the item taken out alone,
-medians of interleaved rounds (6 on CPython 3.10 and 3.12 unless said):
+compare them; folded sums say where their last bits may differ) and says why it is
+faster.
 
-* ``interior_order``: backward()'s phase 1 marks a placed node by its grad instead of
-  keeping a set of visited nodes: backward() 1.2x faster, a step about 5%. A folded sum
-  (below) is walked as any ``+`` node, with no case of its own (its ``x`` in ``_b``, its
-  ``w``, a leaf, in ``_c``): one type check a visit less, the op-by-op loop's phase 1
-  7.5 -> 5.9 ms a step (3.11; a one-off timing of phase 1 alone, not a benchmark here:
-  ``benchmarks/engine.py --baseline`` gives the whole step).
-* ``push_grads``: backward()'s phase 2 as one loop, the rules of ``+`` and ``*`` (nine
-  nodes in ten) written out, instead of ``v._backward()`` a node: backward() 2.9x (3.12)
-  to 3.5x (3.10) faster, a step 1.5x to 1.9x.
-* ``make_affine``: a neuron's ``b + w0*x0 + w1*x1 + ...`` in one call instead of two
-  operator calls a term: a step 10% (3.12) to 28% (3.10) faster.
+* ``interior_order``: backward()'s phase 1, for ``topological_order(root)`` with the
+  leaves left out and every grad set to 0.0. It marks a placed node by its grad instead
+  of keeping a set of visited nodes: no hashing a visit. A folded sum (below) is walked
+  as any ``+`` node, with no case of its own (its ``x`` in ``_b``, its ``w``, a leaf, in
+  ``_c``): no type check a visit.
+* ``push_grads``: backward()'s phase 2, for ``v._backward()`` at every node: one loop,
+  with the rules of ``+`` and ``*`` (nine nodes in ten) written out instead of a call to
+  the dispatcher a node.
+* ``make_affine``: a neuron's ``b + w0*x0 + w1*x1 + ...`` in one call, for two operator
+  calls a term.
 * folded sums (``make_affine``, ``unfold``): each ``act + w*x`` of a neuron is one
   object, not two, until something asks for its ``*`` node (``_prev``, ``_fn``,
   ``topological_order`` unfold it first: the operators' node, with its number and
   grad); backward() reads it as it is: the operators' grads to the bit unless a node
   feeds two terms of one sum (``w1*x + w2*x + w3*x``: its product's share comes before
   the earlier terms' instead of after, the last bits may differ). Half the objects a
-  demo step makes (about
-  35,000 instead of 66,000), so half the work of the cyclic collector, which walks the
-  live graphs and the notebook's imports on each full collection: on micrograd's demo
-  notebook (3.11, 10 steps, two interleaved rounds) a step 118.6 -> 59.7 ms, full
-  collections 0.7 -> 0.3 a step.
-* ``write_out_sum_and_product``: ``x + y`` and ``x * y`` of two Values in one call
-  instead of four (operator, ``_binary``, the forward, ``_make``): the op-by-op loop's
-  step 2-10% faster (3.11, 3.13; on a crowded machine). A float operand becomes its
-  constant leaf at once (``leaf``): ``a * 0.5`` 486 -> 378 ns (3.11, ``python -m timeit
-  -s "from micrograd.engine import Value; a = Value(1.5)" "a * 0.5"`` at each commit).
+  step makes, so half the work of the cyclic collector, which walks the live graphs
+  (and whatever else the program keeps, a notebook's imports) on each full collection.
+* ``write_out_sum_and_product``: for ``Value.__add__`` and ``__mul__`` (``_binary`` with
+  ``ADD`` or ``MUL``): ``x + y`` and ``x * y`` of two Values in one call instead of four
+  (operator, ``_binary``, the forward, ``_make``). A float operand becomes its constant
+  leaf at once (``leaf``), for ``_coerce``'s check against the abstract ``Real`` and
+  ``Value.__init__``.
 * ``grad_mode.OPEN``, read before the context variable: each op asks its own thread's
   mode blocks only when some block is open somewhere (``if OPEN and blocks():``), a
-  set's truth instead of a call: the op-by-op loop's step 1.7-3.8% faster than with a
-  block held open in another thread (CPython 3.10-3.13, ``python
-  benchmarks/open_block.py --rounds 21``, load 0.6-0.8).
+  set's truth instead of a call.
 * ``no_grad`` alone (``only_no_grad``): a neuron's sum and ``+``/``*`` of two Values
   make their plain leaf at once, as ``_make`` does under that mode, instead of the
-  operators' four calls a node and a look at the mode in each: an MLP(2, [16, 16, 1])
-  forward over 400 points under ``no_grad`` took 3.2x the time of building its graph
-  before, 0.92x after (``benchmarks/no_grad.py``, medians of 9 interleaved rounds, load 11-14).
-* ``warm_up``: CPython 3.10 only: backward() 1.4x faster, a step 22%.
-
-One bought less than 5% and is gone: a record of x**n's constant shared between nodes
-(memory only: 64 bytes a power node; the demo has none).
+  operators' four calls a node and a look at the mode in each.
+* ``warm_up``: CPython 3.10 only, for nothing in the plain code (it changes no number):
+  backward() run at import until 3.10 caches its attribute lookups.
 
 This module sits below the engine and imports nothing of it: it reads the six fields
 of a node (``data``, ``grad``, ``_a``, ``_b``, ``_how``, ``_c``) and is handed the
@@ -273,7 +261,7 @@ def write_out_sum_and_product(Value, blocks, binary):
     y)`` builds (``ADD.forward`` and ``MUL.forward``, written out), in one call instead
     of four; anything else goes to ``binary`` itself. The two are functions of this
     module reading its globals, not closures: a closure copies its cells into every
-    call's frame (the op-by-op loop about 2% slower)."""
+    call's frame."""
     global _Node, _modes, _binary
     _Node, _modes, _binary = Value, blocks, binary
     _sum.__doc__ = Value.__add__.__doc__
@@ -515,8 +503,8 @@ def warm_up(Value, runs=OPCACHE_MIN_RUNS + 16):
     3.10 caches the attribute lookups of a function (``v._a``, ``v.grad``: most of the
     work of a backward pass) only once that function has been called 1,024 times;
     ``backward()`` runs once a training step, so its loops would never get there. From
-    3.11 on a function specialises itself while it runs, and this does nothing. It costs
-    a few milliseconds and leaves nothing behind (the graph is freed on return)."""
+    3.11 on a function specialises itself while it runs, and this does nothing. It
+    leaves nothing behind (the graph is freed on return)."""
     if sys.version_info >= (3, 11):
         return
     a = Value(1.0)

@@ -55,8 +55,8 @@ FORMAT = "micrograd-mlp"
 VERSION = 1
 
 # caps on what ``load`` reads, checked before the weights are parsed into Values (a
-# Value of the engine costs about 200 bytes: an uncapped 5 MB file of tiny weights
-# became 2.5 million parameters and 543 MB); both can be raised per call
+# Value of the engine costs about 200 bytes, so a small file of tiny weights can ask for
+# a hundred times its size in memory); both can be raised per call
 MAX_FILE_BYTES = 32 * 2**20  # a saved 1,000,000-parameter MLP is about 22 MB of JSON
 MAX_PARAMETERS = 1_000_000  # about 200 MB of Values; ``micrograd train`` caps at 100,000
 _CONFIG_KEYS = ("nin", "nouts", "activation", "output_activation", "bias_init")

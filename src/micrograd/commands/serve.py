@@ -77,9 +77,8 @@ def _url(host, port):
 
 #: NumPy's BLAS runs on one thread in the server (unless the environment says otherwise):
 #: the server's work is many small matrix products taken in turns, where BLAS threads
-#: only contend with each other and with the event loop (a training step of the largest
-#: network measured 12x slower with two BLAS threads than with one on a busy 2-core
-#: machine). Set before NumPy is first imported, which is when BLAS reads them.
+#: only contend with each other and with the event loop, and wait for busy cores. Set
+#: before NumPy is first imported, which is when BLAS reads them.
 BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 
@@ -126,8 +125,9 @@ def run(args):
         print(f"micrograd serve: cannot bind {args.host}:{args.port}: {err.strerror or err}",
               file=sys.stderr)
         return 1
-    # NOTE: without TCP_NODELAY (inherited by the accepted connections) every keep-alive
-    # request waits ~40 ms for a delayed ACK; with it a step round trip is a few ms.
+    # NOTE: without TCP_NODELAY (inherited by the accepted connections) the end of each
+    # keep-alive answer is held until the client's delayed ACK comes (Nagle's rule), a
+    # wait far longer than a step's round trip.
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     sock.listen(128)
     port = sock.getsockname()[1]

@@ -68,9 +68,8 @@ OPTIMIZERS = tuple(_optim.OPTIMIZERS)
 SCHEDULES = tuple(_optim.SCHEDULES)
 
 # ---------------------------------------------------------------------------------------
-# caps: each keeps a run finite in time and memory on a laptop (measured on the project's
-# 2-core machine, traced runner: a 40k-parameter MLP takes 5 s to set up, 98k 35 s and
-# 250 MB, 250k four minutes: the trace grows faster than linearly)
+# caps: each keeps a run finite in time and memory on a laptop (the traced runner's
+# set-up grows faster than linearly with the parameters)
 # ---------------------------------------------------------------------------------------
 
 MAX_SAMPLES = 100_000  # points generated (lists of floats: ~30 MB, generated in < 1 s)
@@ -82,7 +81,7 @@ MAX_LR = 100.0  # the demo uses 1.0 (sgd) or 0.01 (adam); at 100 every run here 
 MAX_PENALTY = 10.0  # --l2 and --weight-decay: 1 already pulls every weight to about 0
 MAX_NOISE = 10.0  # the data sets live in about [-2, 2]^2: noise 10 is already pure noise
 #: the eager runner builds ~2 Values (~140 bytes each) per weight and point of a step
-#: (measured: 1.86 GB peak at the cap, with the graph's floats and the interpreter)
+#: (the graph's floats and the interpreter come on top)
 MAX_EAGER_WORK = 5_000_000  # points x parameters per step: ~2 GB of memory at most
 #: the traced runner keeps a few float64 arrays of the batch's length per neuron
 MAX_TRACED_WORK = 20_000_000  # points x neurons: ~160 MB per array

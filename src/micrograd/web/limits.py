@@ -18,15 +18,15 @@ __all__ = ["MAX_EDITS", "MAX_LAYERS", "MAX_NEURONS", "MAX_PARAMETERS", "MAX_SAMP
 
 #: the walk: expressions (characters, nesting), graph nodes, steps, visit orders
 MAX_EXPR_DEPTH = 50
-MAX_GRAPH_NODES = 300      # the page draws 200 nodes in well under 300 ms
+MAX_GRAPH_NODES = 300      # a graph the page draws with no wait a person notices
 MAX_ORDER_LEN = 300
 
 #: the playground: work per request, history, pictures, one point's graph
-MAX_STEPS_PER_REQUEST = 20   # the page asks for 1; a max-size network takes ~80 ms a step
+MAX_STEPS_PER_REQUEST = 20   # the page asks for 1; 20 steps of the largest network: one short wait
 MAX_HISTORY = 4000         # metric rows kept per session (older rows are thinned)
 GRID = 40                  # the decision boundary is sampled on GRID x GRID points
 THUMB = 20                 # each neuron's picture is THUMB x THUMB (every other grid cell)
-MAX_POINT_GRAPH_NODES = 2000  # one point's graph is drawn up to this many nodes (~1 s)
+MAX_POINT_GRAPH_NODES = 2000  # one point's graph is drawn up to this size (its layout is slow)
 
 #: the server: sessions and request size
 MAX_SESSIONS = 16          # live playground sessions (<= ~8 MB each); see server/sessions.py
@@ -48,7 +48,8 @@ MAX_ERROR_CHARS = 800      # the longest error message sent (a longer one is cut
 #: the server process's resident memory stays under this: a ~50 MB process, 16 of the
 #: largest sessions at ~8 MB, and what requests in flight hold (bodies up to
 #: MAX_BODY_BYTES, 2,000 points of one's own, parsed) in the arenas of the event loop and
-#: the two work threads; tests/test_web_hardening.py drives it (peak 247-253 MB measured)
+#: the two work threads, with room for the allocator's arenas; tests/test_web_hardening.py
+#: drives it
 MEMORY_BOUND_MB = 288
 
 

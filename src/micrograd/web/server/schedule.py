@@ -14,9 +14,9 @@ work threads run the turns:
   back of the line behind the other tabs. A session's own requests run in the order
   they came, and a turn is one unit of work (one step), whatever the clock says.
 
-Why a thread of its own for the walk: a walk request that waited for the turn in
-progress waited for whatever that turn was (building the largest session takes about a
-second), and a long walk turn held every tab's training. On its own thread the walk
+Why a thread of its own for the walk: on one thread, a walk request would wait for the
+turn in progress, whatever it is (building the largest session is one long turn), and a
+long walk turn would hold every tab's training. On its own thread the walk
 *preempts* training: the interpreter hands its lock between running threads every few
 milliseconds (``sys.getswitchinterval()``, 5 ms), so a walk request starts at once and
 shares the processor with the turn in progress instead of queueing behind it, and
