@@ -10,10 +10,8 @@
 Read it top down, as the lecture builds it: ``Value`` and its ops, each one line over the
 op table (``micrograd.ops``: every op's forward and its ONE derivative rule), then
 ``backward()`` in two phases: the topological order, then the chain rule. The graph
-algorithms are in ``micrograd.chain_rule``, the modes in ``micrograd.grad_mode``, and
-what is there only for speed in ``micrograd.engine_fast``, each item saying which plain
-code it stands for (at import, it gives ``Value`` written-out ``+`` and ``*``, which
-build the same nodes; ``backward()`` runs its sort and its loop).
+algorithms are in ``micrograd.chain_rule``, the modes in ``micrograd.grad_mode``, what is
+only for speed (``+``, ``*``, ``backward()``'s sort and loop) in ``micrograd.engine_fast``.
 
 A node records its inputs (``_prev``, in order: a reused input appears twice) and its op
 (``_fn``; ``_op`` is its label, ``'+'``, ``'tanh'``). It holds no closure and no link to
