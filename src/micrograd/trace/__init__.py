@@ -104,9 +104,10 @@ Outside Python
 
 Layout of the package: the compiler, standard library only: ``recording`` (run fn on
 Values, watch it, compare two traces), ``ir`` (the node types), ``passes`` (fuse sums,
-find dense layers, group by level, lay out rows), ``program`` (``Program``),
-``batch_loss`` (``BatchLoss``), ``api`` (``trace``, ``trace_loss``, the cache),
-``optimizers`` (the updates and the traced optimizers), ``bound``; the lowering:
+find dense layers, group by level, lay out rows), ``program`` (``Program``), ``batch``
+(``Batch``, what a program hands its backend), ``batch_loss`` (``BatchLoss``), ``api``
+(``trace``, ``trace_loss``, the cache), ``optimizers`` (the updates and the traced
+optimizers), ``bound``; the lowering:
 ``prims`` (the primitive table), ``prim_math`` (each op's forward and rule written as
 primitives), ``lowering`` (``lower``); the backends: ``runtime`` and ``numpy_backend``
 (NumPy), ``torch_backend`` (PyTorch).

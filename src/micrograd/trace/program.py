@@ -15,6 +15,7 @@ from typing import NamedTuple
 
 from .. import ops as _ops
 from . import passes
+from .batch import Batch
 from .ir import OpNode, SumNode, TraceError, no_numpy_kernel
 
 
@@ -24,13 +25,6 @@ class RunResult(NamedTuple):
     outputs: object         # (n_outputs, B)
     grads: object           # per parameter, when a seed was given, else None
     once: object            # the once-per-batch outputs (a loss's regularizer)
-
-
-class Batch(NamedTuple):
-    """A batch as the program reads it: one row per sample, the arguments side by side."""
-
-    X: object       # a NumPy array of shape (B, n_inputs)
-    size: int       # B
 
 
 class Source(NamedTuple):
@@ -119,7 +113,7 @@ class Program:
 
     # ---- the low-level interface -------------------------------------------------------
 
-    def as_batch(self, *batches):
+    def as_batch(self, *batches) -> Batch:
         """Check and pack one array (or sequence) per argument into a ``Batch``."""
         return numpy_runtime().pack(batches, self.widths, self.scalars)
 
@@ -131,7 +125,7 @@ class Program:
         """``p.grad += g`` for every parameter (``grads`` in ``params`` order)."""
         numpy_runtime().add_grads(self.params, grads)
 
-    def run(self, batch, param_values, seed=None):
+    def run(self, batch: Batch, param_values, seed=None):
         """One pass over ``batch`` with the given parameter values (no Value is read or
         written). Returns a ``RunResult``: outputs of shape (n_outputs, B); with
         ``seed`` (the gradient of the outputs: a number or an (n_outputs, B) array) the

@@ -12,9 +12,9 @@ from __future__ import annotations
 import numpy as np
 
 from .. import ops as _ops
+from .batch import Batch
 from .ir import OpNode, ParamNode, SumNode
 from .numpy_backend import NUMPY, kernel
-from .program import Batch
 
 
 def _as_slice(flat):
