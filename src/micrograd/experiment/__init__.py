@@ -18,9 +18,10 @@ registered there is offered here at once. The page's older names stay readable a
 aliases (``ds=circle`` is ``disk``; ``opt=momentum`` is ``sgd`` with momentum 0.9), so
 every link already shared opens the same set-up.
 
-Where each part lives: ``fields`` (the fields, each declared once with its metadata;
-the caps; the names), ``checks`` (the one validation), ``links`` (the dict, the link and
-the page's ``spec``), ``build`` (data, model, loss, optimizer). The fields, by group:
+Where each part lives: ``experiment`` (the class: each field declared once with its
+metadata), ``fields`` (what a field is made of: the caps, the names, the groups,
+``declare``), ``checks`` (the one validation), ``links`` (the dict, the link and the
+page's ``spec``), ``build`` (data, model, loss, optimizer). The fields, by group:
 
 * data: ``dataset``, ``classes``, ``noise`` (jitter added to the points; blobs keep their
   clusters' own spread, which the noise widens), ``samples``, ``train_ratio``, ``seed``
@@ -72,9 +73,10 @@ names its own: the batch sits in the bar, hidden with the data).
 
 from .build import (Built, build, make_model, make_optimizer, make_points, penalty,
                     split)
+from .experiment import Experiment
 from .fields import (ALIASES, DATASETS, FEATURES, MAX_CLASSES, MAX_EDITS, MAX_LAYERS,
                      MAX_NEURONS, MAX_PARAMETERS, MAX_SAMPLES, MAX_SEED, MULTICLASS,
-                     OWN_SPREAD, REGRESSION, Experiment, ExperimentError, count_parameters,
+                     OWN_SPREAD, REGRESSION, ExperimentError, count_parameters,
                      default_noise, n_outputs, n_test, task)
 
 __all__ = ["Experiment", "ExperimentError", "Built", "build", "make_points", "split",

@@ -12,8 +12,8 @@ from .. import data as _data
 from .. import losses as _losses
 from .. import nn as _nn
 from .. import optim as _optim
-from .fields import (FEATURES, MULTICLASS, OWN, OWN_SPREAD, Experiment, n_outputs,
-                     task, n_test)
+from .experiment import Experiment
+from .fields import FEATURES, MULTICLASS, OWN, OWN_SPREAD, n_outputs, n_test, task
 
 
 def make_points(exp, labels=None):
