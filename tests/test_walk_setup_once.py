@@ -49,9 +49,10 @@ def run(route, request):
 
 def declares(text, name):
     """Whether Python ``text`` declares a field ``name``: a request's
-    ``Field("name", ...)``, or a set-up's ``name: type = _f(...)``."""
-    return re.search(rf"""\bField\(\s*["']{name}["']|^\s+{name}\s*:[^=\n]*=\s*_f\(""",
-                     text, re.M) is not None
+    ``Field("name", ...)``, or a set-up's ``name: type = _f(...)`` (the Walk's) or
+    ``= declare(...)`` (the Playground's)."""
+    return re.search(rf"""\bField\(\s*["']{name}["']|^\s+{name}\s*:[^=\n]*=\s*"""
+                     rf"""(?:_f|declare)\(""", text, re.M) is not None
 
 
 #: another set-up's field of the same name: the Playground's training step
@@ -69,6 +70,7 @@ def test_each_walk_field_is_declared_in_one_python_module(name):
 def test_the_grep_sees_both_kinds_of_declaration():
     assert declares('WALK = (\n    Field("mode", "str", "correct"),\n)', "mode")
     assert declares("    mode: str = _f('choice', 'correct', 'mode', '')", "mode")
+    assert declares("    mode: str = declare('choice', 'correct', 'mode', '')", "mode")
     assert not declares('    preset = setup_field("preset", default=None)', "preset")
     assert not declares('    modes: list = _f("choices", [], "", "")', "mode")
 
