@@ -17,18 +17,22 @@
 (function () {
   "use strict";
   if (!window.customElements || customElements.get("micrograd-walk")) return;
-  // where this script came from: the site's folder (as a module, currentScript is null)
-  var script = document.currentScript;
-  if (!script) {
-    var all = document.querySelectorAll("script[src]");
-    for (var i = all.length - 1; i >= 0 && !script; i--) {
-      if (/(^|\/)embed\.js([?#].*)?$/.test(all[i].src)) script = all[i];
-    }
-  }
-  var site = new URL("./", script ? script.src : location.href);
+  var site = siteFolder();
   var direct = site.origin === location.origin;
   var NOT_PASSED = { id: 1, class: 1, style: 1, title: 1, hidden: 1 };
   var PYTHON = pageName();  // the name of this page's one Python, for its frames
+
+  // where this script came from: the site's folder (as a module, currentScript is null)
+  function siteFolder() {
+    var script = document.currentScript;
+    if (!script) {
+      var all = document.querySelectorAll("script[src]");
+      for (var i = all.length - 1; i >= 0 && !script; i--) {
+        if (/(^|\/)embed\.js([?#].*)?$/.test(all[i].src)) script = all[i];
+      }
+    }
+    return new URL("./", script ? script.src : location.href);
+  }
 
   function pageName() {
     var bytes = new Uint8Array(12);
@@ -70,28 +74,39 @@
     }
 
     inFrame() {
-      var query = new URLSearchParams();
-      for (var i = 0; i < this.attributes.length; i++) {
-        var a = this.attributes[i];
-        if (!NOT_PASSED[a.name] && a.name.indexOf("data-") !== 0) query.set(a.name, a.value);
-      }
-      query.set("python", PYTHON);
       var frame = document.createElement("iframe");
-      frame.src = new URL("embed.html", site).href + "#" + query.toString();
+      frame.src = new URL("embed.html", site).href + "#" + frameQuery(this).toString();
       frame.title = this.getAttribute("title") || "micrograd: a walk through a computation graph";
       frame.style.cssText = "display:block;width:100%;height:640px;border:0";
       frame.loading = "lazy";  // only the frames near the view (Python starts with the first)
       this.appendChild(frame);
-      window.addEventListener("message", function (event) {
-        var m = event.data;
-        if (event.source !== frame.contentWindow || event.origin !== site.origin) return;
-        if (m && m.micrograd === "height" && isFinite(m.height) && m.height > 0) {
-          frame.style.height = Math.min(Math.ceil(m.height), 4000) + "px";
-        }
-      });
+      fitHeight(frame);
       this.frame = frame;
       this.dataset.ready = "frame";
     }
+  }
+
+  // what a frame is told: the element's attributes (but those the page keeps: id, class,
+  // style, title, hidden, data-*) and the name of the page's Python
+  function frameQuery(element) {
+    var query = new URLSearchParams();
+    for (var i = 0; i < element.attributes.length; i++) {
+      var a = element.attributes[i];
+      if (!NOT_PASSED[a.name] && a.name.indexOf("data-") !== 0) query.set(a.name, a.value);
+    }
+    query.set("python", PYTHON);
+    return query;
+  }
+
+  // the frame's height follows the walk's, as the frame (and only it) says
+  function fitHeight(frame) {
+    window.addEventListener("message", function (event) {
+      var m = event.data;
+      if (event.source !== frame.contentWindow || event.origin !== site.origin) return;
+      if (m && m.micrograd === "height" && isFinite(m.height) && m.height > 0) {
+        frame.style.height = Math.min(Math.ceil(m.height), 4000) + "px";
+      }
+    });
   }
 
   customElements.define("micrograd-walk", MicrogradWalk);

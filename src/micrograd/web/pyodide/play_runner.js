@@ -15,56 +15,83 @@
 // and -0 too. `timing()` gives the milliseconds spent inside the runner since the last
 // call (what the benchmark reports as the runner's share of a step).
 
-export function runnerPort(load) {
-  const programs = new Map();
-  let next = 1;
-  let runnerMs = 0;
-  let runnerTotal = 0;
-
-  const f64 = (x) => {  // a copy, as a Float64Array
-    if (x instanceof Float64Array) return x.slice();
-    if (x && typeof x.getBuffer === "function") {
-      const b = x.getBuffer("f64");
-      try {
-        return b.data.slice();
-      } finally {
-        b.release();
-      }
+/** A copy of numbers as a Float64Array: from a Float64Array, a Python buffer (a PyProxy),
+ * a Python list or a plain array. */
+function f64(x) {
+  if (x instanceof Float64Array) return x.slice();
+  if (x && typeof x.getBuffer === "function") {
+    const b = x.getBuffer("f64");
+    try {
+      return b.data.slice();
+    } finally {
+      b.release();
     }
-    if (x && typeof x.toJs === "function") return Float64Array.from(x.toJs());
-    return Float64Array.from(x);
-  };
-  const program = (id) => {
-    const p = programs.get(id);
-    if (!p) throw new Error(`no lowered program ${id}`);
-    return p;
-  };
-  const rows = (p, key, pick) => {  // the table's rows, or those picked (indices)
-    const t = p.tables.get(key);
-    if (!t) throw new Error(`no table ${JSON.stringify(key)}`);
-    if (pick === null || pick === undefined) return t.X;
-    const idx = f64(pick);
-    const w = t.width;
-    const X = new Float64Array(idx.length * w);
-    for (let i = 0; i < idx.length; i++) X.set(t.X.subarray(idx[i] * w, idx[i] * w + w), i * w);
-    return X;
-  };
-  const timed = (f) => {
+  }
+  if (x && typeof x.toJs === "function") return Float64Array.from(x.toJs());
+  return Float64Array.from(x);
+}
+
+/** A program's table `key`: all its rows, or those picked (row indices), row after row. */
+function rows(p, key, pick) {
+  const t = p.tables.get(key);
+  if (!t) throw new Error(`no table ${JSON.stringify(key)}`);
+  if (pick === null || pick === undefined) return t.X;
+  const idx = f64(pick);
+  const w = t.width;
+  const X = new Float64Array(idx.length * w);
+  for (let i = 0; i < idx.length; i++) X.set(t.X.subarray(idx[i] * w, idx[i] * w + w), i * w);
+  return X;
+}
+
+/** The time spent inside the runner: `timed(f)` runs f and adds its milliseconds to
+ * `sinceLast` (read and cleared by the port's timing()) and to `total`. */
+function runnerClock() {
+  const clock = { sinceLast: 0, total: 0 };
+  clock.timed = (f) => {
     const t0 = performance.now();
     try {
       return f();
     } finally {
       const ms = performance.now() - t0;
-      runnerMs += ms;
-      runnerTotal += ms;
+      clock.sinceLast += ms;
+      clock.total += ms;
     }
+  };
+  return clock;
+}
+
+/** One forward and backward pass of the loss `fn` over X: [the loss, then its gradient]. */
+function lossAndGrads(runner, fn, X) {
+  const { value } = runner.run(fn, X, { backward: true });
+  const out = new Float64Array(1 + runner.grads.length);
+  out[0] = value;
+  out.set(runner.grads, 1);
+  return out;
+}
+
+/** Outputs (B numbers each) one after another in one Float64Array. */
+function concatenated(outs) {
+  const B = outs.length ? outs[0].length : 0;
+  const out = new Float64Array(outs.length * B);
+  outs.forEach((o, j) => out.set(o, j * B));
+  return out;
+}
+
+export function runnerPort(load) {
+  const programs = new Map();
+  let next = 1;
+  const clock = runnerClock();
+  const program = (id) => {
+    const p = programs.get(id);
+    if (!p) throw new Error(`no lowered program ${id}`);
+    return p;
   };
 
   return {
     /** Load a lowered program (its JSON text): an id. */
     load(text) {
       const id = next++;
-      programs.set(id, { runner: timed(() => load(String(text))), tables: new Map() });
+      programs.set(id, { runner: clock.timed(() => load(String(text))), tables: new Map() });
       return id;
     },
     /** Forget a program and its tables. */
@@ -82,20 +109,14 @@ export function runnerPort(load) {
     /** Put numbers into the parameters. */
     setParams(id, values) {
       const p = program(id);
-      timed(() => p.runner.setParams(f64(values)));
+      clock.timed(() => p.runner.setParams(f64(values)));
     },
     /** Forward and backward of the loss `fn` over the table's rows (all, or those
      * picked): [the batch's loss, then d loss / d each parameter]. */
     grad(id, fn, key, pick) {
       const p = program(id);
       const X = rows(p, key, pick);
-      return timed(() => {
-        const { value } = p.runner.run(fn, X, { backward: true });
-        const out = new Float64Array(1 + p.runner.grads.length);
-        out[0] = value;
-        out.set(p.runner.grads, 1);
-        return out;
-      });
+      return clock.timed(() => lossAndGrads(p.runner, fn, X));
     },
     /** The outputs of `fn` at every row of the table (or at `values`, rows of its
      * inputs, when key is null), from output `first` on (negative: from the end): one
@@ -103,22 +124,16 @@ export function runnerPort(load) {
     evaluate(id, fn, key, values, first = 0) {
       const p = program(id);
       const X = key === null || key === undefined ? f64(values) : rows(p, key, null);
-      return timed(() => {
-        const outs = p.runner.evaluate(fn, X).slice(first);
-        const B = outs.length ? outs[0].length : 0;
-        const out = new Float64Array(outs.length * B);
-        outs.forEach((o, j) => out.set(o, j * B));
-        return out;
-      });
+      return clock.timed(() => concatenated(p.runner.evaluate(fn, X).slice(first)));
     },
     /** Milliseconds spent in the runner since the port was made. */
     get runnerMs() {
-      return runnerTotal;
+      return clock.total;
     },
     /** Milliseconds spent in the runner since the last call. */
     timing() {
-      const ms = runnerMs;
-      runnerMs = 0;
+      const ms = clock.sinceLast;
+      clock.sinceLast = 0;
       return ms;
     },
   };

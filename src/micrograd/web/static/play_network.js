@@ -61,9 +61,22 @@ export class NetworkView {
     return row ? row[1] : null;
   }
 
+  /** lay the view out again for the network's shape: the links, the cells, the headers */
   build(s) {
-    const net = s.network, box0 = this.$("net"), hidden = this.act.hidden;
+    const net = s.network, box0 = this.$("net");
     box0.textContent = "";
+    const layout = this.layout(net, box0);
+    box0.style.height = layout.H + "px";
+    const sv = svg("svg", { width: layout.W, height: layout.H, class: "links", "aria-hidden": "false" }, box0);
+    this.links = this.buildLinks(net, layout, sv);
+    this.cells = this.buildCells(net, layout, box0);
+    this.buildHeaders(net, layout, box0);
+    if (this.act.built) this.act.built();
+  }
+
+  /** where everything goes: a column of cells a layer (every feature first), each cell's
+   * top-left corner, the cells' size, the view's size */
+  layout(net, box0) {
     const narrow = box0.clientWidth < 500;
     const box = narrow ? 30 : 40, gap = narrow ? 10 : 14;
     const cols = [this.features.map((f) => ({ feature: f }))];
@@ -71,66 +84,85 @@ export class NetworkView {
     const rows = Math.max(...cols.map((c) => c.length));
     const top = 34, H = top + rows * (box + gap) + 10;
     const W = Math.max(box0.clientWidth || 500, 200);
-    box0.style.height = H + "px";
     const xs = cols.map((_, ci) => 6 + (ci * (W - box - 12)) / Math.max(1, cols.length - 1));
     const pos = cols.map((col, ci) => col.map((_, j) => [xs[ci], top + j * (box + gap)]));
-    const sv = svg("svg", { width: W, height: H, class: "links", "aria-hidden": "false" }, box0);
-    // links from the active features / previous layer into each neuron
-    this.links = [];
+    return { box, cols, xs, pos, W, H };
+  }
+
+  /** the links from the active features / previous layer into each neuron:
+   * [layer][neuron][input] */
+  buildLinks(net, { box, pos }, sv) {
     const featPos = net.features.map((f) => pos[0][this.features.indexOf(f)]);
-    net.layers.forEach((layer, li) => {
+    return net.layers.map((layer, li) => {
       const from = li === 0 ? featPos : pos[li];
-      this.links.push(layer.w.map((row, j) => row.map((w, i) => {
-        const [xa, ya] = from[i], [xb, yb] = pos[li + 1][j];
-        const line = svg("line", { x1: xa + box, y1: ya + box / 2, x2: xb, y2: yb + box / 2,
-          "stroke-opacity": 0.8, tabindex: hidden("network") ? -1 : 0, role: "button", class: "link" }, sv);
-        svg("title", {}, line);
-        const name = `w${li + 1}.${j + 1}.${i + 1}`;
-        line.dataset.name = name;
-        const describe = () => {
-          const v = Number(line.dataset.value);
-          line.setAttribute("aria-label", `${name} = ${fmt(v)}; press Enter to edit`);
-          line.firstChild.textContent = `${name} = ${line.dataset.value}`;
-        };
-        line.setAttribute("aria-label", `${name}; press Enter to edit`);
-        line.addEventListener("focus", describe);
-        line.addEventListener("mouseenter", describe);
-        line.addEventListener("click", () => this.edit(name));
-        line.addEventListener("keydown", (ev) => { if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); this.edit(name); } });
-        return line;
-      })));
+      return layer.w.map((row, j) => row.map((w, i) =>
+        this.link(sv, `w${li + 1}.${j + 1}.${i + 1}`, from[i], pos[li + 1][j], box)));
     });
-    // the cells: feature toggles, neurons (with their bias), outputs
-    this.cells = cols.map((col, ci) => col.map((c, j) => {
+  }
+
+  /** one link, a line from cell to cell: named, its weight said when it is focused or
+   * hovered, its editor opened by a click or Enter */
+  link(sv, name, [xa, ya], [xb, yb], box) {
+    const line = svg("line", { x1: xa + box, y1: ya + box / 2, x2: xb, y2: yb + box / 2,
+      "stroke-opacity": 0.8, tabindex: this.act.hidden("network") ? -1 : 0, role: "button", class: "link" }, sv);
+    svg("title", {}, line);
+    line.dataset.name = name;
+    const describe = () => {
+      const v = Number(line.dataset.value);
+      line.setAttribute("aria-label", `${name} = ${fmt(v)}; press Enter to edit`);
+      line.firstChild.textContent = `${name} = ${line.dataset.value}`;
+    };
+    line.setAttribute("aria-label", `${name}; press Enter to edit`);
+    line.addEventListener("focus", describe);
+    line.addEventListener("mouseenter", describe);
+    line.addEventListener("click", () => this.edit(name));
+    line.addEventListener("keydown", (ev) => { if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); this.edit(name); } });
+    return line;
+  }
+
+  /** the cells: feature toggles, neurons (with their bias), outputs; each with its
+   * picture */
+  buildCells(net, { box, cols, pos }, box0) {
+    return cols.map((col, ci) => col.map((c, j) => {
       const [x, y] = pos[ci][j];
       const node = el("button", { type: "button", class: "cell" });
       node.style.left = x + "px"; node.style.top = y + "px";
       node.style.width = node.style.height = box + "px";
       const canvas = el("canvas", { width: "20", height: "20" });
       node.appendChild(canvas);
-      if (ci === 0) {
-        const on = net.features.includes(c.feature);
-        node.classList.add("feature"); node.classList.toggle("off", !on);
-        node.setAttribute("aria-pressed", String(on));
-        node.setAttribute("aria-label", `input feature ${c.feature}: ${on ? "on" : "off"}`);
-        node.dataset.ctl = "features";
-        node.dataset.feature = c.feature;
-        node.appendChild(el("span", { class: "flabel", text: c.feature }));
-        node.onclick = () => this.act.toggleFeature(c.feature);
-        if (hidden("features")) node.disabled = true;
-      } else {
-        const name = `b${ci}.${j + 1}`;
-        node.dataset.name = name;
-        node.setAttribute("aria-label", `neuron ${ci}.${j + 1}: edit its bias ${name}`);
-        const describe = () => { node.title = `${name} = ${node.dataset.value}`; };
-        node.addEventListener("mouseenter", describe);
-        node.onclick = () => this.edit(name);
-        if (hidden("network")) node.disabled = true;
-      }
+      if (ci === 0) this.featureCell(node, net, c.feature); else this.neuronCell(node, ci, j);
       box0.appendChild(node);
       return { node, canvas, feature: c.feature };
     }));
-    // per-layer headers: + / - neurons
+  }
+
+  /** an input feature's cell: a toggle, pressed when the feature is on */
+  featureCell(node, net, feature) {
+    const on = net.features.includes(feature);
+    node.classList.add("feature"); node.classList.toggle("off", !on);
+    node.setAttribute("aria-pressed", String(on));
+    node.setAttribute("aria-label", `input feature ${feature}: ${on ? "on" : "off"}`);
+    node.dataset.ctl = "features";
+    node.dataset.feature = feature;
+    node.appendChild(el("span", { class: "flabel", text: feature }));
+    node.onclick = () => this.act.toggleFeature(feature);
+    if (this.act.hidden("features")) node.disabled = true;
+  }
+
+  /** neuron j of layer ci's cell (hidden or output): it opens the editor of its bias */
+  neuronCell(node, ci, j) {
+    const name = `b${ci}.${j + 1}`;
+    node.dataset.name = name;
+    node.setAttribute("aria-label", `neuron ${ci}.${j + 1}: edit its bias ${name}`);
+    const describe = () => { node.title = `${name} = ${node.dataset.value}`; };
+    node.addEventListener("mouseenter", describe);
+    node.onclick = () => this.edit(name);
+    if (this.act.hidden("network")) node.disabled = true;
+  }
+
+  /** a header over each column: "features", - and + for a hidden layer's neurons, the
+   * outputs' count */
+  buildHeaders(net, { cols, xs }, box0) {
     for (let li = 1; li < cols.length; li++) {
       const head = el("div", { class: "layerhead" });
       head.style.left = (xs[li] - 8) + "px"; head.dataset.ctl = "network";
@@ -148,7 +180,6 @@ export class NetworkView {
     }
     const fh = el("div", { class: "layerhead", text: "features" }); fh.style.left = "0px";
     box0.appendChild(fh);
-    if (this.act.built) this.act.built();
   }
 
   /** open the editor of one weight or bias */
