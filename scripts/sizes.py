@@ -134,12 +134,16 @@ def _skip_quoted(source, i, quote):
 
 def _skip_regex(source, i):
     """The index after the regular expression opened at ``source[i]`` (its ``/``) and
-    its flags; a ``/`` inside ``[...]`` does not close it."""
+    its flags; a ``/`` inside ``[...]`` does not close it. One that does not close on its
+    line was no regular expression (a division taken for one): its line's end is kept,
+    so the lines after it are still counted."""
     i += 1
     in_class = False
     while i < len(source) and source[i] != "\n":
         c = source[i]
         if c == "\\":
+            if source[i + 1:i + 2] == "\n":
+                break
             i += 1
         elif c == "[":
             in_class = True
@@ -148,6 +152,8 @@ def _skip_regex(source, i):
         elif c == "/" and not in_class:
             break
         i += 1
+    if i >= len(source) or source[i] != "/":
+        return i
     i += 1
     while i < len(source) and (source[i].isalnum() or source[i] in "_$"):
         i += 1

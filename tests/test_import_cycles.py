@@ -8,9 +8,10 @@ at module level, inside a function or a method, under ``if TYPE_CHECKING:``, rel
 (``from .x import y``, ``from .. import x``) or absolute (``import micrograd.x.y``,
 ``from micrograd.x import y``). ``from P import x`` is an edge to the submodule ``P.x``
 when there is one, else to ``P`` itself. Importing a module also imports its parent
-packages; that is not counted as an edge (Python starts a package's ``__init__`` before
-any of its submodules, so a package importing its own submodules is no cycle), but an
-import of the package itself (``from . import name`` of a name it defines) is.
+packages, whose ``__init__`` runs first: from a module outside package ``P``, an import
+of ``P.sub`` is an edge to ``P`` too (``P/__init__`` importing that module back is a
+cycle); from inside ``P`` it is not (a package importing its own submodules is no cycle).
+An import of the package itself (``from . import name`` of a name it defines) is an edge.
 
 An import inside a function that forms no cycle is fine: it keeps a heavy dependency
 (NumPy, torch) out until it is needed. Imports whose module is computed at run time
@@ -70,10 +71,18 @@ class _Imports(ast.NodeVisitor):
         self.edges = []
 
     def _add(self, target, node):
+        if target not in self.modules:
+            return
+        parts = target.split(".")
+        parents = [".".join(parts[:k]) for k in range(1, len(parts))]
+        # a parent package's __init__ runs first, unless this module is inside it
+        outside = [p for p in parents if not (self.here + ".").startswith(p + ".")]
         seen = {(e.target, e.line) for e in self.edges}
-        if target in self.modules and target != self.here and (target, node.lineno) not in seen:
-            scope = " > ".join(self.scope) if self.scope else "module level"
-            self.edges.append(Edge(target, self.path, node.lineno, scope))
+        for t in [*outside, target]:
+            if t in self.modules and t != self.here and (t, node.lineno) not in seen:
+                scope = " > ".join(self.scope) if self.scope else "module level"
+                self.edges.append(Edge(t, self.path, node.lineno, scope))
+                seen.add((t, node.lineno))
 
     def _within(self, label, node):
         self.scope.append(label)
@@ -276,6 +285,12 @@ PLANTED = {
             return program
         """,
         [["micrograd.trace.ir", "micrograd.trace.program", "micrograd.trace.ir"]]),
+    "through a package's __init__": (
+        "experiment/__init__.py",
+        """
+        from ..points_csv import read_points
+        """,
+        [["micrograd.experiment", "micrograd.points_csv", "micrograd.experiment"]]),
     "a name of a package's __init__": (
         "experiment/build.py",
         """

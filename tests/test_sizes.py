@@ -194,3 +194,13 @@ def test_the_scanner_pairs_every_bracket_of_the_page_scripts():
         assert stack == [], path.name
     functions = [s for s in sizes.measure_all([str(PACKAGE)])[1] if ".js:" in s.name]
     assert len(functions) > 300
+
+
+def test_a_division_taken_for_a_regex_keeps_the_lines_after_it_counted():
+    """``x++ / 2`` reads as a regular expression opening, which never closes on its
+    line: the line's end is not swallowed, and the functions after stay where they are."""
+    source = ("function a(x) {\n  return x++ / 2;\n}\n"
+              "function b(x) {\n  x--\n  / 2;\n  return x;\n}\n"
+              "function c() {\n  return 3;\n}\n")
+    assert [(n, f, last) for n, f, last in sizes.js_functions(source)] == [
+        ("a", 1, 3), ("b", 4, 8), ("c", 9, 11)]
