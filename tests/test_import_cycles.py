@@ -25,6 +25,8 @@ from pathlib import Path
 
 import pytest
 
+from package_imports import absolute, module_name
+
 ROOT = Path(__file__).resolve().parent.parent
 SRC = ROOT / "src"
 PACKAGE = "micrograd"
@@ -42,24 +44,7 @@ class Edge:
 
 def module_names(src, package):
     """Every module of ``package`` under ``src``: dotted name -> file."""
-    out = {}
-    for path in sorted((src / package).rglob("*.py")):
-        parts = list(path.relative_to(src).with_suffix("").parts)
-        if parts[-1] == "__init__":
-            parts.pop()
-        out[".".join(parts)] = path
-    return out
-
-
-def _base(here, is_package, module, level):
-    """The absolute dotted name ``from <level dots><module>`` means inside ``here``."""
-    if level == 0:
-        return module
-    parts = here.split(".")
-    if not is_package:
-        parts = parts[:-1]
-    parts = parts[: len(parts) - (level - 1)]
-    return ".".join(parts + ([module] if module else []))
+    return {module_name(path, src): path for path in sorted((src / package).rglob("*.py"))}
 
 
 class _Imports(ast.NodeVisitor):
@@ -113,7 +98,7 @@ class _Imports(ast.NodeVisitor):
             self._add(alias.name, node)
 
     def visit_ImportFrom(self, node):
-        base = _base(self.here, self.is_package, node.module, node.level)
+        base = absolute(self.here, self.is_package, node.module, node.level)
         for alias in node.names:
             sub = f"{base}.{alias.name}"
             self._add(sub if sub in self.modules else base, node)

@@ -15,6 +15,8 @@ import ast
 import textwrap
 from pathlib import Path
 
+from package_imports import absolute, module_name
+
 ROOT = Path(__file__).resolve().parent.parent
 SRC = ROOT / "src"
 PACKAGE = SRC / "micrograd"
@@ -27,28 +29,9 @@ def _is_private(name):
     return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
 
 
-def _module_name(path, src=SRC):
-    parts = list(path.relative_to(src).with_suffix("").parts)
-    if parts[-1] == "__init__":
-        parts.pop()
-    return ".".join(parts)
-
-
 def _is_module(dotted, src=SRC):
     base = src.joinpath(*dotted.split("."))
     return base.with_suffix(".py").is_file() or (base / "__init__.py").is_file()
-
-
-def _resolve(here, is_package, module, level):
-    """The absolute dotted name of ``from <level dots><module> import ...`` in ``here``."""
-    if level == 0:
-        return module
-    parts = here.split(".")
-    if not is_package:
-        parts = parts[:-1]
-    if level > 1:
-        parts = parts[: len(parts) - (level - 1)]
-    return ".".join(parts + ([module] if module else []))
 
 
 def _module_aliases(tree, here, is_package, src):
@@ -64,7 +47,7 @@ def _module_aliases(tree, here, is_package, src):
                 else:
                     aliases["micrograd"] = "micrograd"
         elif isinstance(node, ast.ImportFrom):
-            base = _resolve(here, is_package, node.module, node.level)
+            base = absolute(here, is_package, node.module, node.level)
             if base.split(".")[0] != "micrograd":
                 continue
             for a in node.names:
@@ -87,13 +70,13 @@ def _dotted(node, aliases):
 
 def crossings(path, src=SRC):
     """Each (importing module, other module, private name, line) in the file at ``path``."""
-    here = _module_name(path, src)
+    here = module_name(path, src)
     is_package = path.name == "__init__.py"
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     found = []
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
-            base = _resolve(here, is_package, node.module, node.level)
+            base = absolute(here, is_package, node.module, node.level)
             if base.split(".")[0] != "micrograd" or base == here:
                 continue
             found += [(here, base, a.name, node.lineno) for a in node.names
