@@ -20,7 +20,7 @@ from numbers import Real
 
 from .intpow import abbreviate
 
-__all__ = ["integer", "number", "as_float", "show", "Number", "one_per_input"]
+__all__ = ["integer", "number", "as_float", "show", "clip", "Number", "one_per_input"]
 
 
 def show(x, width=40):
@@ -30,6 +30,15 @@ def show(x, width=40):
     if isinstance(x, int) and not isinstance(x, bool) and abs(x) >= 10**30:
         return abbreviate(x)
     return f"{x!r:.{width}}"
+
+
+def clip(text, n):
+    """``text`` quoted as a message quotes what it was sent: its repr, or that of its
+    first ``n`` characters saying how long it was (a megabyte is never echoed)."""
+    text = str(text)
+    if len(text) <= n:
+        return repr(text)
+    return f"{text[:n]!r}... (the first {n} of {len(text)} characters)"
 
 
 def integer(x, name, low=None):

@@ -37,6 +37,7 @@ import unicodedata
 from dataclasses import dataclass
 
 from .experiment.fields import MAX_CLASSES, MAX_COORD, MAX_SAMPLES
+from .checks import clip
 from .losses import LOSSES
 from .urltext import NUMBER
 
@@ -70,19 +71,10 @@ class PointsFile:
     classes: int | None = None
 
 
-#: a number in a file: the expression language's number with a sign, in ASCII only
-_NUMBER = NUMBER
 #: the white space around a field (the expression language's, line ends aside)
 _SPACE = " \t"
 #: the most characters of a field (or twice as many of a header) a message quotes
 SHOWN_CHARS = 30
-
-
-def _quoted(text, cap=SHOWN_CHARS):
-    """``text`` in quotes, cut to its first ``cap`` characters, saying so once."""
-    if len(text) <= cap:
-        return repr(text)
-    return f"{text[:cap]!r}... (the first {cap} of {len(text)} characters)"
 
 
 def _foreign(text, line, field, column):
@@ -92,7 +84,7 @@ def _foreign(text, line, field, column):
         if not ch.isascii():
             name = unicodedata.name(ch, "a character with no name")
             return PointsError(
-                f"line {line}, field {field}: {_quoted(text)} is not a number: column "
+                f"line {line}, field {field}: {clip(text, SHOWN_CHARS)} is not a number: column "
                 f"{column + i} holds U+{ord(ch):04X} {name}, not ASCII (a number is "
                 "written with the digits 0-9, a sign, a point and an exponent)",
                 line, field)
@@ -102,18 +94,18 @@ def _foreign(text, line, field, column):
 def _number(text, line, field, column):
     """The float of a field (``column``: where it begins in its line, from 1)."""
     t = text.strip(_SPACE)
-    if not _NUMBER.fullmatch(t):
+    if not NUMBER.fullmatch(t):  # the expression language's, with a sign: ASCII
         foreign = _foreign(t, line, field, column + len(text) - len(text.lstrip(_SPACE)))
         if foreign is not None:
             raise foreign
         if t.lower().lstrip("+-") in ("nan", "inf", "infinity"):
-            raise PointsError(f"line {line}, field {field}: {_quoted(t)} is not a finite "
+            raise PointsError(f"line {line}, field {field}: {clip(t, SHOWN_CHARS)} is not a finite "
                               "number", line, field)
-        raise PointsError(f"line {line}, field {field}: {_quoted(t)} is not a number",
+        raise PointsError(f"line {line}, field {field}: {clip(t, SHOWN_CHARS)} is not a number",
                           line, field)
     x = float(t)
     if not math.isfinite(x):  # 1e999: a decimal too large for a float
-        raise PointsError(f"line {line}, field {field}: {_quoted(t)} is too large for a "
+        raise PointsError(f"line {line}, field {field}: {clip(t, SHOWN_CHARS)} is too large for a "
                           "float", line, field)
     return x
 
@@ -126,7 +118,7 @@ def _header(fields, line):
         return None
     if len(names) == 3 and names[:2] == ["x1", "x2"] and names[2] in COLUMNS:
         return names[2]
-    shown = _quoted(",".join(fields), 2 * SHOWN_CHARS)
+    shown = clip(",".join(fields), 2 * SHOWN_CHARS)
     raise PointsError(f"line {line}: a header names the fields x1, x2 and label or "
                       f"target, got {shown}", line, None)
 

@@ -26,6 +26,7 @@ Messages quote at most a short piece of what the client sent (:func:`clip`).
 
 from __future__ import annotations
 
+from ... import checks
 from .. import limits
 
 KINDS = ("invalid", "refused", "not_found", "lost", "busy", "unavailable")
@@ -51,11 +52,8 @@ class StoreFull(RuntimeError):
 
 
 def clip(text, n=limits.CLIP_CHARS):
-    """``repr`` of the first ``n`` characters of ``text``, saying how long it really was."""
-    text = str(text)
-    if len(text) <= n:
-        return repr(text)
-    return f"{text[:n]!r}... ({len(text)} characters)"
+    """``checks.clip`` at the web's length: what a client sent, quoted short."""
+    return checks.clip(text, n)
 
 
 def cut_message(msg, n=limits.MAX_ERROR_CHARS):
