@@ -153,7 +153,7 @@ def probe(port, body, every, seconds, out):
 def measure(port, admin, seconds, steps, with_big):
     """One phase: the lecture's walk every 0.25 s (and the big graph's every 2 s when
     ``with_big``) for ``seconds``; the server's report of the phase."""
-    admin.call("GET", "/api/debug/turns?reset=true")
+    admin.call("DELETE", "/api/debug/turns")
     load0, steps0, t0 = os.getloadavg()[0], steps.value, time.monotonic()
     small, big = [], []
     heavy = threading.Thread(target=probe, args=(port, big_graph(), 2.0, seconds, big))

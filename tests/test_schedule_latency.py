@@ -257,7 +257,9 @@ def test_timing_is_reported_only_when_asked_for():
         assert report["routes"]["walk"]["jobs"] == 1
         assert report["routes"]["walk"]["turns"] == int(metrics["turns"])
         assert report["threads"]["walk"]["turns"] == int(metrics["turns"])
-        c.get("/api/debug/turns?reset=true")
+        assert c.get("/api/debug/turns?reset=true").status_code == 400  # a GET changes nothing
+        assert c.get("/api/debug/turns").json()["routes"]
+        c.delete("/api/debug/turns")
         assert c.get("/api/debug/turns").json() == {"routes": {}, "threads": {}}
     with TestClient(create_app()) as c:
         r = c.post("/api/walk", json={"preset": "lecture"})

@@ -23,6 +23,11 @@ Routes (JSON in and out; every error is ``{"error": message}`` with a 4xx status
     DELETE /api/play/{sid}/inspect  stop following it
     DELETE /api/play/{sid}        drop a session
     GET    /api/debug/turns       the waits for turns (only with timing=True: --timing)
+    DELETE /api/debug/turns       start that log afresh
+
+Every answer carries the headers of ``web/server/headers.py`` (nothing from another host,
+framed only by this server's pages); ``/openapi.json`` describes the routes (no ``/docs``
+page: its viewer would load scripts from another host).
 
 How a request flows: the guard (``web/server/guard.py``) refuses foreign hosts and
 origins and bodies over the cap; the route (``web/routers/``) reads the body through its
@@ -50,6 +55,7 @@ from .handlers.errors import clip, cut_message
 from .routers import mistakes, page, play, walk
 from .routers.page import STATIC
 from .server.guard import Guard
+from .server.headers import SecurityHeaders
 from .server.schedule import JOIN_SECONDS, TurnScheduler
 from .server.sessions import SessionStore
 from .server.timing import ServerTiming, TurnLog
@@ -117,11 +123,13 @@ def create_app(*, max_sessions=limits.MAX_SESSIONS,
         await asyncio.to_thread(turns.join, JOIN_SECONDS)
 
     app = FastAPI(title="micrograd serve", version=__version__, lifespan=lifespan,
+                  docs_url=None, redoc_url=None,  # their viewers load from a CDN
                   description="Walk a graph; train a network live. Every number is "
                               "computed by micrograd.")
     if timing:
         app.add_middleware(ServerTiming)
     app.add_middleware(Guard, allowed_hosts=allowed_hosts)
+    app.add_middleware(SecurityHeaders)  # the outermost: the guard's refusals get them too
     app.state.turns = turns
     app.state.sessions = SessionStore(max_sessions=max_sessions, idle_seconds=idle_seconds,
                                       evict_after=evict_after)

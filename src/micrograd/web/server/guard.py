@@ -8,6 +8,13 @@ An ASGI middleware (``Guard``) in front of the FastAPI app refuses, with a JSON
   the page. Accepted: the address the connection arrived on and ``localhost``, with the
   port (plus any names given to ``create_app(allowed_hosts=...)``);
 * a write (POST, PATCH, PUT, DELETE) whose ``Origin`` is another site (403);
+* any request to ``/api/`` that a browser says came from another site (403): its
+  ``Sec-Fetch-Site`` is neither ``same-origin`` nor ``none`` (typed or bookmarked), or
+  its ``Origin`` is another site. A GET costs work too (a gallery entry runs its
+  learner's code), and an ``<img>`` on another site sends no ``Origin`` header at all,
+  only ``Sec-Fetch-Site: cross-site``. A request with neither header (curl, a script)
+  is not a browser's and goes on. The page itself may still be opened from a link;
+  framing it is the answer headers' job (``web/server/headers.py``);
 * a body over ``limits.MAX_BODY_BYTES`` (413), whatever its ``Content-Encoding``: what
   is *read* is counted, whatever the ``Content-Length`` says or whether the body is
   chunked, and reading stops at the cap (a declared length over the cap is refused
@@ -31,6 +38,10 @@ from ..handlers.errors import clip, cut_message
 __all__ = ["Guard", "split_host", "clip", "cut_message"]
 
 _WRITES = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+#: what a browser's ``Sec-Fetch-Site`` says of a request this server's page made, or
+#: one the user typed (``none``); ``same-site`` is another port or name of the same site
+_OWN_FETCH = frozenset({b"same-origin", b"none"})
+_API = "/api/"
 
 
 def split_host(value):
@@ -128,8 +139,17 @@ class Guard:
                 port = 443 if scheme == "https" else 80
             if self._host_ok(name, port, server):
                 return None
-        return (f"refused: a write from another site (Origin {clip(value)}); only this "
-                "server's own page may change its state")
+        return (f"refused: a request from another site (Origin {clip(value)}); only this "
+                "server's own page may change its state or ask it for work")
+
+    @staticmethod
+    def _check_fetch_site(headers):
+        raw = headers.get(b"sec-fetch-site")
+        if raw is None or raw.strip().lower() in _OWN_FETCH:
+            return None
+        return (f"refused: a request from another site (Sec-Fetch-Site "
+                f"{clip(raw.decode('latin-1'), 20)}); only this server's own page may ask "
+                "it for work")
 
     # -- the ASGI entry -----------------------------------------------------------------
 
@@ -145,8 +165,11 @@ class Guard:
         if problem:
             await _send_error(send, 400, problem, close=True)
             return
-        if scope["method"] in _WRITES:
+        api = scope.get("path", "").startswith(_API)
+        if scope["method"] in _WRITES or api:
             problem = self._check_origin(headers, server)
+            if problem is None and api:
+                problem = self._check_fetch_site(headers)
             if problem:
                 await _send_error(send, 403, problem, close=True)
                 return

@@ -9,7 +9,8 @@ by default:
   of it from the job's queueing, once the route had read and checked the body), ``run``
   (its first turn's start to its last's end), ``longest`` (its longest turn) and
   ``turns`` (how many);
-* ``GET /api/debug/turns`` (``?reset=true`` starts afresh): per route, the jobs, their
+* ``GET /api/debug/turns`` (``DELETE`` answers the same and starts afresh: a GET
+  changes nothing, and a write from another site is refused): per route, the jobs, their
   turns, the longest turn and the wait (median, p95, max); per work thread, the longest
   turn, and for training the longest *hold*: the longest time a session waited between
   two training turns while something else ran instead.
@@ -22,7 +23,7 @@ from __future__ import annotations
 import threading
 from collections import deque
 
-from fastapi import APIRouter
+from fastapi import APIRouter, HTTPException
 
 __all__ = ["ARRIVAL", "NOTE", "TurnLog", "ServerTiming", "router"]
 
@@ -119,14 +120,21 @@ class ServerTiming:
 
 
 def router(log):
-    """``GET /api/debug/turns``: ``log``'s summary (``?reset=true``: then start afresh)."""
+    """``GET /api/debug/turns``: ``log``'s summary; ``DELETE``: the summary, then the log
+    starts afresh."""
     debug = APIRouter(include_in_schema=False)
 
     @debug.get("/api/debug/turns")
-    def turns(reset: bool = False):
+    def turns(reset: str | None = None):
+        if reset is not None:  # the old way to start afresh: a GET now changes nothing
+            raise HTTPException(400, "a GET changes nothing: DELETE /api/debug/turns "
+                                     "answers the summary and starts the log afresh")
+        return log.summary()
+
+    @debug.delete("/api/debug/turns")
+    def turns_reset():
         out = log.summary()
-        if reset:
-            log.reset()
+        log.reset()
         return out
 
     return debug
