@@ -101,9 +101,26 @@ function takeFloats(call) {
   }
 }
 
+/** The smallest WebAssembly module (its header alone). A host whose
+ *  Content-Security-Policy forbids compiling WebAssembly makes Pyodide's own start wait
+ *  for ever, with only a warning in the console: compiling this first turns that into a
+ *  failure that says what the host must allow. */
+const EMPTY_MODULE = new Uint8Array([0, 0x61, 0x73, 0x6d, 1, 0, 0, 0]);
+
+function checkWebAssembly() {
+  try {
+    new WebAssembly.Module(EMPTY_MODULE);
+  } catch (err) {
+    throw new Error("this site's host forbids WebAssembly, which Python needs: its " +
+      "Content-Security-Policy must allow 'wasm-unsafe-eval' in script-src " +
+      `(the browser said: ${err && err.message || err})`);
+  }
+}
+
 async function start() {
   const started = performance.now();
   broadcast({ progress: "loading Python" });
+  checkWebAssembly();
   const sources = fetch(new URL(SOURCES, import.meta.url)).then((response) => {
     if (!response.ok) throw new Error(`${SOURCES}: HTTP ${response.status}`);
     return response.arrayBuffer();
