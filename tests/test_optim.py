@@ -10,7 +10,7 @@ from micrograd.engine import Value
 from micrograd.nn import MLP
 from micrograd.optim import (OPTIMIZERS, SCHEDULES, SGD, Adam, AdamW, constant_schedule,
                              cosine_schedule, linear_schedule, make_optimizer,
-                             step_schedule)
+                             momentum_rule, step_schedule)
 
 N_PARAMS = 7
 N_STEPS = 6
@@ -354,18 +354,51 @@ def test_a_setting_set_later_is_refused_with_the_constructors_message(cls, name,
 
 def test_nesterov_is_checked_whichever_setting_changes():
     opt = SGD([Value(1.0)], lr=0.1, momentum=0.9, nesterov=True)
-    with pytest.raises(ValueError, match="nesterov needs momentum > 0 and dampening = 0"):
+    with pytest.raises(ValueError, match=r"^nesterov needs momentum > 0 \(setting momentum "
+                                         r"to 0.0 would leave momentum=0.0, dampening=0.0\)"):
         opt.momentum = 0.0
-    with pytest.raises(ValueError, match="nesterov needs momentum > 0 and dampening = 0"):
+    with pytest.raises(ValueError, match="^nesterov needs dampening = 0 "):
         opt.dampening = 0.5
     assert (opt.momentum, opt.dampening, opt.nesterov) == (0.9, 0.0, True)
     plain = SGD([Value(1.0)], lr=0.1)
-    with pytest.raises(ValueError, match="nesterov needs momentum > 0"):
+    with pytest.raises(ValueError, match="^nesterov needs momentum > 0"):
         plain.nesterov = True
     assert plain.nesterov is False
     plain.momentum = 0.5
     plain.nesterov = True
     assert plain.nesterov is True
+
+
+@pytest.mark.parametrize("settings, broken", [
+    ({}, None),
+    ({"momentum": 0.9, "nesterov": True}, None),
+    ({"nesterov": True}, ("nesterov", "nesterov needs momentum > 0")),
+    ({"momentum": 0.9, "nesterov": True, "dampening": 0.1},
+     ("nesterov", "nesterov needs dampening = 0")),
+    ({"momentum": 0.9, "optimizer": "adam"},
+     ("momentum", "momentum applies to optimizer sgd only, not adam")),
+    ({"nesterov": True, "optimizer": "adamw"},
+     ("nesterov", "nesterov applies to optimizer sgd only, not adamw")),
+    ({"momentum": 0.0, "optimizer": "adam"}, None),
+])
+def test_the_momentum_rule(settings, broken):
+    assert momentum_rule(**settings) == broken
+
+
+def test_the_momentum_rule_names_settings_as_its_caller_does():
+    flag = {"nesterov": "--nesterov", "momentum": "--momentum"}.get
+    assert momentum_rule(nesterov=True, name=flag) == (
+        "nesterov", "--nesterov needs --momentum > 0")
+
+
+def test_the_momentum_rule_reads_which_optimizers_are_sgd_from_the_registry(monkeypatch):
+    class Heavy(SGD):
+        pass
+
+    monkeypatch.setitem(OPTIMIZERS, "heavy", Heavy)
+    assert momentum_rule(momentum=0.9, nesterov=True, optimizer="heavy") is None
+    assert momentum_rule(momentum=0.9, optimizer="adam")[1] == (
+        "momentum applies to optimizer sgd or heavy only, not adam")
 
 
 def test_good_settings_set_later_take_effect_as_in_the_constructor():

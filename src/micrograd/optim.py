@@ -35,8 +35,8 @@ from . import checks
 from .engine import Value
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "OPTIMIZERS", "make_optimizer",
-           "constant_schedule", "linear_schedule", "step_schedule", "cosine_schedule",
-           "SCHEDULES"]
+           "momentum_rule", "constant_schedule", "linear_schedule", "step_schedule",
+           "cosine_schedule", "SCHEDULES"]
 
 
 def _data_float(p):
@@ -111,15 +111,15 @@ class Optimizer:
 
 
 def _nesterov_rule(opt, name, value):
-    """Nesterov momentum needs momentum > 0 and dampening = 0 (as torch's SGD): checked
-    with ``value`` in place of the setting ``name``."""
+    """SGD's settings checked by :func:`momentum_rule` with ``value`` in place of the
+    setting ``name`` (the message says what the change would leave)."""
     now = {"momentum": opt.__dict__.get("_momentum", 0.0),
            "dampening": opt.__dict__.get("_dampening", 0.0),
            "nesterov": opt.__dict__.get("_nesterov", False), name: value}
-    if now["nesterov"] and (now["momentum"] <= 0 or now["dampening"] != 0):
-        raise ValueError(f"nesterov needs momentum > 0 and dampening = 0 (setting {name} "
-                         f"to {value!r} would leave momentum={now['momentum']!r}, "
-                         f"dampening={now['dampening']!r})")
+    broken = momentum_rule(now["momentum"], now["nesterov"], now["dampening"])
+    if broken:
+        raise ValueError(f"{broken[1]} (setting {name} to {value!r} would leave "
+                         f"momentum={now['momentum']!r}, dampening={now['dampening']!r})")
 
 
 class SGD(Optimizer):
@@ -277,6 +277,35 @@ class AdamW(Adam):
 
 #: name -> class, for the command line
 OPTIMIZERS = {"sgd": SGD, "adam": Adam, "adamw": AdamW}
+
+
+def momentum_rule(momentum=0.0, nesterov=False, dampening=0.0, optimizer="sgd",
+                  name=None):
+    """The rule of SGD's momentum settings, as ``torch.optim.SGD`` keeps it: momentum and
+    Nesterov belong to SGD (the names in ``OPTIMIZERS`` of SGD and its subclasses), and
+    Nesterov needs momentum > 0 and dampening = 0. Every surface asks this one rule: an
+    ``SGD`` whenever a setting changes, the experiment's check (the Playground) and the
+    command line.
+
+    Returns None, or ``(setting, message)`` for the first setting that breaks it;
+    ``name(setting)`` is how the message names a setting (default: its keyword here, as
+    the experiment's fields name it; the command line gives its options, ``--momentum``).
+
+        >>> momentum_rule(nesterov=True)
+        ('nesterov', 'nesterov needs momentum > 0')
+    """
+    say = name or str
+    sgd = [key for key, cls in OPTIMIZERS.items() if issubclass(cls, SGD)]
+    if optimizer not in sgd:
+        for setting, on in (("momentum", momentum != 0), ("nesterov", bool(nesterov))):
+            if on:
+                return setting, (f"{say(setting)} applies to {say('optimizer')} "
+                                 f"{' or '.join(sgd)} only, not {optimizer}")
+    if nesterov and momentum <= 0:
+        return "nesterov", f"{say('nesterov')} needs {say('momentum')} > 0"
+    if nesterov and dampening != 0:
+        return "nesterov", f"{say('nesterov')} needs {say('dampening')} = 0"
+    return None
 
 
 def make_optimizer(name, params, lr, **kwargs):
