@@ -3,6 +3,7 @@ page's spec, and build() equal to what the Playground built before."""
 
 import json
 import math
+from dataclasses import fields as dataclass_fields
 from urllib.parse import parse_qsl
 
 import pytest
@@ -11,8 +12,9 @@ from micrograd import data, losses, nn, optim
 from micrograd.urltext import js_number
 from micrograd.experiment import (DATASETS, FEATURES, MAX_EDITS, MAX_LAYERS, MAX_NEURONS,
                                   MAX_PARAMETERS, MAX_SAMPLES, Experiment, ExperimentError,
-                                  build, make_model, make_optimizer, penalty)
-from micrograd.experiment.fields import OWN
+                                  build, check_combinations, declared, make_model,
+                                  make_optimizer, penalty)
+from micrograd.experiment.fields import OWN, declare
 
 
 def query(text):
@@ -236,22 +238,23 @@ def test_js_number_writes_what_javascript_writes():
     ({"noise": -1}, "noise must be 0 to 2, got -1"),
     ({"lr": 0}, "lr must be more than 0 and at most 10, got 0"),
     ({"momentum": 1.0}, "momentum must be at least 0 and less than 1, got 1.0"),
-    ({"samples": 5}, "samples must be 10 to 2000, got 5"),
+    ({"samples": 5}, "samples must be 10 to 2,000, got 5"),
     ({"features": []}, "choose at least one input feature"),
     ({"features": ["x3"]}, "unknown feature 'x3'; features: x1, x2"),
     ({"features": ["x1", "x1"]}, "a feature is listed twice"),
     ({"hidden": []}, "give 1 to 6 hidden layers, got 0"),
     ({"hidden": [2] * 7}, "give 1 to 6 hidden layers, got 7"),
     ({"hidden": [40]}, "a hidden layer has 1 to 32 neurons, got 40"),
-    ({"hidden": [32, 32, 32]}, "this network has 2241 parameters; the cap is 1500"),
+    ({"hidden": [32, 32, 32]}, "hidden 32,32,32 makes a network of 2,241 parameters; "
+                                      "the cap is 1,500"),
     ({"dataset": "plane", "loss": "hinge"}, "the regression set 'plane' is trained with the "
                                             "squared error: loss must be 'mse'"),
     ({"dataset": "plane", "classes": 3}, "the regression set 'plane' has no classes"),
-    ({"classes": 3, "loss": "ce"}, "'disk' has two classes; 3 classes need spiral or blobs"),
-    ({"dataset": "spiral", "classes": 3}, "3 classes need the softmax cross-entropy loss "
-                                          "'ce', got 'mse'"),
-    ({"optimizer": "adam", "momentum": 0.5}, "momentum applies to the optimizer 'sgd' only"),
-    ({"nesterov": True}, "nesterov needs the optimizer 'sgd' and momentum > 0"),
+    ({"classes": 3, "loss": "ce"}, "classes applies to spiral, blobs and own, not disk"),
+    ({"dataset": "spiral", "classes": 3}, "loss mse is for two classes; with 3 classes "
+                                          "use loss ce"),
+    ({"optimizer": "adam", "momentum": 0.5}, "momentum applies to optimizer sgd only, not adam"),
+    ({"nesterov": True}, "nesterov needs momentum > 0"),
     ({"added": [[0, 0, 1]] * (MAX_EDITS + 1)}, "at most 200 points added and 200 removed"),
     ({"added": [[0, 0]]}, "an added point is [x1, x2, label] with finite numbers"),
     ({"added": [[0, -11, 1]]}, "an added point lies within [-10, 10]^2"),
@@ -292,3 +295,35 @@ def test_a_bad_link_is_refused_with_its_key(q, message):
     with pytest.raises(ExperimentError) as err:
         Experiment.from_url(q)
     assert message in str(err.value)
+
+
+# ---- what another surface (the command line) reads differently ------------------------
+
+
+def test_a_field_declares_what_the_command_line_reads_differently():
+    by_name = {f.name: f for f in dataclass_fields(Experiment)}
+    page, cli = declared(by_name["lr"]), declared(by_name["lr"], "cli")
+    assert "cli" not in page and "flag" not in page and page["max"] == 10
+    assert (cli["flag"], cli["max"], cli["min"], cli["help"]) == (
+        "--lr", 100, page["min"], page["help"])  # only the cap differs, the rest is one
+    assert declared(by_name["weight_decay"], "cli")["flag"] == "--weight-decay"
+    assert declared(by_name["added"], "cli") is None  # hand edits: the page's only
+    assert declared(by_name["init_seed"], "cli")["same_as"] == "seed"
+
+
+def test_a_surface_may_override_only_what_a_declaration_knows():
+    with pytest.raises(ValueError, match="the command line cannot override colour"):
+        declare("x", "int", 1, "x", "", "data", min=0, max=2, cli={"colour": "red"})
+
+
+def test_the_combinations_are_checked_against_the_surfaces_caps_and_names():
+    big = Experiment(hidden=[200])  # (2 + 1) x 200 + (200 + 1) x 1 parameters
+    assert check_combinations(big, "cli") == check_combinations(big) == 801
+    bigger = Experiment(hidden=[20, 100])
+    assert check_combinations(bigger, "cli") == 2261
+    with pytest.raises(ExperimentError, match="^hidden 20,100 makes a network of 2,261 "
+                                              "parameters; the cap is 1,500$"):
+        check_combinations(bigger)
+    with pytest.raises(ExperimentError, match="^--loss mse is for two classes; with 3 "
+                                              "classes use --loss ce$"):
+        check_combinations(Experiment(dataset="spiral", classes=3), "cli")

@@ -11,8 +11,11 @@
 
 The Playground, ``micrograd train`` and ``micrograd demo`` all set up an experiment
 here; the page draws its controls from :meth:`Experiment.spec`, the HTTP schema is
-derived from the same fields, and a link is :meth:`Experiment.to_url`. The names are
-the library's (``data.DATASETS`` and ``data.REGRESSION``, ``losses.LOSSES``,
+derived from the same fields, a link is :meth:`Experiment.to_url`, and ``micrograd
+train``'s options that are fields are made from their declarations (what the command
+line reads differently, its defaults and caps, is written in the declaration's
+``cli=``; its values become an experiment by :meth:`Experiment.from_options`). The
+names are the library's (``data.DATASETS`` and ``data.REGRESSION``, ``losses.LOSSES``,
 ``optim.OPTIMIZERS``, ``nn.ACTIVATIONS``): a data set, loss, optimizer or activation
 registered there is offered here at once. The page's older names stay readable as
 aliases (``ds=circle`` is ``disk``; ``opt=momentum`` is ``sgd`` with momentum 0.9), so
@@ -20,8 +23,10 @@ every link already shared opens the same set-up.
 
 Where each part lives: ``experiment`` (the class: each field declared once with its
 metadata), ``fields`` (what a field is made of: the caps, the names, the groups,
-``declare``), ``checks`` (the one validation), ``links`` (the dict, the link and the
-page's ``spec``), ``build`` (data, model, loss, optimizer). The fields, by group:
+``declare``, and ``declared``: a field as the page or the command line reads it),
+``checks`` (the one validation, for the page and the command line), ``links`` (the
+dict, the link, the page's ``spec`` and the command line's options), ``build`` (data,
+model, loss, optimizer). The fields, by group:
 
 * data: ``dataset``, ``classes``, ``noise`` (jitter added to the points; blobs keep their
   clusters' own spread, which the noise widens), ``samples``, ``train_ratio``, ``seed``
@@ -73,14 +78,20 @@ names its own: the batch sits in the bar, hidden with the data).
 
 from .build import (Built, build, make_model, make_optimizer, make_points, penalty,
                     split)
+from .checks import (check_combinations, item_problem, length_problem, range_text,
+                     value_problem)
 from .experiment import Experiment
-from .fields import (ALIASES, DATASETS, FEATURES, MAX_CLASSES, MAX_EDITS, MAX_LAYERS,
+from .fields import (ALIASES, CLI_DATASETS, DATASETS, DIGITS_CLASSES, DIGITS_IMAGES,
+                     DIGITS_PIXELS, FEATURES, MAX_CLASSES, MAX_EDITS, MAX_LAYERS,
                      MAX_NEURONS, MAX_PARAMETERS, MAX_SAMPLES, MAX_SEED, MULTICLASS,
-                     OWN_SPREAD, REGRESSION, ExperimentError, count_parameters,
-                     default_noise, n_outputs, n_test, task)
+                     OWN_SPREAD, REGRESSION, Depends, ExperimentError, count_parameters,
+                     declared, default_noise, n_outputs, n_test, task)
 
 __all__ = ["Experiment", "ExperimentError", "Built", "build", "make_points", "split",
            "make_model", "make_optimizer", "penalty", "task", "n_outputs", "n_test",
-           "count_parameters", "default_noise", "FEATURES", "DATASETS",
-           "REGRESSION", "MULTICLASS", "OWN_SPREAD", "ALIASES", "MAX_SAMPLES", "MAX_LAYERS",
-           "MAX_NEURONS", "MAX_PARAMETERS", "MAX_EDITS", "MAX_CLASSES", "MAX_SEED"]
+           "count_parameters", "default_noise", "declared", "Depends",
+           "check_combinations", "value_problem", "item_problem", "length_problem",
+           "range_text", "FEATURES", "DATASETS", "REGRESSION", "MULTICLASS", "OWN_SPREAD",
+           "ALIASES", "MAX_SAMPLES", "MAX_LAYERS", "MAX_NEURONS", "MAX_PARAMETERS",
+           "MAX_EDITS", "MAX_CLASSES", "MAX_SEED", "CLI_DATASETS", "DIGITS_IMAGES",
+           "DIGITS_PIXELS", "DIGITS_CLASSES"]

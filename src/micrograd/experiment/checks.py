@@ -1,6 +1,11 @@
 """The one validation of an experiment, in plain Python: each field's type and range
 (read from its declaration), then the combinations. Every refusal is an
-``ExperimentError`` whose message names the field and what it allows."""
+``ExperimentError`` whose message names the field and what it allows.
+
+The command line (``micrograd train``) asks the same checks: each option's value while
+it is parsed (``value_problem``, ``item_problem``, against the field's declaration as
+the command line reads it), the combinations once parsed (``check_combinations`` with
+``surface="cli"``, whose messages name the options: ``--loss``, not ``loss``)."""
 
 from __future__ import annotations
 
@@ -9,22 +14,42 @@ from dataclasses import fields
 from numbers import Real
 
 from .. import losses as _losses
-from .fields import (MAX_COORD, MAX_EDITS, MAX_PARAMETERS, MULTICLASS, OWN, REGRESSION_LOSS,
-                     ExperimentError, count_parameters, n_points, n_test, task)
+from .. import optim as _optim
+from .fields import (MAX_COORD, MAX_EDITS, OWN, REGRESSION_LOSS, ExperimentError,
+                     count_parameters, declared, n_points, n_test, task)
 
 
 def check(exp):
-    """Refuse what the experiment cannot run; returns the number of parameters."""
+    """Refuse what the experiment cannot run on the page; returns the number of
+    parameters."""
     for f in fields(exp):
-        _check_field(f.name, f.metadata, getattr(exp, f.name))
-    _check_task(exp)
-    _check_network(exp)
-    nparams = count_parameters(exp)
-    if nparams > MAX_PARAMETERS:
-        raise ExperimentError(f"this network has {nparams} parameters; the cap is "
-                              f"{MAX_PARAMETERS}", "hidden")
+        _check_field(f.name, declared(f), getattr(exp, f.name))
+    nparams = check_combinations(exp)
     _check_edits(exp)
     _check_split(exp)
+    return nparams
+
+
+def check_combinations(exp, surface=None, nin=None):
+    """Refuse fields that do not go together: the data set, classes and loss; the
+    optimizer's settings (``optim.momentum_rule``); the network's size against the
+    surface's cap. ``surface``: whose declarations and names (None: the page's;
+    ``"cli"``: the command line's); ``nin``: the network's inputs when they are not
+    the features (the digits' pixels). Returns the number of parameters."""
+    metas = {f.name: declared(f, surface) or declared(f) for f in fields(exp)}
+    say = (lambda name: name) if surface is None else (
+        lambda name: metas[name].get("flag", name) if name in metas else name)
+    _check_task(exp, metas["classes"], say)
+    broken = _optim.momentum_rule(exp.momentum, exp.nesterov, optimizer=exp.optimizer,
+                                  name=say)
+    if broken:
+        raise ExperimentError(broken[1], broken[0])
+    nparams = count_parameters(exp, nin)
+    cap = metas["hidden"]["max_parameters"]
+    if nparams > cap:
+        raise ExperimentError(f"{say('hidden')} {','.join(map(str, exp.hidden))} makes a "
+                              f"network of {nparams:,} parameters; the cap is {cap:,}",
+                              "hidden")
     return nparams
 
 
@@ -41,20 +66,57 @@ def _is_number(x):
     return isinstance(x, Real) and not isinstance(x, bool)
 
 
-def _range_text(meta):
-    lo, hi = meta["min"], meta["max"]
+def _num(x):
+    """A bound as a sentence writes it: 100,000 and 2,147,483,647; 0.5 and 100."""
+    return f"{x:,}" if _is_int(x) else f"{x:g}"
+
+
+def range_text(meta):
+    """The declared range in words: ``"4 to 100,000"``, ``"more than 0 and at most
+    10"``, ``"at least 2"`` (no upper cap: ``max`` None)."""
+    lo, hi = meta["min"], meta.get("max")
+    if hi is None:
+        return f"{'more than' if meta.get('min_exclusive') else 'at least'} {_num(lo)}"
     if meta.get("min_exclusive"):
-        return f"more than {lo:g} and at most {hi:g}"
+        return f"more than {_num(lo)} and at most {_num(hi)}"
     if meta.get("max_exclusive"):
-        return f"at least {lo:g} and less than {hi:g}"
-    return f"{lo:g} to {hi:g}"
+        return f"at least {_num(lo)} and less than {_num(hi)}"
+    return f"{_num(lo)} to {_num(hi)}"
 
 
 def _in_range(x, meta):
-    lo, hi = meta["min"], meta["max"]
+    lo, hi = meta["min"], meta.get("max")
     above_lo = x > lo if meta.get("min_exclusive") else x >= lo
+    if hi is None:
+        return above_lo and x == x  # nan is in no range
     below_hi = x < hi if meta.get("max_exclusive") else x <= hi
     return above_lo and below_hi
+
+
+def value_problem(meta, x, text=None):
+    """What is wrong with the number ``x`` (an int or number field's value, read from
+    ``text`` if given) against its declared range: a sentence without the field's name
+    (``"must be 0 to 2, got 3"``), or None."""
+    if _in_range(x, meta):  # nan and inf are in no range
+        return None
+    return f"must be {range_text(meta)}, got {x if text is None else text.strip()}"
+
+
+def item_problem(meta, n):
+    """What is wrong with one hidden layer's size ``n`` (an item of an ``ints``
+    field), or None."""
+    if not _is_int(n):
+        return f"{meta['name']} holds whole numbers, got {type(n).__name__} {n!r:.40}"
+    if not _in_range(n, meta):
+        return f"a hidden layer has {range_text(meta)} neurons, got {_num(n)}"
+    return None
+
+
+def length_problem(meta, x):
+    """What is wrong with the number of items of a list field (``ints``), or None."""
+    if not 1 <= len(x) <= meta["max_len"]:
+        return f"give 1 to {meta['max_len']} {meta['label']}, got {len(x)}"
+    return None
 
 
 def _check_field(name, meta, x):
@@ -72,8 +134,9 @@ def _check_field(name, meta, x):
             what = "a whole number" if kind == "int" else "a number"
             raise ExperimentError(f"{name} must be {what}, got {type(x).__name__} "
                                   f"{x!r:.40}", name)
-        if not _in_range(x, meta):  # nan and inf are in no range
-            raise ExperimentError(f"{name} must be {_range_text(meta)}, got {x}", name)
+        problem = value_problem(meta, x)
+        if problem:
+            raise ExperimentError(f"{name} {problem}", name)
     elif not isinstance(x, list):
         raise ExperimentError(f"{name} must be a list, got {type(x).__name__} {x!r:.40}",
                               name)
@@ -90,16 +153,11 @@ def _check_field(name, meta, x):
 
 def _check_ints(name, meta, x):
     """The hidden sizes: 1 to max_len layers of min..max neurons."""
-    if not 1 <= len(x) <= meta["max_len"]:
-        raise ExperimentError(f"give 1 to {meta['max_len']} {meta['label']}, got {len(x)}",
-                              name)
+    problem = length_problem(meta, x)
     for n in x:
-        if not _is_int(n):
-            raise ExperimentError(f"{name} holds whole numbers, got {type(n).__name__} "
-                                  f"{n!r:.40}", name)
-        if not _in_range(n, meta):
-            raise ExperimentError(f"a hidden layer has {meta['min']} to {meta['max']} "
-                                  f"neurons, got {n}", name)
+        problem = problem or item_problem(meta, n)
+    if problem:
+        raise ExperimentError(problem, name)
 
 
 def _check_choices(name, meta, x):
@@ -119,8 +177,9 @@ def _check_choices(name, meta, x):
 # ---------------------------------------------------------------------------------------
 
 
-def _check_task(exp):
-    """The data set, the classes and the loss go together."""
+def _check_task(exp, classes, say):
+    """The data set, the classes and the loss go together (``classes``: the field's
+    declaration: the sets it ``applies_to``)."""
     loss = _losses.LOSSES[exp.loss]
     if task(exp) == "regression":
         if exp.loss != REGRESSION_LOSS:
@@ -130,24 +189,19 @@ def _check_task(exp):
         if exp.classes != 2:
             raise ExperimentError(f"the regression set {exp.dataset!r} has no classes; "
                                   "leave classes at 2", "classes")
-    if exp.classes > 2 and exp.dataset not in MULTICLASS:
-        raise ExperimentError(f"{exp.dataset!r} has two classes; {exp.classes} classes "
-                              f"need {' or '.join(MULTICLASS)}", "classes")
+    sets = classes["applies_to"]
+    if exp.classes > 2 and exp.dataset not in sets:
+        listed = f"{', '.join(sets[:-1])} and {sets[-1]}" if len(sets) > 1 else sets[0]
+        raise ExperimentError(f"{say('classes')} applies to {listed}, not {exp.dataset}",
+                              "classes")
     if exp.classes > 2 and loss.outputs != "classes":
         multi = [k for k, v in _losses.LOSSES.items() if v.outputs == "classes"]
-        raise ExperimentError(f"{exp.classes} classes need the softmax cross-entropy "
-                              f"loss {' or '.join(map(repr, multi))}, got {exp.loss!r}",
-                              "loss")
-
-
-def _check_network(exp):
-    """The optimizer's settings apply to it."""
-    if exp.momentum > 0 and exp.optimizer != "sgd":
-        raise ExperimentError(f"momentum applies to the optimizer 'sgd' only, not "
-                              f"{exp.optimizer!r}", "momentum")
-    if exp.nesterov and (exp.optimizer != "sgd" or exp.momentum <= 0):
-        raise ExperimentError("nesterov needs the optimizer 'sgd' and momentum > 0",
-                              "nesterov")
+        raise ExperimentError(f"{say('loss')} {exp.loss} is for two classes; with "
+                              f"{exp.classes} classes use {say('loss')} "
+                              f"{' or '.join(multi)}", "loss")
+    if exp.classes > n_points(exp):
+        raise ExperimentError(f"{say('classes')} {exp.classes} is more than the "
+                              f"{n_points(exp)} points of the data set", "classes")
 
 
 def _check_edits(exp):

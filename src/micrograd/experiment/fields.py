@@ -1,14 +1,15 @@
 
 """What the experiment's fields are made of: the caps and the names they take (read from
 the library's registries), the page's groups, how one field is declared (``declare``,
-used by ``Experiment`` in ``experiment.py``); what a set-up implies (task, outputs,
-parameters, test points)."""
+used by ``Experiment`` in ``experiment.py``) and how a surface reads that declaration
+(``declared``: the page's, or the command line's with its overrides); what a set-up
+implies (task, outputs, parameters, test points)."""
 
 from __future__ import annotations
 
 import inspect
-from dataclasses import field
-from typing import NamedTuple
+from dataclasses import MISSING, field
+from typing import Callable, NamedTuple
 
 from .. import data as _data
 from .. import losses as _losses
@@ -25,6 +26,17 @@ MAX_EDITS = 200            # points added by hand, and points removed
 MAX_CLASSES = 5
 MAX_SEED = 2**31 - 1
 MAX_COORD = 10.0           # an added point lies in [-10, 10]^2
+
+# the command line's caps (``micrograd train``): one run on one's own machine, not a
+# shared server, so larger; each keeps a run finite in time and memory on a laptop (the
+# traced runner's set-up grows faster than linearly with the parameters)
+CLI_MAX_SAMPLES = 100_000  # points generated (lists of floats: ~30 MB, made in < 1 s)
+CLI_MAX_NEURONS = 4_096    # per hidden layer
+CLI_MAX_LAYERS = 32
+CLI_MAX_PARAMETERS = 100_000  # weights + biases (~14 MB of Values, < 1 min set-up)
+CLI_MAX_LR = 100.0         # the demo uses 1.0 (sgd) or 0.01 (adam); at 100 runs blow up
+CLI_MAX_PENALTY = 10.0     # l2 and weight decay: 1 already pulls every weight to about 0
+CLI_MAX_NOISE = 10.0       # the sets live in about [-2, 2]^2: noise 10 is pure noise
 
 # ---------------------------------------------------------------------------------------
 # the names, read from the library's registries
@@ -62,6 +74,14 @@ FEATURES = {
     "sin x1": lambda a, b: a.sin(),
     "sin x2": lambda a, b: b.sin(),
 }
+
+#: the command line's data sets: the generated classification sets, and scikit-learn's
+#: digits (loaded on demand: ``DIGITS_IMAGES`` images of ``DIGITS_PIXELS`` pixels, 10
+#: classes), which the caller passes to ``build`` as its points
+CLI_DATASETS = (*_data.DATASETS, "digits")
+DIGITS_IMAGES, DIGITS_PIXELS, DIGITS_CLASSES = 1797, 64, 10
+#: the command line's sets that take ``classes`` > 2
+CLI_MULTICLASS = (*(name for name in MULTICLASS if name in _data.DATASETS), "digits")
 
 #: the page's older names, read when a set-up is read (never written)
 ALIASES = {"dataset": {"circle": "disk"},
@@ -103,21 +123,65 @@ GROUPS = {
 PLACES = ("data", "network", "bar", None)
 
 
+#: what a surface's overrides may change in a field's declaration (``declare(cli=...)``)
+SURFACE_KEYS = frozenset({"flag", "metavar", "label", "help", "default", "min", "max",
+                          "max_len", "choices", "applies_to", "max_parameters", "same_as"})
+
+
+class Depends(NamedTuple):
+    """A default that follows another field: ``pick(the value of on)``; ``shown`` is
+    how a help text writes it (``Depends("optimizer", lambda o: ..., "1.0 for sgd")``)."""
+
+    on: str
+    pick: Callable
+    shown: str
+
+
 def declare(url, kind, default, label, help, group, *, keeps_weights=False, place=None,
-            **meta):
+            cli=None, **meta):
     """One field of Experiment with its metadata (read by spec(), checks and links).
     ``group``: a key of GROUPS; ``place``: where its control goes when that is not its
-    group's place."""
+    group's place. ``cli``: the field is an option of ``micrograd train`` (None: it is
+    not), with what the command line reads differently (keys in ``SURFACE_KEYS``: its
+    caps, default, help...; ``same_as``: no option of its own, it takes that field's
+    value); ``declared(f, "cli")`` lays them over the rest."""
     if group not in GROUPS:
         raise ValueError(f"field {url!r}: no group {group!r}; groups: {', '.join(GROUPS)}")
     place = GROUPS[group].place if place is None else place
     if place not in PLACES:
         raise ValueError(f"field {url!r}: no place {place!r}; places: {PLACES}")
+    if cli is not None and not set(cli) <= SURFACE_KEYS:
+        raise ValueError(f"field {url!r}: the command line cannot override "
+                         f"{', '.join(sorted(set(cli) - SURFACE_KEYS))}")
     meta.update(url=url, kind=kind, label=label, help=help, group=group, place=place,
                 keeps_weights=keeps_weights)
+    if cli is not None:
+        meta["cli"] = dict(cli)
     if isinstance(default, list):
         return field(default_factory=lambda: list(default), metadata=meta)
     return field(default=default, metadata=meta)
+
+
+def default_of(f):
+    """A dataclass field's default (a fresh list for a list field)."""
+    return f.default_factory() if f.default is MISSING else f.default
+
+
+def declared(f, surface=None):
+    """Field ``f``'s declaration as ``surface`` reads it, a dict with its ``name`` and
+    ``default``: the page's (None), or the command line's (``"cli"``), its overrides
+    laid over the page's and its ``flag`` (``--weight-decay`` for ``weight_decay``);
+    None when that surface does not offer the field."""
+    meta = {k: v for k, v in f.metadata.items() if k != "cli"}
+    meta.update(name=f.name, default=default_of(f))
+    if surface is None:
+        return meta
+    over = f.metadata.get(surface)
+    if over is None:
+        return None
+    meta.update(over)
+    meta.setdefault("flag", "--" + f.name.replace("_", "-"))
+    return meta
 
 
 # ---------------------------------------------------------------------------------------
@@ -144,9 +208,10 @@ def count_parameters(exp, nin=None):
 
 def default_noise(dataset):
     """The data set's own noise as an experiment's ``noise``: the generator's default
-    (a set with its own spread: 0, its spread is kept anyway)."""
-    if dataset in OWN_SPREAD or dataset in REGRESSION or dataset in OWN:
-        return 0.0
+    (a set with its own spread: 0, its spread is kept anyway; a set with no generator
+    of ours: 0)."""
+    if dataset in OWN_SPREAD or dataset not in _data.DATASETS:  # regression, your own
+        return 0.0  # points, digits
     return _data.DATASETS[dataset][1]
 
 

@@ -1,21 +1,17 @@
-"""An experiment's outer forms: a dict (the HTTP body), a link's query, and the page's
-description of the fields (``spec``). Reading takes the page's older names as aliases;
-writing gives the canonical ones."""
+"""An experiment's outer forms: a dict (the HTTP body), a link's query, the page's
+description of the fields (``spec``), and the command line's options (``from_options``).
+Reading takes the page's older names as aliases; writing gives the canonical ones."""
 
 from __future__ import annotations
 
 import math
-from dataclasses import MISSING, fields
+from dataclasses import fields
 
 from .. import losses as _losses
 from ..urltext import NUMBER, js_number
 from .fields import (ALIASES, GROUPS, MAX_CLASSES, MAX_EDITS, MAX_LAYERS, MAX_NEURONS,
                      MAX_PARAMETERS, MAX_SAMPLES, MULTICLASS, OWN, REGRESSION,
-                     REGRESSION_LOSS, ExperimentError)
-
-
-def _default(f):
-    return f.default_factory() if f.default is MISSING else f.default
+                     REGRESSION_LOSS, Depends, ExperimentError, declared, default_of)
 
 
 def _resolve_aliases(d):
@@ -66,6 +62,33 @@ def from_dict(cls, d):
     exp = cls(**{k: _coerce(by_name[k], v) for k, v in d.items()})
     exp.check()
     return exp
+
+
+def from_options(cls, values, surface="cli"):
+    """An experiment from a surface's values, ``{field name: value}`` (the command
+    line's parsed options), not checked: a value that is None or absent takes the
+    surface's declared default (a ``Depends`` picks it from the value of the field it
+    follows), a field the surface sets from another (``same_as``) takes that value,
+    and a field the surface does not offer keeps the page's default."""
+    out, follow, same = {}, {}, {}
+    for f in fields(cls):
+        meta = declared(f, surface)
+        if meta is None:
+            continue
+        x = values.get(f.name)
+        if "same_as" in meta:
+            same[f.name] = meta["same_as"]
+        elif x is not None:
+            out[f.name] = x
+        elif isinstance(meta["default"], Depends):
+            follow[f.name] = meta["default"]
+        else:
+            out[f.name] = meta["default"]
+    for name, rule in follow.items():
+        out[name] = rule.pick(out[rule.on])
+    for name, source in same.items():
+        out[name] = out[source]
+    return cls(**out)
 
 
 # ---------------------------------------------------------------------------------------
@@ -162,7 +185,7 @@ _SPEC_KEYS = ("min", "max", "min_exclusive", "max_exclusive", "choices", "choice
 def _field_spec(f):
     meta = f.metadata
     out = {"name": f.name, "url": meta["url"], "kind": meta["kind"],
-           "default": _default(f), "label": meta["label"], "help": meta["help"],
+           "default": default_of(f), "label": meta["label"], "help": meta["help"],
            "group": meta["group"], "place": meta["place"],
            "keeps_weights": meta["keeps_weights"]}
     for key in _SPEC_KEYS:
