@@ -30,27 +30,32 @@ def image_size(path):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--lr", "-0.1"], "argument --lr: must be > 0, got -0.1"),
-    (["--lr", "0"], "argument --lr: must be > 0"),
+    (["--lr", "-0.1"], "argument --lr: must be more than 0 and at most 100, got -0.1"),
+    (["--lr", "0"], "argument --lr: must be more than 0"),
     (["--lr", "fast"], "argument --lr: value must be a number, got 'fast'"),
     (["--lr", "inf"], "must be finite"),
-    (["--hidden", "16,0"], "item 2 of '16,0' is 0: a layer needs at least 1 neuron"),
+    (["--hidden", "16,0"], "item 2 of '16,0': a hidden layer has 1 to 4,096 neurons, got 0"),
     (["--hidden", "16,,4"], "item 2 of '16,,4' is '', not a whole number"),
-    (["--hidden", "-3"], "a layer needs at least 1 neuron"),
+    (["--hidden", "-3"], "a hidden layer has 1 to 4,096 neurons, got -3"),
     (["--dataset", "mnist"], "argument --dataset: invalid choice: 'mnist'"),
-    (["--batch-size", "0"], "argument --batch-size: must be at least 1, got 0"),
-    (["--noise", "-0.5"], "argument --noise: must be >= 0, got -0.5"),
+    (["--batch-size", "-1"], "argument --batch-size: must be 0 to 100,000, got -1"),
+    (["--noise", "-0.5"], "argument --noise: must be 0 to 10, got -0.5"),
     (["--epochs", "0"], "argument --epochs: must be at least 1"),
     (["--samples", "2.5"], "must be a whole number"),
     (["--test-fraction", "1"], "must be in [0, 1)"),
-    (["--momentum", "1.5"], "must be in [0, 1)"),
+    (["--momentum", "1.5"], "argument --momentum: must be at least 0 and less than 1, got 1.5"),
+    (["--classes", "1"], "argument --classes: must be at least 2, got 1"),
+    (["--seed", "-1"], "argument --seed: must be 0 to 2,147,483,647, got -1"),
     (["--optimizer", "rmsprop"], "invalid choice: 'rmsprop'"),
     (["--loss", "hinge", "--dataset", "blobs", "--classes", "3"],
      "--loss hinge is for two classes; with 3 classes use --loss ce"),
     (["--classes", "3"], "--classes applies to spiral, blobs and digits, not moons"),
-    (["--nesterov"], "--nesterov needs --optimizer sgd and --momentum > 0"),
-    (["--optimizer", "adam", "--momentum", "0.9"], "--momentum applies to --optimizer sgd"),
-    (["--samples", "3"], "--samples must be at least 4"),
+    (["--nesterov"], "--nesterov needs --momentum > 0"),
+    (["--optimizer", "adam", "--momentum", "0.9"],
+     "--momentum applies to --optimizer sgd only, not adam"),
+    (["--optimizer", "adam", "--nesterov"], "--nesterov applies to --optimizer sgd only"),
+    (["--samples", "3"], "argument --samples: must be 4 to 100,000, got 3"),
+    (["--dataset", "digits", "--classes", "11"], "digits has at most 10 classes"),
     (["--dataset", "digits", "--noise", "0.1"], "--noise does not apply to digits"),
 ])
 def test_train_refuses_nonsense_before_work(tmp_path, capsys, args, message):
@@ -162,16 +167,18 @@ def test_demo_circle_nine_neurons_reaches_95_percent():
 # ---- caps and divergence ---------------------------------------------------------------
 
 @pytest.mark.parametrize("args, message", [
-    (["--lr", "1e6"], "argument --lr: must be at most 100, got 1e6"),
-    (["--loss", "bce", "--activation", "softplus", "--lr", "1e4"], "--lr: must be at most 100"),
-    (["--l2", "1e308"], "argument --l2: must be at most 10, got 1e308"),
-    (["--weight-decay", "1e308"], "argument --weight-decay: must be at most 10"),
-    (["--noise", "1e308"], "argument --noise: must be at most 10"),
-    (["--samples", "100000000000"], "argument --samples: must be at most 100,000"),
-    (["--samples", "100001"], "must be at most 100,000"),
-    (["--hidden", "100000000"], "is 100,000,000: at most 4,096 neurons per layer"),
-    (["--hidden", ",".join(["2"] * 33)], "33 hidden layers: at most 32"),
-    (["--hidden", "4096,4096"], "makes an MLP of 16,797,697 parameters; the cap is 100,000"),
+    (["--lr", "1e6"], "argument --lr: must be more than 0 and at most 100, got 1e6"),
+    (["--loss", "bce", "--activation", "softplus", "--lr", "1e4"], "at most 100, got 1e4"),
+    (["--l2", "1e308"], "argument --l2: must be 0 to 10, got 1e308"),
+    (["--weight-decay", "1e308"], "argument --weight-decay: must be 0 to 10"),
+    (["--noise", "1e308"], "argument --noise: must be 0 to 10"),
+    (["--samples", "100000000000"], "argument --samples: must be 4 to 100,000"),
+    (["--samples", "100001"], "must be 4 to 100,000, got 100001"),
+    (["--hidden", "100000000"],
+     "item 1 of '100000000': a hidden layer has 1 to 4,096 neurons, got 100,000,000"),
+    (["--hidden", ",".join(["2"] * 33)], "give 1 to 32 hidden layers, got 33"),
+    (["--hidden", "4096,4096"],
+     "--hidden 4096,4096 makes a network of 16,797,697 parameters; the cap is 100,000"),
     (["--dataset", "digits", "--loss", "ce", "--hidden", "1000,100"],
      "parameters; the cap is 100,000"),
     (["--epochs", "1000001"], "argument --epochs: must be at most 1,000,000"),
@@ -203,8 +210,9 @@ def test_help_states_the_caps(capsys):
     with pytest.raises(SystemExit):
         main(["train", "--help"])
     text = " ".join(capsys.readouterr().out.split())
-    for cap in ("at most 100,000 (default: 100", "at most 32 layers of 4,096, 100,000 "
-                "parameters", "at most 1,000,000", "learning rate, at most 100",
+    for cap in ("4 to 100,000; default: 100; digits: 1797", "1 to 32 hidden layers of 1 to "
+                "4,096, 100,000 parameters in all", "at most 1,000,000",
+                "learning rate: the step size (more than 0 and at most 100",
                 "exit codes:", "training diverged"):
         assert cap in text, cap
 

@@ -13,12 +13,10 @@ import sys
 import time
 from dataclasses import dataclass
 
-from .. import data as _data
 from ..interrupts import checkpoint, ctrl_c_guard
-from .. import losses as _losses
-from .. import nn as _nn
 from .. import optim as _optim
-from .arg_types import capped, fraction, nonneg_float, positive_float, positive_int
+from .arg_types import capped, fraction, positive_int
+from .field_options import add_field_options
 from .runner_option import add_runner_option
 
 EPILOG = """\
@@ -42,10 +40,11 @@ examples:
 losses and labels: mse (tanh output, labels -1/+1), hinge (linear output, -1/+1),
 bce (linear output = logit, labels 0/1), ce (K linear outputs = logits, classes 0..K-1).
 
-limits (refused with exit code 2 before any work): --samples <= 100,000;
---hidden: at most 32 layers of at most 4,096 neurons, 100,000 parameters in all;
---epochs <= 1,000,000; --lr <= 100; --l2, --weight-decay, --noise <= 10; per step,
+limits (refused with exit code 2 before any work): each option's range, shown above
+(--hidden: layers, neurons and parameters in all); --epochs <= 1,000,000; per step,
 eager: points x parameters <= 5,000,000; traced: points x neurons <= 20,000,000.
+The options of the data, the model and the training are the fields of the Playground's
+set-up (micrograd.experiment), with the defaults and caps of the command line.
 
 Ctrl-C stops after the current step (twice: at once) and still writes history.json,
 model.json and the pictures (a press while they are written waits, then skips the
@@ -59,69 +58,23 @@ output went away (a closed pipe).
 
 CTRL_C = True  # runs under micrograd.interrupts.CtrlC (see micrograd.cli)
 
-# the choices, read from the library's registries (a data set, activation, loss,
-# optimizer or schedule added there is offered here at once)
-DATASETS = (*_data.DATASETS, "digits")  # digits: scikit-learn's, loaded on demand
-ACTIVATIONS = tuple(a for a in _nn.ACTIVATIONS if a != "linear")  # hidden layers
-LOSSES = tuple(_losses.LOSSES)
-OPTIMIZERS = tuple(_optim.OPTIMIZERS)
+# the choices, read from the library's registries (a schedule added there is offered
+# here at once; the experiment's options read theirs the same way)
 SCHEDULES = tuple(_optim.SCHEDULES)
 
 # ---------------------------------------------------------------------------------------
-# caps: each keeps a run finite in time and memory on a laptop (the traced runner's
-# set-up grows faster than linearly with the parameters)
+# caps of what is not a field of the experiment (the fields' caps are declared with the
+# fields: micrograd.experiment's cli=): each keeps a run finite in time and memory
 # ---------------------------------------------------------------------------------------
 
-MAX_SAMPLES = 100_000  # points generated (lists of floats: ~30 MB, generated in < 1 s)
-MAX_LAYER = 4_096  # neurons per hidden layer
-MAX_LAYERS = 32  # hidden layers
-MAX_PARAMS = 100_000  # weights + biases of the whole MLP (~14 MB of Values, < 1 min set-up)
 MAX_EPOCHS = 1_000_000
-MAX_LR = 100.0  # the demo uses 1.0 (sgd) or 0.01 (adam); at 100 every run here blows up
-MAX_PENALTY = 10.0  # --l2 and --weight-decay: 1 already pulls every weight to about 0
-MAX_NOISE = 10.0  # the data sets live in about [-2, 2]^2: noise 10 is already pure noise
 #: the eager runner builds ~2 Values (~140 bytes each) per weight and point of a step
 #: (the graph's floats and the interpreter come on top)
 MAX_EAGER_WORK = 5_000_000  # points x parameters per step: ~2 GB of memory at most
 #: the traced runner keeps a few float64 arrays of the batch's length per neuron
 MAX_TRACED_WORK = 20_000_000  # points x neurons: ~160 MB per array
 
-
-# ---------------------------------------------------------------------------------------
-# argument types: refuse nonsense while parsing, before any work
-# ---------------------------------------------------------------------------------------
-
-
-def hidden_sizes(text):
-    """``"16,16"`` -> [16, 16]; points at the bad item."""
-    items = text.split(",")
-    sizes = []
-    for i, item in enumerate(items):
-        item = item.strip()
-        try:
-            n = int(item)
-        except ValueError:
-            raise argparse.ArgumentTypeError(
-                f"item {i + 1} of {text!r} is {item!r}, not a whole number "
-                f"(write sizes like 16,16)") from None
-        if n < 1:
-            raise argparse.ArgumentTypeError(
-                f"item {i + 1} of {text!r} is {n}: a layer needs at least 1 neuron")
-        if n > MAX_LAYER:
-            raise argparse.ArgumentTypeError(
-                f"item {i + 1} of {text!r} is {n:,}: at most {MAX_LAYER:,} neurons per layer")
-        sizes.append(n)
-    if len(sizes) > MAX_LAYERS:
-        raise argparse.ArgumentTypeError(
-            f"{len(sizes)} hidden layers: at most {MAX_LAYERS}")
-    return sizes
-
-
-samples_count = capped(positive_int, MAX_SAMPLES, "the cap on generated points")
 epochs_count = capped(positive_int, MAX_EPOCHS, "the cap on epochs")
-learning_rate = capped(positive_float, MAX_LR, "larger steps only diverge")
-penalty = capped(nonneg_float, MAX_PENALTY, "larger values only shrink every weight to 0")
-noise_level = capped(nonneg_float, MAX_NOISE, "the points live in about [-2, 2]")
 
 
 def requires(args):
@@ -143,44 +96,12 @@ def add_parser(subparsers):
         "train", help="train an MLP on a toy data set and write model + pictures",
         description=__doc__, epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    d = p.add_argument_group("data")
-    d.add_argument("--dataset", choices=DATASETS, default="moons",
-                   help="the data set (default: moons)")
-    d.add_argument("--samples", type=samples_count, default=None, metavar="N",
-                   help=f"points to generate, at most {MAX_SAMPLES:,} (default: 100; "
-                        f"digits: how many of the 1797 images to use, default all)")
-    d.add_argument("--noise", type=noise_level, default=None,
-                   help=f"noise (std. dev.) of the points, at most {MAX_NOISE:g} "
-                        f"(default: the data set's own)")
-    d.add_argument("--classes", type=positive_int, default=None, metavar="K",
-                   help="classes for spiral / blobs / digits (default 2; digits 10)")
+    sections = {name: p.add_argument_group(name) for name in ("data", "model", "training")}
+    add_field_options(sections)  # the fields of the experiment, from their declarations
+    d, o = sections["data"], sections["training"]
     d.add_argument("--test-fraction", type=fraction, default=0.25, metavar="F",
                    help="share of the points held out for testing, 0 for none "
                         "(default: 0.25)")
-    m = p.add_argument_group("model")
-    m.add_argument("--hidden", type=hidden_sizes, default=[16, 16], metavar="SIZES",
-                   help=f"hidden layer sizes, comma-separated (default: 16,16); at most "
-                        f"{MAX_LAYERS} layers of {MAX_LAYER:,}, {MAX_PARAMS:,} parameters "
-                        f"in all")
-    m.add_argument("--activation", choices=ACTIVATIONS, default="relu",
-                   help="hidden-layer activation (default: relu)")
-    o = p.add_argument_group("training")
-    o.add_argument("--loss", choices=LOSSES, default="hinge",
-                   help="loss function, see below (default: hinge)")
-    o.add_argument("--l2", type=penalty, default=1e-4, metavar="ALPHA",
-                   help=f"L2 penalty alpha*sum(p^2), at most {MAX_PENALTY:g} "
-                        f"(default: 1e-4)")
-    o.add_argument("--optimizer", choices=OPTIMIZERS, default="sgd",
-                   help="optimizer (default: sgd)")
-    o.add_argument("--lr", type=learning_rate, default=None,
-                   help=f"learning rate, at most {MAX_LR:g} (default: 1.0 for sgd, 0.01 "
-                        f"for adam/adamw)")
-    o.add_argument("--momentum", type=fraction, default=0.0,
-                   help="sgd momentum (default: 0)")
-    o.add_argument("--nesterov", action="store_true", help="sgd Nesterov momentum")
-    o.add_argument("--weight-decay", type=penalty, default=0.0, metavar="WD",
-                   help=f"optimizer weight decay, at most {MAX_PENALTY:g} (default: 0; "
-                        f"adamw decouples it)")
     o.add_argument("--schedule", choices=SCHEDULES, default="linear",
                    help="learning-rate schedule over all steps: linear decays to lr/10 "
                         "(micrograd's demo), step divides by 10 at each third, cosine "
@@ -188,10 +109,6 @@ def add_parser(subparsers):
     o.add_argument("--epochs", type=epochs_count, default=100,
                    help=f"passes over the training set, at most {MAX_EPOCHS:,} "
                         f"(default: 100)")
-    o.add_argument("--batch-size", type=positive_int, default=None, metavar="B",
-                   help="samples per step (default: the full batch)")
-    o.add_argument("--seed", type=int, default=1337,
-                   help="seed of data, split, weights and batches (default: 1337)")
     add_runner_option(o, "auto (default): the traced NumPy path (micrograd.trace) where "
                          "it applies; eager: the Value graph at every step")
     w = p.add_argument_group("output")
@@ -206,62 +123,38 @@ def add_parser(subparsers):
 
 
 def check_args(args):
-    """Cross-option checks; returns an error message or None."""
-    from ..experiment import MULTICLASS
+    """The combinations of the options (each option's value was checked while it was
+    parsed); an error message naming the options, or None: what only scikit-learn's
+    digits ask, then the experiment's own checks as the command line reads its fields
+    (``check_combinations``: data set, classes and loss; the momentum rule; the
+    network's size)."""
+    from ..experiment import DIGITS_CLASSES, ExperimentError, check_combinations
 
-    # a loss with one output scores two classes; the sets whose generator takes a count
-    one_output = _losses.get_loss(args.loss).outputs == "one"
-    many = [name for name in MULTICLASS if name in _data.DATASETS] + ["digits"]
-    k = args.classes
-    if k is not None and args.dataset not in many:
-        return f"--classes applies to {', '.join(many[:-1])} and {many[-1]}, not {args.dataset}"
-    if k is not None and k < 2:
-        return f"--classes must be at least 2, got {k}"
-    if args.dataset == "digits":
-        k = 10 if k is None else k
-        if k > 10:
-            return f"digits has at most 10 classes, got --classes {k}"
-        if args.noise is not None:
-            return "--noise does not apply to digits"
-    k = k or 2
-    if one_output and k > 2:
-        multi = [n for n, spec in _losses.LOSSES.items() if spec.outputs == "classes"]
-        return (f"--loss {args.loss} is for two classes; with {k} classes use --loss "
-                f"{' or '.join(multi)}")
-    if args.nesterov and (args.optimizer != "sgd" or args.momentum <= 0):
-        return "--nesterov needs --optimizer sgd and --momentum > 0"
-    if args.momentum and args.optimizer != "sgd":
-        return "--momentum applies to --optimizer sgd only"
-    if args.samples is not None and args.samples < 4:
-        return f"--samples must be at least 4, got {args.samples}"
-    n_points = _shape(args)[2]
-    if k > n_points:
-        return f"--classes {k} is more than the {n_points} points of the data set"
-    n_params = count_parameters(args)
-    if n_params > MAX_PARAMS:
-        what = f"--hidden {','.join(map(str, args.hidden))}"
-        if not one_output:
-            what += f" with {k} classes"
-        return (f"{what} makes an MLP of {n_params:,} parameters; the cap is "
-                f"{MAX_PARAMS:,}")
+    digits = args.dataset == "digits"
+    if digits and args.classes is not None and args.classes > DIGITS_CLASSES:
+        return f"digits has at most {DIGITS_CLASSES} classes, got --classes {args.classes}"
+    if digits and args.noise is not None:
+        return "--noise does not apply to digits"
+    try:
+        check_combinations(experiment_of(args), "cli", _shape(args)[0])
+    except ExperimentError as err:
+        return str(err)
     return None
 
 
 def _shape(args):
     """(inputs, outputs, points) of the run the arguments describe (upper bounds)."""
-    digits = args.dataset == "digits"
-    nin = 64 if digits else 2
-    k = args.classes or (10 if digits else 2)
-    nout = 1 if _losses.get_loss(args.loss).outputs == "one" else k
-    n = min(args.samples or 1797, 1797) if digits else (args.samples or 100)
-    return nin, nout, n
+    from ..experiment import DIGITS_PIXELS, n_outputs
+
+    exp = experiment_of(args)
+    return DIGITS_PIXELS if args.dataset == "digits" else 2, n_outputs(exp), exp.samples
 
 
-def count_parameters(args):
+def _parameters(args):
     """Weights and biases of the MLP the arguments describe."""
-    nin, nout, _ = _shape(args)
-    sizes = [nin] + list(args.hidden) + [nout]
-    return sum((a + 1) * b for a, b in zip(sizes, sizes[1:]))
+    from ..experiment import count_parameters
+
+    return count_parameters(experiment_of(args), _shape(args)[0])
 
 
 def check_work(args, runner):
@@ -271,10 +164,10 @@ def check_work(args, runner):
     n_train = n - int(n * args.test_fraction)
     per_step = min(args.batch_size or n_train, n_train)
     if runner == "eager":
-        work = per_step * count_parameters(args)
+        work = per_step * _parameters(args)
         if work > MAX_EAGER_WORK:
             return (f"the eager runner would build a graph of {per_step:,} points x "
-                    f"{count_parameters(args):,} parameters = {work:,} weight uses per "
+                    f"{_parameters(args):,} parameters = {work:,} weight uses per "
                     f"step (the cap is {MAX_EAGER_WORK:,}, about 2 GB); use a smaller "
                     f"--batch-size, --samples or --hidden, or --runner traced")
     else:
@@ -313,32 +206,35 @@ def _refuse(args, problem):
     return 2
 
 
-def experiment_of(args, n_points, n_classes, lr):
-    """The run as a ``micrograd.experiment.Experiment``: the one seed seeds the data, the
-    split and the weights; ``--test-fraction`` becomes the train ratio that holds out
-    the same number of points (``round(F * N)``, at least 1, at most N - 1)."""
-    from ..experiment import Experiment, default_noise
+def experiment_of(args, points=None):
+    """The run as a ``micrograd.experiment.Experiment``, not checked: the options that
+    are its fields (one not given, or absent from ``args``, at the command line's
+    declared default; the one seed seeds the data, the split and the weights);
+    ``points``: the digits loaded, whose number and classes it takes (else at most
+    all the digits); ``--test-fraction`` becomes the train ratio that holds out the
+    same number of points (``round(F * N)``, at least 1, at most N - 1)."""
+    from ..experiment import DIGITS_IMAGES, Experiment
+    from .field_options import option_fields
 
-    n_test = 0
-    if args.test_fraction > 0:
-        n_test = min(max(math.floor(args.test_fraction * n_points + 0.5), 1), n_points - 1)
-    digits = args.dataset == "digits"
-    noise = 0.0 if digits else (default_noise(args.dataset) if args.noise is None
-                                else args.noise)
-    return Experiment(
-        dataset=args.dataset, classes=n_classes, noise=noise, samples=n_points,
-        train_ratio=1 - n_test / n_points, seed=args.seed, hidden=list(args.hidden),
-        activation=args.activation, init_seed=args.seed, loss=args.loss,
-        optimizer=args.optimizer, momentum=args.momentum, nesterov=args.nesterov,
-        weight_decay=args.weight_decay, lr=lr, l2=args.l2)
+    values = {m["name"]: getattr(args, m["name"]) for m in option_fields()
+              if hasattr(args, m["name"])}
+    exp = Experiment.from_options(values)
+    if points is not None:
+        exp = exp.replace(samples=len(points[0]), classes=len(set(points[1])))
+    elif args.dataset == "digits":
+        exp = exp.replace(samples=min(exp.samples, DIGITS_IMAGES))
+    n, fraction = exp.samples, getattr(args, "test_fraction", 0.0)
+    n_test = min(max(math.floor(fraction * n + 0.5), 1), n - 1) if fraction > 0 else 0
+    return exp.replace(train_ratio=1 - n_test / n)
 
 
 def _digits(args, labels):
     """scikit-learn's digits, the first ``--samples`` of them (None: not installed)."""
     from ..data import load_digits
+    from ..experiment import DIGITS_CLASSES
 
     try:
-        X, y = load_digits(n_classes=args.classes or 10, labels=labels)
+        X, y = load_digits(n_classes=args.classes or DIGITS_CLASSES, labels=labels)
     except ImportError as err:
         print(f"micrograd train: {err}", file=sys.stderr)
         return None
@@ -380,21 +276,21 @@ def _prepare(args, spec, runner):
     from ..experiment import build
     from ..optim import SCHEDULES as SCHEDULE_FACTORIES
 
-    lr = args.lr if args.lr is not None else (1.0 if args.optimizer == "sgd" else 0.01)
     labels = "pm1" if spec.labels == "pm1" else "index"
     if args.dataset == "digits":
         points = _digits(args, labels)
         if points is None:
             return None
-        exp = experiment_of(args, len(points[0]), len(set(points[1])), lr)
+        exp = experiment_of(args, points)
     else:
-        exp = experiment_of(args, args.samples or 100, args.classes or 2, lr)
+        exp = experiment_of(args)
         points = _own_spread_points(args, exp, labels)
     built = build(exp, points)
     n_train = len(built.X_train)
     bs = args.batch_size if args.batch_size and args.batch_size < n_train else None
     steps = args.epochs * (1 if bs is None else -(-n_train // bs))
-    run = Run(args, built, runner, bs, steps, SCHEDULE_FACTORIES[args.schedule](lr, steps),
+    run = Run(args, built, runner, bs, steps,
+              SCHEDULE_FACTORIES[args.schedule](exp.lr, steps),
               [], [], len(built.X_train[0]) == 2)
     if not args.no_plots and run.two_d and not args.no_gif:
         from ..plot import snapshot
