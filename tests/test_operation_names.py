@@ -144,6 +144,8 @@ LOG = [
     ("mistakes.list", {}),
     ("mistakes.run", {"key": "assign"}),
     ("play.csv.read", {"text": "0.5,0.5,1\n-0.5,-0.5,-1\n0.25,0.75,1\n-0.75,-0.25,-1\n"}),
+    ("play.change", {"setup": {"dataset": "disk", "loss": "hinge", "added": [[0.5, 0.5, -1]]},
+                     "field": "loss", "value": "ce"}),
     ("play.create", {"dataset": "xor", "hidden": [2], "samples": 40}),
     ("play.get", {"sid": "$sid"}),
     ("play.step", {"sid": "$sid", "steps": 2}),

@@ -52,6 +52,10 @@ LOG = [
     ("play.step", {"sid": "$sid", "steps": 1}),
     ("play.reset", {"sid": "$sid", "init_seed": 7}),
     ("play.step", {"sid": "unknown-session", "steps": 1}),  # lost
+    ("play.change", {"setup": {**PLAY, "added": [[0.5, 0.5, -1]]}, "field": "loss",
+                     "value": "ce"}),
+    # a value the set-up's check refuses later, passed on
+    ("play.change", {"setup": PLAY, "field": "classes", "value": 9}),
     ("walk", {"preset": "neuron", "rankdir": "TB", "stack": True}),  # a phone's
     # grads of inf, -inf and nan in the no-zero_grad mode's table (a, b, c)
     ("walk", {"expr": "a = 0; b = 0; c = -1; y = sqrt(a) - sqrt(b) + sqrt(c)",

@@ -231,6 +231,57 @@ def test_a_learning_rate_of_zero_or_less_is_refused_by_the_handler_and_over_http
 
 
 # ---------------------------------------------------------------------------------------
+# what a change implies (no session)
+# ---------------------------------------------------------------------------------------
+
+
+def test_a_change_answers_its_patch_as_over_http_and_the_patch_is_accepted(client):
+    accepted = run("play.create", {"dataset": "spiral", "loss": "hinge", "samples": 40,
+                                   "added": [[0.5, 0.5, 1]]})["answer"]["config"]
+    body = {"setup": accepted, "field": "classes", "value": 3}
+    out = run("play.change", body)["answer"]
+    assert out == {"patch": {"classes": 3, "loss": "ce"}, "own": False}
+    assert client.post("/api/play/change", json=body).json() == out
+    assert run("play.create", {**accepted, **out["patch"]})["ok"]
+    own = run("play.change", {**body, "field": "dataset", "value": "own"})["answer"]
+    assert own["own"] is True and own["patch"]["points"] == []
+    # a value of no field's kind is passed on: the set-up's check refuses it
+    text = run("play.change", {**body, "value": None})["answer"]
+    assert text == {"patch": {"classes": None}, "own": False}
+    assert error("play.create", {**accepted, **text["patch"]})["field"] == "classes"
+
+
+def test_a_change_that_does_not_fit_its_fields_is_refused_as_data(client):
+    setup = Experiment().to_dict()
+    cases = [
+        ({"setup": setup, "field": "colour", "value": 1}, "invalid", "field"),
+        ({"setup": setup, "field": "classes"}, "invalid", "value"),
+        ({"field": "classes", "value": 3}, "invalid", "setup"),
+        ({"setup": [], "field": "classes", "value": 3}, "invalid", "setup"),
+        ({"setup": setup, "field": "classes", "value": 3, "x": 1}, "invalid", None),
+        ({"setup": setup, "field": "classes", "value": {"k": 3}}, "invalid", "value"),
+        ({"setup": setup, "field": "hidden", "value": [1] * 65}, "invalid", "value"),
+        ({"setup": setup, "field": "dataset", "value": "x" * 201}, "invalid", "value"),
+        ({"setup": setup, "field": "hidden", "value": [1, "2"]}, "invalid", "value"),
+        ({"setup": setup, "field": "lr", "value": math.inf}, "invalid", "value"),
+        ({"setup": {**setup, "classes": 9}, "field": "lr", "value": 1}, "refused", "setup"),
+        ({"setup": {**setup, "colour": 1}, "field": "lr", "value": 1}, "refused", "setup"),
+    ]
+    for body, kind, field in cases:
+        err = error("play.change", body)
+        assert (err["kind"], err["field"]) == (kind, field), (body, err)
+        # over HTTP, the schema made to match refuses each before the handler does
+        # (JSON has no infinity: the text a lenient writer gives it)
+        text = json.dumps(body).replace("Infinity", "1e999")
+        r = client.post("/api/play/change", content=text,
+                        headers={"Content-Type": "application/json"})
+        assert r.status_code == 422, (body, r.status_code, r.json())
+    ok = {"setup": setup, "field": "hidden", "value": [1] * 64}
+    assert run("play.change", ok)["ok"] and client.post("/api/play/change",
+                                                         json=ok).status_code == 200
+
+
+# ---------------------------------------------------------------------------------------
 # turns: one per step, and a driver may stop between them
 # ---------------------------------------------------------------------------------------
 
@@ -270,7 +321,8 @@ def test_local_sessions_drop_the_least_recently_used():
 def test_every_route_has_a_handler_and_a_documented_name():
     assert set(ROUTES) == {"meta", "walk", "walk.order", "walk.nudge", "walk.check",
                            "mistakes.list", "mistakes.run",
-                           "play.create", "play.get", "play.step", "play.lr", "play.reset",
+                           "play.change", "play.create", "play.get", "play.step",
+                           "play.lr", "play.reset",
                            "play.weight", "play.inspect", "play.inspect.stop",
                            "play.delete", "play.csv.read", "play.csv.write"}
     assert set(STATUS) == set(KINDS)
@@ -401,11 +453,13 @@ def test_the_handlers_run_without_fastapi_pydantic_or_numpy(monkeypatch):
     and a Playground session answer in full (the session trains on the eager engine,
     to the same numbers as the eager engine here), and no thread is started."""
     out = run_elsewhere([("meta", {}), ("walk", {"preset": "lecture"}),
-                         ("walk.check", {"preset": "lecture", "answer": 6})] + PLAY,
-                        block=True)
+                         ("walk.check", {"preset": "lecture", "answer": 6}),
+                         ("play.change", {"setup": {}, "field": "classes", "value": 3})]
+                        + PLAY, block=True)
     assert out["modules"] == [] and out["threads"] == 1
-    assert all(out[route]["ok"] for route in ("meta", "walk", "walk.check", "play.create",
-                                              "play.step", "play.inspect")), out
+    assert all(out[route]["ok"] for route in ("meta", "walk", "walk.check", "play.change",
+                                              "play.create", "play.step",
+                                              "play.inspect")), out
     grads = {n["name"]: n["grad"] for n in out["walk"]["answer"]["graph"]["nodes"]
              if n["leaf"]}
     assert grads == {"a": 6.0, "b": -4.0, "c": -2.0, "f": 4.0}

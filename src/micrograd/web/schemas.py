@@ -14,9 +14,10 @@ from __future__ import annotations
 import dataclasses
 import types
 import typing
-from typing import Any, Dict, List, Literal, Optional, Union
+from typing import Annotated, Any, Dict, List, Literal, Optional, Union
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, create_model
+from pydantic import (BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt,
+                      StrictStr, create_model)
 
 from .. import experiment as _experiment
 from .. import viz as _viz
@@ -318,6 +319,31 @@ StepRequest = request_model("StepRequest", _play.STEP)
 LrRequest = request_model("LrRequest", _play.LR)
 ResetRequest = request_model("ResetRequest", _play.RESET)
 WeightRequest = request_model("WeightRequest", _play.WEIGHT)
+#: a control's value (micrograd.web.handlers.play.control_value)
+_Finite = Union[StrictInt, StrictFloat]
+ControlValue = Optional[Union[
+    StrictBool, _Finite, Annotated[StrictStr, Field(max_length=_play.MAX_VALUE_CHARS)],
+    Annotated[List[Optional[_Finite]], Field(max_length=_play.MAX_VALUE_ITEMS)]]]
+
+
+class _ChangeFields(Strict):
+    setup: PlayConfigIn = Field(description="the accepted set-up, as the page holds it")
+    value: ControlValue = Field(description="the field's new value, as its control gives "
+                                            "it (null: a number field that holds none)")
+
+
+ChangeRequest = request_model("ChangeRequest", _play.CHANGE,
+                              "One field of the accepted set-up changed: what it implies "
+                              "(micrograd.experiment.changes).", base=_ChangeFields)
+
+
+class ChangeAnswer(BaseModel):
+    patch: Dict[str, Any] = Field(description="the field and every field that changes "
+                                              "with it, to apply to the set-up")
+    own: bool = Field(description="the data set becomes one of your own points: the page "
+                                  "takes them from what it shows")
+
+
 CsvReadRequest = request_model("CsvReadRequest", _play.CSV_READ,
                                "A CSV file of points to read (micrograd.points_csv).")
 

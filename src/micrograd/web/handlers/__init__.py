@@ -55,6 +55,7 @@ ROUTES = {
     "walk.check": walk.check,
     "mistakes.list": mistakes.entries,
     "mistakes.run": mistakes.run,
+    "play.change": play.change,
     "play.create": play.create,
     "play.get": play.get,
     "play.step": play.step,

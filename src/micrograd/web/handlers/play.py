@@ -1,4 +1,5 @@
-"""The Playground's requests: make a training session, step it, edit it, read it, drop it.
+"""The Playground's requests: make a training session, step it, edit it, read it, drop it;
+and what a change of one field of a set-up implies (no session: ``play.change``).
 
 Each handler takes the request (a dict; a session's id under ``"sid"``) and the store of
 sessions, and gives the answer as plain data. Training is a job of many turns: one turn
@@ -15,9 +16,11 @@ its messages: a pause or a stop acts between two steps).
 
 from __future__ import annotations
 
+import math
 from dataclasses import fields
 
 from ...experiment import Experiment, ExperimentError, make_points
+from ...experiment.changes import implied, makes_own
 from ...losses import LOSSES
 from ...points_csv import COLUMNS, PointsError, read_points, write_points
 from .. import limits
@@ -74,6 +77,16 @@ CSV_READ = (
           description="the loss the labels are for (its labels: -1/+1, 0/1 or indices)"),
 )
 
+#: a control's value, as the page sends it for a change: more than any field takes (the
+#: set-up's check, on the set-up the change makes, says what a field takes)
+MAX_VALUE_ITEMS = 64
+MAX_VALUE_CHARS = 200
+#: a change of one field of the accepted set-up: besides ``field``, ``setup`` (the
+#: accepted set-up's fields, read and checked by Experiment.from_dict) and ``value``
+#: (:func:`control_value`)
+CHANGE = (Field("field", "str", choices=tuple(f.name for f in fields(Experiment)),
+                description="the field the learner changed"),)
+
 
 def _session(sessions, sid):
     try:
@@ -107,6 +120,53 @@ def experiment_of(setup):
         return Experiment.from_dict(setup)
     except ExperimentError as err:
         raise Failure("refused", str(err), field=err.field) from None
+
+
+def _finite(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def control_value(value):
+    """``value`` if a control of the page can give it: a number, a text, true or false,
+    null (a number field that holds none), or a list of numbers and nulls (the sizes of
+    the layers); an ``invalid`` Failure naming ``value`` else."""
+    if (value is None or isinstance(value, bool) or _finite(value)
+            or (isinstance(value, str) and len(value) <= MAX_VALUE_CHARS)
+            or (isinstance(value, list) and len(value) <= MAX_VALUE_ITEMS
+                and all(v is None or _finite(v) for v in value))):
+        return value
+    raise Failure("invalid", f"value: a finite number, a text of at most {MAX_VALUE_CHARS} "
+                             "characters, true or false, null, or a list of at most "
+                             f"{MAX_VALUE_ITEMS} such numbers and nulls, got "
+                             f"{clip(repr(value))}", field="value")
+
+
+def change(request, sessions):
+    """``POST /api/play/change``: the patch that setting ``field`` of the accepted
+    ``setup`` to ``value`` implies (``micrograd.experiment.changes``: the field itself and
+    every field that changes with it), and ``own``: whether the data set becomes one of
+    your own points (the page takes them from what it shows). Nothing is trained; the
+    set-up the patch makes is checked when the page proposes it (``play.create``)."""
+    if not isinstance(request, dict):
+        raise Failure("invalid", "body: expected an object of fields")
+    known = {f.name for f in CHANGE} | {"setup", "value"}
+    for key in request:
+        if key not in known:
+            raise Failure("invalid", f"{clip(str(key))}: unknown field (fields: "
+                                     f"{', '.join(sorted(known))})")
+    for key in ("setup", "value"):
+        if key not in request:
+            raise Failure("invalid", f"{key}: field required", field=key)
+    req = read(CHANGE, {k: v for k, v in request.items() if k not in ("setup", "value")})
+    value = control_value(request["value"])
+    if not isinstance(request["setup"], dict):
+        raise Failure("invalid", "setup: expected an object of fields", field="setup")
+    try:
+        accepted = experiment_of(request["setup"])
+    except Failure as err:  # the set-up the page holds as accepted: a bug of the page
+        raise Failure("refused", f"setup: {err.message}", field="setup") from None
+    return {"patch": implied(accepted, req["field"], value),
+            "own": makes_own(req["field"], value)}
 
 
 def create(request, sessions):

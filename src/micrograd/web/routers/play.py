@@ -1,4 +1,5 @@
-"""The Playground's routes: ``/api/play`` and ``/api/play/{sid}...``.
+"""The Playground's routes: ``/api/play`` and ``/api/play/{sid}...``; besides them, what a
+change of a set-up implies (``/api/play/change``) and a CSV file read (``/api/play/csv``).
 
 A session's requests run in its own lane, in the order they came; the sessions take
 turns (``web/server/schedule.py``): a request for n steps is n one-step turns, then one
@@ -27,6 +28,11 @@ async def play_create(req: schemas.PlayCreate, http: Request):
     except StoreFull as err:
         return respond({"ok": False, "error": handlers.busy(err).data()})
     return await answer(http, object(), sent(req))  # a lane of its own
+
+
+@router.post("/change", name="play.change", response_model=schemas.ChangeAnswer)
+async def play_change(req: schemas.ChangeRequest, http: Request):
+    return await answer(http, object(), sent(req))  # no session
 
 
 @router.post("/csv", name="play.csv.read", response_model=schemas.CsvPoints)

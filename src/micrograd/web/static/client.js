@@ -22,6 +22,7 @@
  *   walk.nudge          {preset | expr, values, leaf, h}
  *   mistakes.list       {}                                    -> {mistakes: [entry]}
  *   mistakes.run        {key}                                 -> an entry, run now
+ *   play.change         {setup, field, value}  -> {patch, own}: what a change implies
  *   play.create         {...set-up, weights?, step?, inspect?: {x, y, label}} -> state
  *   play.get            {sid}                                  -> state
  *   play.step           {sid, steps, lr?}                      -> state
@@ -78,6 +79,7 @@ const ROUTES = {
   "walk.nudge": ["POST", () => "api/walk/nudge"],
   "mistakes.list": ["GET", () => "api/mistakes"],
   "mistakes.run": ["GET", (r) => `api/mistakes/${encodeURIComponent(r.key)}`],
+  "play.change": ["POST", () => "api/play/change"],
   "play.create": ["POST", () => "api/play"],
   "play.get": ["GET", session("")],
   "play.step": ["POST", session("/step")],
