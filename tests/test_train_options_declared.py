@@ -187,17 +187,15 @@ def test_the_momentum_rule_gives_one_message_on_every_surface(capsys, settings, 
     assert code == 2 and f"micrograd train: error: {cli}\n" in err_text
 
 
-def test_the_momentum_rule_is_written_only_in_optim():
-    """Neither the experiment's checks nor the command line test nesterov against the
-    momentum themselves: they ask ``optim.momentum_rule``. (The traced runner's own
-    SGD update, trace/updates.py, sits in a layer below optim and keeps its check.)"""
-    rule = re.compile(r"nesterov\b[^\n]*momentum\s*(<=|>|==)\s*0|momentum\s*(<=|>)\s*0"
-                      r"[^\n]*nesterov")
-    paths = [SRC / "optim.py", *(SRC / "experiment").glob("*.py"),
-             *(SRC / "commands").glob("*.py")]
-    found = sorted(p.relative_to(SRC).as_posix() for p in paths
+def test_the_nesterov_rule_is_written_once():
+    """Nobody tests nesterov against the momentum or the dampening but
+    ``checks.nesterov_rule``: ``optim.momentum_rule`` (SGD, the experiment's checks, the
+    command line) and the traced runner's SGD update ask it."""
+    rule = re.compile(r"\bnesterov\b[\]\"']*\s+and\b[^\n]*\b(momentum|dampening)\b"
+                      r"[\]\"']*\s*(<=|!=)\s*0")
+    found = sorted(p.relative_to(SRC).as_posix() for p in SRC.rglob("*.py")
                    if rule.search(p.read_text(encoding="utf-8").split('"""', 2)[-1]))
-    assert found == ["optim.py"]
+    assert found == ["checks.py"]
 
 
 def test_the_command_line_counts_parameters_with_the_experiment():

@@ -20,7 +20,24 @@ from numbers import Real
 
 from .intpow import abbreviate
 
-__all__ = ["integer", "number", "as_float", "show", "clip", "Number", "one_per_input"]
+__all__ = ["integer", "number", "as_float", "show", "clip", "Number", "one_per_input",
+           "nesterov_rule"]
+
+
+def nesterov_rule(momentum, nesterov, dampening, name=str):
+    """Nesterov momentum needs momentum > 0 and dampening = 0 (as ``torch.optim.SGD``):
+    None, or ``("nesterov", message)``, ``name(setting)`` naming each setting as the
+    caller does. The one statement of it: ``optim.momentum_rule`` (every SGD, the
+    Playground, the command line) and the tracer's SGD ask it.
+
+        >>> nesterov_rule(0.0, True, 0.0)
+        ('nesterov', 'nesterov needs momentum > 0')
+    """
+    if nesterov and momentum <= 0:
+        return "nesterov", f"{name('nesterov')} needs {name('momentum')} > 0"
+    if nesterov and dampening != 0:
+        return "nesterov", f"{name('nesterov')} needs {name('dampening')} = 0"
+    return None
 
 
 def show(x, width=40):

@@ -301,11 +301,7 @@ def momentum_rule(momentum=0.0, nesterov=False, dampening=0.0, optimizer="sgd",
             if on:
                 return setting, (f"{say(setting)} applies to {say('optimizer')} "
                                  f"{' or '.join(sgd)} only, not {optimizer}")
-    if nesterov and momentum <= 0:
-        return "nesterov", f"{say('nesterov')} needs {say('momentum')} > 0"
-    if nesterov and dampening != 0:
-        return "nesterov", f"{say('nesterov')} needs {say('dampening')} = 0"
-    return None
+    return checks.nesterov_rule(momentum, nesterov, dampening, say)
 
 
 def make_optimizer(name, params, lr, **kwargs):

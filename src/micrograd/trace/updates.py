@@ -27,8 +27,9 @@ class SGDUpdate:
         self.momentum = checks.number(momentum, "momentum", low=0.0)
         self.dampening = checks.number(dampening, "dampening", low=0.0)
         self.weight_decay = checks.number(weight_decay, "weight_decay", low=0.0)
-        if nesterov and (self.momentum <= 0 or self.dampening != 0):
-            raise ValueError("nesterov needs momentum > 0 and dampening = 0")
+        broken = checks.nesterov_rule(self.momentum, nesterov, self.dampening)
+        if broken:
+            raise ValueError(broken[1])
         self.nesterov = bool(nesterov)
 
     lr = property(lambda self: self._lr, lambda self, value: setattr(
