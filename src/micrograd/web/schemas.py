@@ -251,6 +251,10 @@ class WalkResponse(BaseModel):
                                                        "answers are checked, not sent)")
     conventions: Optional[Conventions] = Field(
         description="in the no_zero_grad mode: the two conventions side by side")
+    setup: Dict[str, Any] = Field(
+        description="the set-up shown: its fields (micrograd.walk_setup.WalkSetup), its "
+                    "graph's text with the leaf values in, and what a link asked for "
+                    "that was left out (notes)")
 
 
 class OrderResponse(BaseModel):
@@ -493,6 +497,9 @@ class Meta(BaseModel):
     play_limits: Dict[str, int] = Field(description="the playground's own caps (hidden "
                                                     "layers, classes, hand edits, nodes "
                                                     "of one point's graph)")
+    play_fields: Dict[str, Union[str, List[str]]] = Field(
+        description="the fields the Playground handles by themselves, by the part each "
+                    "plays there (micrograd.experiment.changes.PAGE_FIELDS)")
     experiment: Dict[str, Any]
     walk: Dict[str, Any]
 

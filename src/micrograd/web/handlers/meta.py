@@ -2,8 +2,10 @@
 
 ``experiment`` and ``walk`` are the set-ups' own descriptions
 (``micrograd.experiment.Experiment.spec()``, ``micrograd.walk_setup.WalkSetup.spec()``):
-the page draws its controls from them. The other keys say the same in the older, flat
-form (canonical names), for a page written before those.
+the page draws its controls from them; ``play_fields`` names the fields the Playground
+handles by themselves, by the part each plays there
+(``micrograd.experiment.changes.PAGE_FIELDS``). The other keys say the same in the
+older, flat form (canonical names), for a page written before those.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 from ... import __version__
 from ... import experiment as _experiment
 from ...experiment import Experiment
+from ...experiment.changes import PAGE_FIELDS
 from ...nn import ACTIVATIONS
 from ...losses import LOSSES
 from ...optim import OPTIMIZERS
@@ -37,4 +40,6 @@ def meta(request=None, sessions=None):
             "regression": list(_experiment.REGRESSION),
             "activations": list(ACTIVATIONS), "losses": list(LOSSES),
             "optimizers": list(OPTIMIZERS), "play_defaults": Experiment().to_dict(),
-            "limits": limits.as_dict(), "play_limits": play_limits()}
+            "limits": limits.as_dict(), "play_limits": play_limits(),
+            "play_fields": {k: v if isinstance(v, str) else list(v)
+                            for k, v in PAGE_FIELDS.items()}}

@@ -101,10 +101,11 @@ export class YourData {
   accepted() { this.draft = null; this.why = null; }
 
   /** the data set chosen as "your points": the points on screen become yours (when they
-   *  are of the same task), else an empty plane to draw on */
-  async ownFromScreen(dataset) {
+   *  are of the same task), else an empty plane to draw on; `patch`: what the Python
+   *  side says that choice implies (play.change) */
+  async ownFromScreen(dataset, patch) {
     const p = this.play;
-    if (this.regression(dataset) !== (p.state.task === "regression")) return this.startDraft(dataset);
+    if (this.regression(dataset) !== (p.state.task === "regression")) return this.startDraft(dataset, patch);
     const text = await this.exportCsv();
     if (text === null) return;
     await this.importCsv(text, "the data on screen");
@@ -172,22 +173,25 @@ export class YourData {
     catch (e) { this.panel.error("export: " + e.message); return null; }
   }
 
-  /** every point taken away: an empty plane to draw on */
+  /** every point taken away: an empty plane to draw on (your own data set of the same
+   *  task, and what the Python side says that data set implies) */
   async clearAll() {
-    this.startDraft(this.ownSet(this.play.state.task === "regression"));
+    const p = this.play, dataset = this.ownSet(p.state.task === "regression");
+    const { patch } = await p.implied(p.roles.dataset, dataset);
+    this.startDraft(dataset, patch);
   }
 
-  startDraft(dataset) {
+  /** an empty plane to draw `dataset` on, trained as the set-up with `patch` (the loss
+   *  it implies) once the Python side takes the points */
+  startDraft(dataset, patch) {
     const p = this.play;
     p.pause();
-    let loss = p.accepted.loss;
-    if (this.regression(dataset)) loss = p.spec.regression_loss;
-    else if (this.regression(p.accepted.dataset)) loss = p.controls.field("loss").default;
+    const { loss } = { ...p.accepted, ...patch };
     this.draft = { dataset, points: [], loss, perClass: p.perClass({ loss }) };
     this.why = null;
     this.panel.error(null);
     p.$("click").value = "add";
-    const select = p.controls.input("dataset");
+    const select = p.controls.input(p.roles.dataset);
     if (select) select.value = dataset;
     // no data, no loss: the numbers of the points that were there are gone with them
     for (const r of ["trloss", "teloss", "tracc", "teacc"]) p.$(r).textContent = "–";

@@ -11,13 +11,16 @@ import { svg } from "./svg.js";
 export class NetworkView {
   /**
    * @param part      the component's part(role) lookup (net, edit, edit-name, ...)
-   * @param features  every input feature's name, in the order the view shows them
+   * @param inputs    the set-up's field of input features (the catalogue's: its
+   *                  `choices`, every feature in the order the view shows them, and its
+   *                  `group`, which a lesson link may hide)
    * @param actions   {toggleFeature(name), neurons(layer, delta), setWeight(name, text),
    *                   hidden(group), mark(input, message)}
    */
-  constructor(part, features, actions) {
+  constructor(part, inputs, actions) {
     this.$ = part;
-    this.features = features;
+    this.features = inputs.choices;
+    this.group = inputs.group;
     this.act = actions;
     this.key = null;
     this.editing = null;
@@ -142,11 +145,11 @@ export class NetworkView {
     node.classList.add("feature"); node.classList.toggle("off", !on);
     node.setAttribute("aria-pressed", String(on));
     node.setAttribute("aria-label", `input feature ${feature}: ${on ? "on" : "off"}`);
-    node.dataset.ctl = "features";
+    node.dataset.ctl = this.group;
     node.dataset.feature = feature;
     node.appendChild(el("span", { class: "flabel", text: feature }));
     node.onclick = () => this.act.toggleFeature(feature);
-    if (this.act.hidden("features")) node.disabled = true;
+    if (this.act.hidden(this.group)) node.disabled = true;
   }
 
   /** neuron j of layer ci's cell (hidden or output): it opens the editor of its bias */

@@ -4,7 +4,8 @@
  *     root      an empty element: the Playground fills it
  *     client    client.js's interface (play.*)
  *     meta      the catalogue from the client's "meta" (meta.experiment: the set-up's
- *               fields, choices and caps)
+ *               fields, choices and caps; meta.play_fields: the fields the Playground
+ *               handles by themselves, by the part each plays here)
  *     url       a HashState: the set-up is read from the URL and written back; without
  *               one the Playground opens the default set-up
  *     idPrefix  the prefix of its parts' ids (default: one of its own)
@@ -19,9 +20,10 @@
  *
  * Never stuck, never lying:
  *  - `accepted` is the set-up the Python side is training. A change proposes that set-up
- *    with ONE field changed; a refusal marks that field (and keeps training the accepted
- *    one), an unrelated bad field never blocks a later good change, and only accepted
- *    set-ups go into the URL.
+ *    with ONE field changed, and the fields the Python side says change with it
+ *    (play.change: the page holds no rule of its own); a refusal marks that field (and
+ *    keeps training the accepted one), an unrelated bad field never blocks a later good
+ *    change, and only accepted set-ups go into the URL.
  *  - A lost session (idle expiry, eviction, a server restart) is re-created from the
  *    accepted set-up with the last weights, step and followed point, and training goes on.
  */
@@ -46,6 +48,8 @@ export class Playground {
     this.client = client;
     this.url = url;
     this.spec = meta.experiment;
+    /** the fields the page handles by themselves, by the part each plays here */
+    this.roles = meta.play_fields;
     this.prefix = idPrefix || uniquePrefix("play");
     this.state = null; this.points = null; this.history = []; this.accepted = null;
     this.playing = false; this.started = false; this.rateWindow = []; this.inflight = false;
@@ -66,12 +70,12 @@ export class Playground {
       changed: (name) => { const v = this.controls.parse(name); this.serial(() => this.fieldChanged(name, v), name); } });
     this.data = new YourData(this);
     // the + and - of the hidden layers sit right after their sizes
-    this.controls.input("hidden").closest("label").after($("layer-buttons"));
+    this.controls.input(this.roles.layers).closest("label").after($("layer-buttons"));
     this.plot = new BoundaryPlot($("boundary"), $("legend"));
     this.curves = new LossCurves($("curves"), $("hover"));
     this.table = new ParamTable($("params"));
     this.pointGraph = new PointGraph($);
-    this.net = new NetworkView($, this.spec.fields.find((f) => f.name === "features").choices, {
+    this.net = new NetworkView($, this.controls.field(this.roles.inputs), {
       toggleFeature: (name) => this.serial(() => this.toggleFeature(name)),
       neurons: (layer, delta) => this.serial(() => this.neurons(layer, delta)),
       setWeight: (name, value, input) => this.serial(() => this.setWeight(name, value, input)),
@@ -89,7 +93,7 @@ export class Playground {
     if (this.started) return;
     this.started = true;
     const $ = this.$;
-    $("regen").onclick = () => this.serial(() => this.propose({ seed: this.accepted.seed + 1 }, "seed"));
+    $("regen").onclick = () => this.serial(() => this.nextSeed());
     $("layer-plus").onclick = () => this.serial(() => this.layers(+1));
     $("layer-minus").onclick = () => this.serial(() => this.layers(-1));
     $("play").onclick = () => (this.playing ? this.pause() : this.play());
@@ -124,7 +128,7 @@ export class Playground {
     const q = this.url ? this.url.read() : new URLSearchParams();
     const cfg = this.controls.fromUrl(q);
     // a data set of your own too large for a link: the link says how many points it had
-    const fromFile = q.has("file") && !q.has(this.controls.field("points").url);
+    const fromFile = q.has("file") && !q.has(this.controls.field(this.roles.own_points).url);
     if (fromFile) { delete cfg.dataset; delete cfg.points; delete cfg.classes; }
     this.$("showtest").checked = q.get("test") !== "0";
     this.$("discrete").checked = q.get("disc") === "1";
@@ -170,7 +174,7 @@ export class Playground {
     const skip = Object.keys(this.pendingFields);
     const active = document.activeElement;
     for (const [name, input] of Object.entries(this.controls.inputs)) if (input === active) skip.push(name);
-    if (this.data.draft) skip.push("dataset");  // the plane being drawn on shows its own
+    if (this.data.draft) skip.push(this.roles.dataset);  // the plane being drawn on shows its own
     this.controls.fill(this.accepted, skip);
   }
 
@@ -182,40 +186,25 @@ export class Playground {
   /** whether the network has one output per class (its points' labels are indices) */
   perClass(cfg) { return this.lossSpec(cfg.loss).outputs === "classes"; }
 
-  fieldChanged(name, v) {
-    if (name === "lr") return this.setLr(v);
-    const patch = { [name]: v }, a = this.accepted, spec = this.spec;
-    const losses = Object.entries(spec.losses);
-    const lossField = this.controls.field("loss");
-    if (name === "dataset" && spec.own.includes(v)) return this.data.ownFromScreen(v);
-    if (name === "dataset") {
-      // a regression set trains with its own loss (a tanh output on its targets); a
-      // two-class set has 2
-      if (spec.regression.includes(v)) { patch.loss = spec.regression_loss; patch.classes = 2; }
-      if (!spec.multiclass.includes(v)) patch.classes = 2;
-      patch.added = []; patch.removed = []; patch.points = [];
-    }
-    if (name === "samples" || name === "seed") { patch.added = []; patch.removed = []; }
-    // 3 or more classes train with a loss on one output per class; back to 2, the default
-    if (name === "classes" && v > 2 && !this.perClass(a)) patch.loss = losses.find(([, l]) => l.outputs === "classes")[0];
-    if (name === "classes" && v === 2 && this.perClass(a)) patch.loss = lossField.default;
-    // hand-added points keep their class across the label conventions (+1/-1, 0/1)
-    const loss = patch.loss || a.loss;
-    if (loss !== a.loss) {
-      const to = this.lossSpec(loss).labels, from = this.lossSpec(a.loss).labels;
-      const binary = (patch.classes || a.classes) === 2;
-      if (a.added.length && binary) {
-        patch.added = a.added.map(([x, y, l]) => [x, y, to === "index" ? (l > 0 ? 1 : 0) : (l > 0 ? 1 : -1)]);
-      }
-      // your own points carry the loss's own labels (-1/+1, 0/1, class indices): two
-      // classes keep their class; a class index above 1 stays (two classes refuse it)
-      const own = a.points.length && !patch.points && !this.spec.regression.includes(a.dataset);
-      if (own && (binary || from !== "index")) {
-        const zero = to === "pm1" ? -1 : 0;
-        patch.points = a.points.map(([x, y, l]) => [x, y, from === "index" && l > 1 ? l : l > 0 ? 1 : zero]);
-      }
-    }
+  /** The learner changed field `name` to `v`: the set-up with the fields the Python side
+   *  says change with it, proposed; a data set of your own made from the page; the rate
+   *  set on the running session. */
+  async fieldChanged(name, v) {
+    if (name === this.roles.live) return this.setLr(v);
+    const { patch, own } = await this.implied(name, v);
+    if (own) return this.data.ownFromScreen(v, patch);
     return this.propose(patch, name);
+  }
+
+  /** what setting field `name` of the accepted set-up to `v` implies: {patch, own} */
+  implied(name, v) {
+    return this.client.call("play.change", { setup: this.accepted, field: name, value: v });
+  }
+
+  /** "new data": the next seed of the points */
+  nextSeed() {
+    const seed = this.roles.data_seed;
+    return this.propose({ [seed]: this.accepted[seed] + 1 }, seed);
   }
 
   /** Ask for the accepted set-up with `patch` applied; on refusal, mark field `name`. */
@@ -239,28 +228,29 @@ export class Playground {
   }
 
   layers(delta) {
-    const h = this.accepted.hidden.slice();
-    const most = this.controls.field("hidden").max_len;
+    const sizes = this.roles.layers, h = this.accepted[sizes].slice();
+    const most = this.controls.field(sizes).max_len;
     if (delta > 0) { if (h.length >= most) return this.showNotice(`at most ${most} hidden layers`); h.push(2); }
     else { if (h.length <= 1) return this.showNotice("at least one hidden layer"); h.pop(); }
-    return this.propose({ hidden: h }, "hidden");
+    return this.propose({ [sizes]: h }, sizes);
   }
 
   neurons(layer, delta) {
-    const h = this.accepted.hidden.slice();
+    const sizes = this.roles.layers, h = this.accepted[sizes].slice();
     const n = h[layer] + delta;
     if (n < 1) return this.showNotice("a layer has at least one neuron");
     if (n > MOST_BY_BUTTON && delta > 0) {
       return this.showNotice(`the + button stops at ${MOST_BY_BUTTON} neurons; type a larger size into 'sizes'`);
     }
     h[layer] = n;
-    return this.propose({ hidden: h }, "hidden");
+    return this.propose({ [sizes]: h }, sizes);
   }
 
   toggleFeature(name) {
-    const all = this.controls.field("features").choices, on = this.accepted.features;
+    const inputs = this.roles.inputs;
+    const all = this.controls.field(inputs).choices, on = this.accepted[inputs];
     const f = on.includes(name) ? on.filter((x) => x !== name) : all.filter((x) => x === name || on.includes(x));
-    return this.propose({ features: f }, null).then((ok) => { if (!ok) this.showNotice(this.lastError); });
+    return this.propose({ [inputs]: f }, null).then((ok) => { if (!ok) this.showNotice(this.lastError); });
   }
 
   writeUrl() {
@@ -270,10 +260,10 @@ export class Playground {
     const $ = this.$, out = this.controls.toUrl(c);
     // your own points travel in the link up to as many as the hand edits; more of them
     // travel as a file, and the link says how many there were
-    const most = this.limits.max_url_points, pts = this.controls.field("points").url;
+    const most = this.limits.max_url_points, pts = this.controls.field(this.roles.own_points).url;
     out.file = null;
     if (most !== undefined && c.points.length > most) { out[pts] = null; out.file = String(c.points.length); }
-    if (this.state) out[this.controls.field("lr").url] = this.state.lr;
+    if (this.state) out[this.controls.field(this.roles.live).url] = this.state.lr;
     out.test = $("showtest").checked ? null : "0";
     out.disc = $("discrete").checked ? "1" : null;
     out.zl = $("zerolines").checked ? null : "0";
@@ -358,12 +348,13 @@ export class Playground {
 
   async reset() {
     await this.stop();
-    const range = this.controls.field("init_seed");  // the next seed, back to min after max
-    const seed = this.accepted.init_seed >= range.max ? range.min : this.accepted.init_seed + 1;
+    const field = this.roles.weights_seed, range = this.controls.field(field);
+    // the next seed, back to min after max
+    const seed = this.accepted[field] >= range.max ? range.min : this.accepted[field] + 1;
     try {
       const s = await this.session.call("play.reset", { init_seed: seed });
       this.history = s.history; this.accepted = s.config; this.showError("");
-      this.mark("init_seed", null); this.fillForm();
+      this.mark(field, null); this.fillForm();
       this.accept(s); this.writeUrl();
       this.showNotice(`new weights (init seed ${seed}), step 0`);
     } catch (e) { this.showError("playground: " + e.message); }
@@ -372,11 +363,11 @@ export class Playground {
   async setLr(lr) {
     try {
       const r = await this.session.call("play.lr", { lr });
-      this.mark("lr", null); this.showNotice("");
+      this.mark(this.roles.live, null); this.showNotice("");
       this.state.lr = r.lr; this.accepted.lr = r.lr;
       this.lrVersion = (this.lrVersion || 0) + 1;
       this.writeUrl();
-    } catch (e) { this.mark("lr", e.message); }
+    } catch (e) { this.mark(this.roles.live, e.message); }
   }
 
   async setWeight(name, value, input) {
@@ -495,7 +486,7 @@ export class Playground {
     $("netsum").textContent = `(${s.network.sizes.join("-")}, ${s.nparams} parameters)`;
     // your own points: no points generated, so no count or noise to set
     const own = this.spec.own.includes(s.config.dataset);
-    for (const name of ["samples", "noise"]) { const i = this.controls.input(name); if (i) i.closest("label").hidden = own; }
+    for (const name of this.roles.generated) { const i = this.controls.input(name); if (i) i.closest("label").hidden = own; }
     this.clickMode();
     if (s.diverged) {  // the Python side says so: the loss or a weight is no longer finite
       this.showError(`training diverged at step ${s.diverged_at}: the loss or a weight is ` +
