@@ -370,7 +370,7 @@ def test_play_refusals(client):
     refused(post({"activation": "gelu"}), 422)
     refused(post({"loss": "softmax"}), 422)
     assert "classes" in refused(post({"dataset": "circle", "classes": 3, "loss": "ce"}), 400)
-    assert "'ce'" in refused(post({"dataset": "spiral", "classes": 3}), 400)
+    assert "use loss ce" in refused(post({"dataset": "spiral", "classes": 3}), 400)
     assert "'mse'" in refused(post({"dataset": "plane", "loss": "hinge"}), 400)
     refused(post({"features": []}), 422)
     refused(post({"features": ["x3"]}), 422)
