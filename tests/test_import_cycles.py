@@ -207,7 +207,7 @@ def test_the_package_has_no_import_cycle():
 
 
 def test_the_graph_reads_imports_inside_functions():
-    # the program builds its NumPy runner on first use: an import inside a function,
+    # the program builds its NumPy executor on first use: an import inside a function,
     # counted as an edge, and allowed because nothing there imports the program back
     graph = import_graph(SRC)
     lazy = [e for e in graph["micrograd.trace.program"] if e.target == "micrograd.trace.runtime"]

@@ -1,6 +1,6 @@
 """``Batch``: a batch as a program reads it, the one shape the compiler and its backends
 share. The backend packs it (``runtime.pack``, with NumPy); the program passes it on to
-its runner, reading only the batch size."""
+its executor, reading only the batch size."""
 
 from __future__ import annotations
 

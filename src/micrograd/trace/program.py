@@ -1,9 +1,9 @@
 """``Program``: a traced function, compiled, run over whole batches.
 
-Compiling needs only the standard library. The backend that runs the program (NumPy by
-default, ``runtime.Runner``) is built with it when NumPy is loaded already, else when the
-program first runs: so a Python without NumPy traces, and lowers the program into
-primitive instructions (``micrograd.trace.lowering``), without ever importing it.
+Compiling needs only the standard library. The backend's executor that runs the program
+(NumPy's by default, ``runtime.NumpyExecutor``) is built with it when NumPy is loaded
+already, else when the program first runs: so a Python without NumPy traces, and lowers
+the program into primitive instructions (``micrograd.trace.lowering``), without ever importing it.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ class Source(NamedTuple):
 
 
 class Compiled(NamedTuple):
-    """The compiler's result, from which a backend builds its runner."""
+    """The compiler's result, from which a backend builds its executor."""
 
     nodes: list
     groups: list
@@ -96,20 +96,21 @@ class Program:
             self._build()
 
     @property
-    def _runner(self):
-        """The backend's runner, built (and NumPy imported) on first use."""
+    def _executor(self):
+        """The backend's executor, built (and NumPy imported) on first use."""
         return self._built if self._built is not None else self._build()
 
     def _build(self):
         c = self._compiled
-        runner = numpy_runtime().Runner(c.nodes, c.groups, c.layout, c.need, c.outputs,
-                                        c.n_inputs, c.n_params, c.once_outputs)
+        executor = numpy_runtime().NumpyExecutor(c.nodes, c.groups, c.layout, c.need,
+                                                 c.outputs, c.n_inputs, c.n_params,
+                                                 c.once_outputs)
         if self.backend == "torch":
-            from .torch_backend import TorchRunner  # PyTorch only when asked for
+            from .torch_backend import TorchExecutor  # PyTorch only when asked for
 
-            runner = TorchRunner(runner, self.device or "cpu")
-        self._built = runner
-        return runner
+            executor = TorchExecutor(executor, self.device or "cpu")
+        self._built = executor
+        return executor
 
     # ---- the low-level interface -------------------------------------------------------
 
@@ -132,7 +133,7 @@ class Program:
         gradient of ``sum(seed * outputs) + sum(once)`` for every parameter, else None;
         and the once-per-batch outputs."""
         with self._lock:
-            r = self._runner
+            r = self._executor
             if len(r.P):
                 r.P[:] = param_values
             out, once = r.run(batch.X, batch.size, seed)

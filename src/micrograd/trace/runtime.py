@@ -1,10 +1,10 @@
 """The runtime: batched steps over one value array (a row per node, a column per sample).
 
-``Runner`` turns the compiler's groups and layout into steps (``OpStep``, ``SumStep``,
-``DenseStep``); ``Runner.run`` executes them forward, and backward when given the
-gradient of the outputs. Every step
-reads its inputs as rows of the value array ``V`` and writes its own block of rows;
-backward accumulates into the gradient array ``G`` with the same row indices.
+``NumpyExecutor`` turns the compiler's groups and layout into steps (``OpStep``,
+``SumStep``, ``DenseStep``); ``NumpyExecutor.run`` executes them forward, and backward
+when given the gradient of the outputs. Every step reads its inputs as rows of the value
+array ``V`` and writes its own block of rows; backward accumulates into the gradient
+array ``G`` with the same row indices.
 """
 
 from __future__ import annotations
@@ -284,9 +284,10 @@ def _step(nodes, grp, s, e, row, need, P, gP):
     return DenseStep(s, e, x, w, b)
 
 
-class Runner:
-    """The compiled steps and their buffers; ``run`` is one forward (and backward) pass
-    over a batch with the parameters in ``P``, parameter gradients into ``gP``.
+class NumpyExecutor:
+    """A compiled program's executor on NumPy: its steps and their buffers; ``run`` is one
+    forward (and backward) pass over a batch with the parameters in ``P``, parameter
+    gradients into ``gP``.
 
     A step of the once-per-batch graph (a loss's regularizer) works on column 0 of the
     buffers only: it is computed once, not once per sample."""

@@ -1,13 +1,13 @@
 """The PyTorch backend of the tracer: the same program run on torch tensors.
 
-A compiled program (``micrograd.trace.runtime.Runner``) is read step by step and run with
-torch instead of NumPy: on the CPU in float64 it gives the NumPy backend's numbers (to
-rounding), and on a GPU it runs there (``trace(..., backend="torch", device="cuda")``).
-As with NumPy, the calculus is the op table's: each op's one rule runs with the math
-namespace ``TORCH``; only the forward kernels (``TORCH_FORWARD``) are written here.
-Batches go in and outputs and gradients come out as NumPy arrays, so ``BatchLoss`` and
-the traced optimizers work unchanged. PyTorch is imported only when this backend is
-asked for.
+A compiled program's steps (``micrograd.trace.runtime.NumpyExecutor``) are read one by
+one and run with torch instead of NumPy: on the CPU in float64 it gives the NumPy
+backend's numbers (to rounding), and on a GPU it runs there (``trace(...,
+backend="torch", device="cuda")``). As with NumPy, the calculus is the op table's: each
+op's one rule runs with the math namespace ``TORCH``; only the forward kernels
+(``TORCH_FORWARD``) are written here. Batches go in and outputs and gradients come out as
+NumPy arrays, so ``BatchLoss`` and the traced optimizers work unchanged. PyTorch is
+imported only when this backend is asked for.
 """
 
 from __future__ import annotations
@@ -187,25 +187,26 @@ class _Dense:
             self.x.add(G, W.T @ g)
 
 
-class TorchRunner:
-    """A compiled ``Runner`` run with torch on ``device``; the same interface: ``P`` and
-    ``gP`` (NumPy, on the host), ``run(X, B, seed)`` returning NumPy outputs."""
+class TorchExecutor:
+    """The steps compiled by ``base`` (a ``NumpyExecutor``) run with torch on ``device``;
+    the same interface: ``P`` and ``gP`` (NumPy, on the host), ``run(X, B, seed)``
+    returning NumPy outputs."""
 
-    def __init__(self, runner, device="cpu"):
+    def __init__(self, base, device="cpu"):
         dev = self.device = torch.device(device)
-        self.P, self.gP = runner.P, runner.gP
-        self.steps = runner.steps  # the compiled steps (Program.summary reads them)
-        self.n_inputs, self.n_rows, self.once_start = (runner.n_inputs, runner.n_rows,
-                                                       runner.once_start)
+        self.P, self.gP = base.P, base.gP
+        self.steps = base.steps  # the compiled steps (Program.summary reads them)
+        self.n_inputs, self.n_rows, self.once_start = (base.n_inputs, base.n_rows,
+                                                       base.once_start)
         kinds = {OpStep: _Op, SumStep: _Sum, DenseStep: _Dense}
-        self._steps = [kinds[type(st)](st, dev) for st in runner.steps]
-        self._once = list(runner.once)
-        self._param_rows = runner.param_rows
+        self._steps = [kinds[type(st)](st, dev) for st in base.steps]
+        self._once = list(base.once)
+        self._param_rows = base.param_rows
         self._param_index = [torch.as_tensor(np.asarray(r.idx), device=dev)
-                             for r in runner.param_index]
-        self._const_rows = torch.as_tensor(runner.const_rows, device=dev)
-        self._const_values = torch.as_tensor(runner.const_values, device=dev)
-        self._out, self._out_once = _Rows(runner.out, dev), _Rows(runner.out_once, dev)
+                             for r in base.param_index]
+        self._const_rows = torch.as_tensor(base.const_rows, device=dev)
+        self._const_values = torch.as_tensor(base.const_values, device=dev)
+        self._out, self._out_once = _Rows(base.out, dev), _Rows(base.out_once, dev)
 
     def _views(self, V, once):
         return V[:, :1] if once else V
