@@ -12,7 +12,8 @@ from fractions import Fraction
 import pytest
 
 from micrograd import engine, ops
-from micrograd.chain_rule import sweep, topological_order
+from micrograd.chain_rule import sweep
+from micrograd.engine import topological_order
 from micrograd.engine import AnomalyError, Value, detect_anomaly, enable_grad, no_grad
 
 SRC = pathlib.Path(engine.__file__).resolve().parent

@@ -14,7 +14,8 @@ import tracemalloc
 import pytest
 
 from micrograd import engine, ops
-from micrograd.chain_rule import sweep, topological_order
+from micrograd.chain_rule import sweep
+from micrograd.engine import topological_order
 from micrograd.engine import Value, no_grad
 from micrograd.nn import Neuron
 
@@ -356,13 +357,13 @@ def test_ops_and_backward_leave_the_collector_alone():
 def test_the_engine_modules_examples_run(monkeypatch):
     import doctest
 
-    from micrograd import chain_rule, grad_mode
+    from micrograd import chain_rule, grad_mode, node_record
 
     # define_op's example adds an op "cube": to a copy of the table, and a method that
     # goes again afterwards
     monkeypatch.setattr(ops, "OPS", dict(ops.OPS))
     monkeypatch.setattr(Value, "cube", getattr(Value, "cube", None), raising=False)
     monkeypatch.delattr(Value, "cube")
-    for module in (engine, chain_rule, grad_mode):
+    for module in (engine, chain_rule, grad_mode, node_record):
         result = doctest.testmod(module)
         assert result.attempted >= 1 and result.failed == 0, module.__name__

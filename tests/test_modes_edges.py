@@ -21,7 +21,7 @@ import warnings
 import pytest
 
 from micrograd import engine_fast, grad_mode, nn
-from micrograd.chain_rule import topological_order
+from micrograd.engine import topological_order
 from micrograd.engine import Value, detect_anomaly, enable_grad, is_grad_enabled, no_grad
 
 

@@ -16,7 +16,7 @@ import textwrap
 
 import pytest
 
-from micrograd import chain_rule, walk_modes
+from micrograd import chain_rule, engine, walk_modes
 from micrograd.engine import Value
 from micrograd.expr import parse
 from micrograd.viz import trace
@@ -285,7 +285,7 @@ def test_the_correct_mode_steps_through_the_engines_sweep():
                  "c = (b + x)**2 * relu(a + 2) - sqrt(abs(b)) + exp(-x) * log(x + 3); "
                  "d = c * b + tanh(c) * sin(a) + cos(y)")
     w = walk(root)
-    grads = chain_rule.sweep(reversed(chain_rule.topological_order(
+    grads = chain_rule.sweep(reversed(engine.topological_order(
         root, inputs_of=lambda v: v._prev)), {root: 1.0})
     ids = {n.value: n.id for n in trace(root)[0]}
     assert w.grads == {ids[v]: g for v, g in grads.items()} == w.expected

@@ -42,9 +42,9 @@ from __future__ import annotations
 
 from numbers import Real
 
-from .chain_rule import contributions_at, sweep, topological_order
+from .chain_rule import contributions_at, sweep
 from .checks import as_float
-from .engine import Value, enable_grad
+from .engine import Value, enable_grad, topological_order
 from .ops import FLOAT, VALUE
 
 __all__ = [

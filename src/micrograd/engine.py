@@ -1,5 +1,13 @@
 """The autograd engine: ``Value`` wraps one number and remembers how it was made.
 
+One switch, the environment variable ``MICROGRAD_SPEED``, read once when this module is
+imported, kept in ``SPEED``: ``on`` (the default) or ``off``; any other value is an error.
+Off, what runs is this file as it reads. On, ``micrograd.engine_fast`` stands in for
+``+`` and ``*`` (written out), ``affine`` (a neuron's sum, built folded) and
+``backward()`` (its sort and loop written for speed), with the same numbers to the bit;
+``backward(create_graph=True)`` and ``backward()`` under ``detect_anomaly()`` run the
+loop here either way.
+
     >>> from micrograd.engine import Value
     >>> a, b, c, f = Value(2.0), Value(-3.0), Value(10.0), Value(-2.0)
     >>> L = (a*b + c) * f
@@ -9,9 +17,10 @@
 
 Read it top down, as the lecture builds it: ``Value`` and its ops, each one line over the
 op table (``micrograd.ops``: every op's forward and its ONE derivative rule), then
-``backward()`` in two phases: the topological order, then the chain rule. The graph
-algorithms are in ``micrograd.chain_rule``, the modes in ``micrograd.grad_mode``, what is
-only for speed (``+``, ``*``, ``backward()``'s sort and loop) in ``micrograd.engine_fast``.
+``backward()``: ``topological_order`` (the lecture's ``build_topo``) and ``for v in
+reversed(topo): v._backward()``, each node's rule adding its contributions to its inputs'
+grads. The modes are in ``micrograd.grad_mode``, a node's record beyond its op (a label,
+a constant) in ``micrograd.node_record``.
 
 A node records its inputs (``_prev``, in order: a reused input appears twice) and its op
 (``_fn``; ``_op`` is its label, ``'+'``, ``'tanh'``). It holds no closure and no link to
@@ -23,21 +32,35 @@ in PyTorch (zero it between steps); an interior node's holds the last pass's gra
 from __future__ import annotations
 
 import math
+import os
 from numbers import Real
 
 from . import engine_fast as _fast
 from . import grad_mode as _gm
 from . import ops as _ops
-from .chain_rule import contributions_at, sweep, sweep_steps, topological_order
 from .checks import as_float, one_per_input
-from .engine_fast import interior_order, push_grads
 from .engine_fast import record as _record  # ``_how``, a neuron's folded sum unfolded
 from .grad_mode import AnomalyError, detect_anomaly, enable_grad, is_grad_enabled, no_grad
-from .ops import (ABS, ADD, COS, DIV, EXP, LOG, MUL, POW, POWC, RELU, SIGMOID, SIN, SOFTPLUS,
-                  SQRT, TANH, VALUE)
+from .node_record import (Extra, arg_of, extra, fn_of, label_of, op_from_label, op_label_of,
+                          with_label, with_op_label)
+from .ops import (ABS, ADD, COS, DIV, EXP, FLOAT, LOG, MUL, POW, POWC, RELU, SIGMOID, SIN,
+                  SOFTPLUS, SQRT, TANH, VALUE, contributions)
 
 __all__ = ["Value", "no_grad", "enable_grad", "is_grad_enabled", "detect_anomaly",
-           "AnomalyError", "define_op", "apply_op"]
+           "AnomalyError", "define_op", "apply_op", "topological_order", "SPEED"]
+
+
+def _speed_switch(environ=os.environ):
+    """``MICROGRAD_SPEED``: True for ``on`` (or unset), False for ``off``."""
+    text = environ.get("MICROGRAD_SPEED", "on")
+    if text not in ("on", "off"):
+        raise ValueError(f"MICROGRAD_SPEED={text!r}: the engine's speed switch takes 'on' "
+                         "(the default: micrograd.engine_fast) or 'off' (the plain engine)")
+    return text == "on"
+
+
+#: the speed switch, read once at import (``MICROGRAD_SPEED``: ``on`` or ``off``)
+SPEED = _speed_switch()
 
 _blocks = _gm.blocks  # 0 unless a mode block is open here
 _OPEN = _gm.OPEN  # empty unless a mode block is open somewhere: the hot path reads it first
@@ -51,9 +74,10 @@ class Value:
 
     # Six fields: the number, its grad, the inputs ``_a`` and ``_b`` (every op takes one
     # or two; ``None`` where absent), ``_how``: ``None`` for a leaf, the op (an entry of
-    # the table) or an ``_Extra`` record for a node that carries more (the constant of
-    # x**n, a label, an op label set by hand), and ``_c`` for a neuron's folded sum only
-    # (``engine_fast``). One small object a node: no tuple of children, no closure.
+    # the table) or an ``Extra`` record for a node that carries more (the constant of
+    # x**n, a label, an op label set by hand: ``node_record``), and ``_c`` for a neuron's
+    # folded sum only (``engine_fast``). One small object a node: no tuple of children,
+    # no closure.
     __slots__ = ("data", "grad", "_a", "_b", "_how", "_c")
 
     def __init__(self, data, _children=(), _op="", label=""):
@@ -63,9 +87,9 @@ class Value:
         if _children:  # built by hand, as the lecture does: a real op node
             _set_inputs(self, _children)
             if self._a is not None:
-                self._how = _extra(*_op_from_label(_op, self._prev, self.data))
+                self._how = extra(*op_from_label(_op, self._prev, self.data))
         if _op and self._a is None:
-            self._how = _Extra(None, None, "", _op)
+            self._how = Extra(None, None, "", _op)
         if type(label) is not str or label:
             self.label = label  # checked there
 
@@ -73,6 +97,8 @@ class Value:
 
     def __add__(self, other): return _binary(ADD, self, other)
     def __mul__(self, other): return _binary(MUL, self, other)
+    if SPEED:  # x + y, x * y of two Values written out, the same nodes in one call
+        __add__, __mul__ = _fast.add, _fast.mul
     # NOTE: the lecture composes x / y = x * y**-1; a primitive division gives PyTorch's
     # numbers where that composition rounds differently (1e-300 / 1e-300)
     def __truediv__(self, other): return _binary(DIV, self, other)
@@ -130,25 +156,52 @@ class Value:
         (see ``micrograd.autodiff``). As in PyTorch, a leaf's ``.grad`` then refers to a
         graph that refers back to the leaf.
         """
-        if create_graph or _gm.current() & _gm.ANOMALY or not _fast.ZERO_IS_FRESH:
-            return _backward_by_table(self, grad, create_graph)
-        if type(grad) is not float:
+        checked = _OPEN and _gm.current() & _gm.ANOMALY  # detect_anomaly() is on here
+        if SPEED and not create_graph and not checked and _fast.ZERO_IS_FRESH:
+            return _fast.backward(self, grad)  # the same sums, for speed (engine_fast)
+        if not (create_graph and isinstance(grad, Value)):
             grad = as_float(grad, "backward's grad")
+        with _fast.ONE_PASS:  # one pass at a time
+            topo = topological_order(self)  # every node after its inputs, self last
+            with _fast.PASS:  # code run inside the pass may read the graph, not change it
+                for v in topo:  # this pass's grads start from zero; a leaf's accumulate
+                    if v._a is not None:
+                        v.grad = 0.0
+                if not create_graph:
+                    self.grad += grad
+                    for v in reversed(topo):  # the chain rule, from self to the leaves
+                        v._backward()
+                    return
+                with enable_grad():  # the same loop, the rules run on the Values
+                    old = self.grad
+                    self.grad = grad if type(old) is float and old == 0.0 else old + _coerce(grad)
+                    for v in reversed(topo):
+                        v._backward(create_graph=True)
+                    for v in topo:
+                        if type(v.grad) is not Value:  # a rule gave a number: a constant
+                            v.grad = _coerce(v.grad)
 
-        with _fast.ONE_PASS, _fast.PASS:  # one pass at a time (engine_fast.PASS)
-            # Phase 1: the topological order of the interior nodes (a leaf passes
-            # nothing on), every node after its inputs, each one's grad set to 0.
-            order = interior_order(self)
-            # Phase 2: the chain rule, from the root back to the leaves: every node's
-            # ``_backward()`` (below) in one loop, + and * written out.
-            self.grad += grad
-            push_grads(reversed(order))
-
-    def _backward(self):
-        """The chain rule at this node: run its op's rule on its grad and add each
-        contribution to that input's grad (the lecture's ``node._backward()``)."""
-        if self._a is not None:
-            for p, c in zip(self._prev, contributions_at(self, self.grad)):
+    def _backward(self, create_graph=False):
+        """The chain rule at this node (the lecture's ``node._backward()``): its op's rule
+        (``ops.contributions``, the one dispatcher) turns its grad into one contribution
+        per input, added to that input's grad. With ``create_graph`` the rule runs on the
+        Values themselves (``ops.VALUE``), each contribution a graph, and a zero float grad
+        is replaced by it, not added to (no ``0 + c`` node)."""
+        if self._a is None:
+            return  # a leaf: nothing to pass on
+        inputs, g = self._prev, self.grad
+        if create_graph:
+            cs = contributions(self._fn, VALUE, g, inputs, self, self._arg)
+        else:
+            xs = [p.data for p in inputs]
+            cs = contributions(self._fn, FLOAT, g, xs, self.data, self._arg)
+        checked = not create_graph and _OPEN and _gm.current() & _gm.ANOMALY
+        for i, (p, c) in enumerate(zip(inputs, cs)):
+            if checked:  # detect_anomaly(): a nan or inf that a finite upstream made
+                _gm.check_backward(self, i, c, g)
+            if create_graph and type(p.grad) is float and p.grad == 0.0:
+                p.grad = c
+            else:
                 p.grad += c
 
     def zero_grad(self):
@@ -175,53 +228,30 @@ class Value:
     @property
     def _fn(self):
         """The op (an entry of ``micrograd.ops``) that made this node; None for a leaf."""
-        how = _record(self)
-        return how.fn if type(how) is _Extra else how
+        return fn_of(_record(self))
 
     @property
     def _arg(self):
         """The op's constant argument (the n of x**n), or None."""
-        how = _record(self)
-        return how.arg if type(how) is _Extra else None
+        return arg_of(_record(self))
 
     @property
     def label(self):
         """A name for this node, shown by graph views ('' when it has none)."""
-        how = _record(self)
-        return how.label if type(how) is _Extra else ""
+        return label_of(_record(self))
 
     @label.setter
     def label(self, label):
-        if label is None:
-            label = ""
-        elif not isinstance(label, str):
-            raise TypeError(f"a Value's label must be a str, got {type(label).__name__}: "
-                            f"{label!r:.60}")
-        how = _fast.record_to_change(self)
-        if type(how) is _Extra:
-            self._how = _extra(how.fn, how.arg, label, how.oplabel)
-        elif label:
-            self._how = _Extra(how, None, label, None)
+        self._how = with_label(_fast.record_to_change(self), label)
 
     @property
     def _op(self):
         """The short label of the op that made this node: '+', '*', '**2', 'tanh', ''."""
-        how = _record(self)
-        if type(how) is _Extra:
-            if how.oplabel is not None:
-                return how.oplabel  # a node built by hand, or a label set by the user
-            how, arg = how.fn, how.arg
-        else:
-            arg = None
-        return "" if how is None else how.label(arg)
+        return op_label_of(_record(self))
 
     @_op.setter
     def _op(self, text):
-        how = _fast.record_to_change(self)
-        if type(how) is _Extra:
-            self._how = _Extra(how.fn, how.arg, how.label, text)
-        else:
-            self._how = _Extra(how, None, "", text)
+        self._how = with_op_label(_fast.record_to_change(self), text)
 
     # -- display -----------------------------------------------------------------------
 
@@ -262,24 +292,6 @@ def _set_inputs(v, children, new_node=True):  # ``_prev``'s checks and stores
     v._b = children[1] if len(children) == 2 else None
 
 
-class _Extra:
-    """How a node was made, when that is more than an op: the op (None for a leaf), its
-    constant argument, the node's label, an op label set by hand (None if not). Never
-    changed once made: a node that changes gets a new one."""
-
-    __slots__ = ("fn", "arg", "label", "oplabel")
-
-    def __init__(self, fn, arg, label, oplabel):
-        self.fn, self.arg, self.label, self.oplabel = fn, arg, label, oplabel
-
-
-def _extra(fn, arg=None, label="", oplabel=None):
-    """What goes in a node's ``_how``: the op itself when there is nothing more to say."""
-    if arg is None and not label and oplabel is None:
-        return fn
-    return _Extra(fn, arg, label, oplabel)
-
-
 # ---------------------------------------------------------------------------------------
 # Building nodes: every op's result is made by _make
 # ---------------------------------------------------------------------------------------
@@ -303,7 +315,7 @@ def _make(data, fn, a, b=None, arg=None):
             return out
     out._a = a
     out._b = b
-    out._how = fn if arg is None else _Extra(fn, arg, "", None)
+    out._how = fn if arg is None else Extra(fn, arg, "", None)
     return out
 
 
@@ -337,93 +349,68 @@ def _coerce(x):
         if type(x) is not int and not isinstance(x, Real):
             return NotImplemented
         x = as_float(x)
-    return _fast.leaf(Value, x)
+    return Value(x)
 
 
-#: ``affine(b, ws, xs)``: ``b + ws[0]*xs[0] + ...`` in one call, the operators' nodes and
-#: numbers (each ``+ w*x`` one folded node until read): what a neuron of ``nn`` computes
-affine = _fast.make_affine(Value, _blocks)
+def _affine(b, ws, xs):
+    act = b
+    for w, x in zip(ws, xs):
+        act = act + w * x
+    return act
 
 
-def _backward_by_table(root, grad, create_graph):
-    """``backward()`` by the sweep on a table of grads: with ``create_graph`` (rules run on
-    Values), under ``detect_anomaly()`` (each contribution checked for a nan or inf that a
-    finite upstream made), or where floats are not fresh objects (``engine_fast``). The
-    same sums in the same order as ``backward()``; folded sums unfolded before the pass."""
-    order = topological_order(root)
-    with _fast.ONE_PASS, _fast.PASS:
-        if create_graph:
-            g0 = grad if isinstance(grad, Value) else as_float(grad, "backward's grad")
-            grads = {root: g0}
-            with enable_grad():
-                sweep(reversed(order), grads, VALUE)
-                for v in order:
-                    g, old = _coerce(grads.get(v, 0.0)), v.grad
-                    # a zero float grad is replaced, not added to: no ``0 + g`` node
-                    fresh = v._a is not None or (type(old) is float and old == 0.0)
-                    v.grad = g if fresh else _coerce(old + g)
-            return
-        grads = {v: v.grad for v in order if v._a is None}
-        grads[root] = grads.get(root, 0.0) + as_float(grad, "backward's grad")
-        check = _gm.current() & _gm.ANOMALY
-        for v, g, pushes in sweep_steps(reversed(order), grads):
-            if check:
-                for i, c, _, _ in pushes:
-                    _gm.check_backward(v, i, c, g)
-        for v in order:
-            v.grad = grads.get(v, 0.0)
+#: ``affine(b, ws, xs)``: ``b + ws[0]*xs[0] + ws[1]*xs[1] + ...``, what a neuron of ``nn``
+#: computes: the operators' nodes and numbers, term by term (with speed on, in one call,
+#: each ``+ w*x`` one folded node until read: ``engine_fast.make_affine``)
+affine = _fast.make_affine(Value, _blocks) if SPEED else _affine
+
+
+# ---------------------------------------------------------------------------------------
+# The topological sort
+# ---------------------------------------------------------------------------------------
+
+
+def _inputs(v):
+    return v._prev
+
+
+def topological_order(*roots, inputs_of=_inputs):
+    """Every node the ``roots`` depend on, each after all of its inputs (a root last among
+    the nodes it reaches): the lecture's ``build_topo``,
+
+        def build_topo(v):
+            if v not in visited:
+                visited.add(v)
+                for child in v._prev:
+                    build_topo(child)
+                topo.append(v)
+
+    made iterative, so that any depth works: the stack holds the nodes being built, each
+    with what is left of its inputs. ``inputs_of(node)`` gives a node's inputs in order
+    (a Value's ``_prev`` by default, which unfolds a neuron's folded sum), so the same sort
+    orders any graph: the drawing's, the tracer's program."""
+    topo, visited = [], set()
+    for root in roots:
+        if root in visited:
+            continue
+        visited.add(root)
+        stack = [(root, iter(inputs_of(root)))]
+        while stack:
+            v, children = stack[-1]
+            for child in children:
+                if child not in visited:
+                    visited.add(child)
+                    stack.append((child, iter(inputs_of(child))))
+                    break
+            else:  # every input built: v comes after them
+                stack.pop()
+                topo.append(v)
+    return topo
 
 
 # ---------------------------------------------------------------------------------------
 # Nodes built by hand, and ops defined by the user
 # ---------------------------------------------------------------------------------------
-
-
-def _op_from_label(label, prev, data):
-    """``(op, arg)`` for a node built by hand, ``Value(data, (a, b), '+')``.
-
-    The label must name an op of the table with that many inputs (``'+'``, ``'*'``,
-    ``'tanh'``, ``'**2'``, a key such as ``'relu'``), and ``data`` must be what that op
-    gives: such a node then backpropagates like any other. Anything else is refused,
-    never drawn as a leaf that silently passes no gradient."""
-    n = len(prev)
-    if not isinstance(label, str) or not label:
-        raise ValueError(
-            "a Value built with inputs needs the op that made it, e.g. "
-            "Value(a.data * b.data, (a, b), '*')")
-    found = None
-    for op in _ops.OPS.values():
-        if op.arity == n and not op.has_arg and label in (op.name, op.key):
-            found, arg = op, None
-            break
-    if found is None and n == 1 and label.startswith("**"):
-        try:
-            arg = float(label[2:])
-        except ValueError:
-            arg = math.nan
-        if math.isfinite(arg):
-            found = POWC
-            arg = int(arg) if arg.is_integer() else arg
-    if found is None:
-        known = sorted({op.name for op in _ops.OPS.values() if op.arity == n} |
-                       ({"**n"} if n == 1 else set()))
-        raise ValueError(
-            f"Value(data, children, op): {label!r} is not an op of {n} input"
-            f"{'s' if n > 1 else ''} (known: {', '.join(known)}). Build nodes with "
-            f"operators and methods (a + b, a.tanh()), or add an op with "
-            f"micrograd.engine.define_op")
-    want = _ops.forward(found, [p.data for p in prev], arg)
-    if not _same_number(want, data):
-        raise ValueError(
-            f"Value({data!r}, children, {label!r}): {label} of the inputs "
-            f"({', '.join(repr(p.data) for p in prev)}) is {want!r}, not {data!r}")
-    return found, arg
-
-
-def _same_number(x, y):
-    if x != x or y != y:
-        return x != x and y != y
-    return x == y or math.isclose(x, y, rel_tol=1e-9, abs_tol=1e-300)
 
 
 def apply_op(op, *inputs, arg=None):
@@ -495,5 +482,6 @@ def define_op(key, forward, grad, *, arity=1, name=None, formula="", rule="",
     return apply
 
 
-_fast.write_out_sum_and_product(Value, _blocks, _binary)  # the same nodes, one call
-_fast.warm_up(Value)  # CPython 3.10 only (engine_fast)
+if SPEED:
+    _fast.use_class(Value, _binary)  # the class + and * build, and their plain path
+    _fast.warm_up(Value)  # CPython 3.10 only (engine_fast)

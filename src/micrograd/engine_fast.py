@@ -1,32 +1,35 @@
-"""What the engine does only for speed, in one place.
+"""What the engine does only for speed, in one place: what runs with the speed switch on
+(``MICROGRAD_SPEED``, read by ``micrograd.engine``; on by default).
 
-Each item here gives exactly the numbers of the plain code it stands for (the tests
-compare them; folded sums say where their last bits may differ) and says why it is
+Each item here gives exactly the numbers of the plain code it stands for, in
+``engine.py`` (the tests run both and compare them to the bit), and says why it is
 faster; what each buys, measured, with its command, is in docs/performance.md.
 
-* ``interior_order``: backward()'s phase 1, for ``topological_order(root)`` with the
-  leaves left out and every grad set to 0.0. It marks a placed node by its grad instead
-  of keeping a set of visited nodes: no hashing a visit. A folded sum (below) is walked
-  as any ``+`` node, with no case of its own (its ``x`` in ``_b``, its ``w``, a leaf, in
+* ``interior_order``: ``backward()``'s sort, for ``topological_order(root)``: the same
+  order, with the leaves left out and every grad set to 0.0. It reads a node's two input
+  slots instead of calling ``inputs_of`` and making an iterator a node; it marks a
+  visited node by its grad (set to a float object made for the pass: the reset the pass
+  needs anyway) instead of hashing it into a set; and it walks a folded sum (below) as
+  any ``+`` node, with no case of its own (its ``x`` in ``_b``, its ``w``, a leaf, in
   ``_c``): no type check a visit.
-* ``push_grads``: backward()'s phase 2, for ``v._backward()`` at every node: one loop,
+* ``push_grads``: ``backward()``'s loop, for ``v._backward()`` at every node: one loop,
   with the rules of ``+`` and ``*`` (nine nodes in ten) written out instead of a call to
-  the dispatcher a node.
+  the dispatcher a node and the properties that read a node's record.
 * ``make_affine``: a neuron's ``b + w0*x0 + w1*x1 + ...`` in one call, for two operator
-  calls a term.
+  calls a term (``engine.affine``).
 * folded sums (``make_affine``, ``unfold``): each ``act + w*x`` of a neuron is one
   object, not two, until something asks for its ``*`` node (``_prev``, ``_fn``,
   ``topological_order`` unfold it first: the operators' node, with its number and
-  grad); backward() reads it as it is: the operators' grads to the bit unless a node
-  feeds two terms of one sum (``w1*x + w2*x + w3*x``: its product's share comes before
-  the earlier terms' instead of after, the last bits may differ). Half the objects a
-  step makes, so half the work of the cyclic collector, which walks the live graphs
-  (and whatever else the program keeps, a notebook's imports) on each full collection.
-* ``write_out_sum_and_product``: for ``Value.__add__`` and ``__mul__`` (``_binary`` with
-  ``ADD`` or ``MUL``): ``x + y`` and ``x * y`` of two Values in one call instead of four
-  (operator, ``_binary``, the forward, ``_make``). A float operand becomes its constant
-  leaf at once (``leaf``), for ``_coerce``'s check against the abstract ``Real`` and
-  ``Value.__init__``.
+  grad); ``backward()`` reads it as it is, with the operators' grads to the bit (its
+  product's share pushed at the sum's turn, which is where the plain order runs the
+  ``*`` node: just after the sum). Half the objects a step makes, so half the work of
+  the cyclic collector, which walks the live graphs (and whatever else the program
+  keeps, a notebook's imports) on each full collection.
+* ``add`` and ``mul``: ``Value.__add__`` and ``__mul__`` (``_binary`` with ``ADD`` or
+  ``MUL``), assigned in the class body: ``x + y`` and ``x * y`` of two Values in one
+  call instead of four (operator, ``_binary``, the forward, ``_make``). A float operand
+  becomes its constant leaf at once (``leaf``), for ``_coerce``'s check against the
+  abstract ``Real`` and ``Value.__init__``.
 * ``grad_mode.OPEN``, read before the context variable: each op asks its own thread's
   mode blocks only when some block is open somewhere (``if OPEN and blocks():``), a
   set's truth instead of a call.
@@ -35,6 +38,11 @@ faster; what each buys, measured, with its command, is in docs/performance.md.
   operators' four calls a node and a look at the mode in each.
 * ``warm_up``: CPython 3.10 only, for nothing in the plain code (it changes no number):
   backward() run at import until 3.10 caches its attribute lookups.
+
+Both ways, with the switch on or off, use what is here besides: ``PASS``, the backward
+pass running (code run inside it, an op's rule or a signal handler, may read the graph
+but not change what the pass reads), ``ONE_PASS``, and the unfolding of folded sums
+built before (``unfold``, ``record``).
 
 This module sits below the engine and imports nothing of it: it reads the six fields
 of a node (``data``, ``grad``, ``_a``, ``_b``, ``_how``, ``_c``) and is handed the
@@ -48,12 +56,76 @@ import sys
 import threading
 
 from . import grad_mode as _gm
+from .checks import as_float
 from .ops import ADD, FLOAT, MUL, Op, contributions
 
 
 # ---------------------------------------------------------------------------------------
-# backward()'s phase 1: the topological order of the interior nodes, marked by their grad
+# backward() for speed: its two phases
 # ---------------------------------------------------------------------------------------
+
+
+#: one backward pass, or one unfolding, at a time: two threads' passes over shared nodes
+#: would reset and sum each other's grads, and a pass must not see a folded sum half
+#: unfolded
+ONE_PASS = threading.RLock()
+
+
+def backward(root, grad):
+    """``root.backward(grad)``: the plain loop's sums in its order (``engine.py``), on the
+    nodes' grads: ``interior_order`` (phase 1), the seed, then ``push_grads`` (phase 2)."""
+    if type(grad) is not float:
+        grad = as_float(grad, "backward's grad")
+    with ONE_PASS, PASS:  # one pass at a time; code run inside it may read the graph
+        order = interior_order(root)
+        root.grad += grad
+        push_grads(reversed(order))
+
+
+def interior_order(root):
+    """``engine.topological_order(root)`` without its leaves, every node's grad set to 0.0:
+    the one sort, written for speed (call it holding ``ONE_PASS``).
+
+    The same depth-first search in the same order (a node's first input, then its
+    second; a node placed once both are), with three differences, each for speed. It
+    reads a node's two input slots, ``_a`` and ``_b``, instead of calling ``inputs_of``
+    and making an iterator a node. It goes over interior nodes only: a leaf passes
+    nothing on, and its grad accumulates. And it keeps no set of visited nodes: a node's
+    grad is set, as the node is visited, to a float object ``zero`` made for this pass
+    (the reset this pass needs anyway), so ``grad is zero`` says "visited" without
+    hashing the node (``ZERO_IS_FRESH``: no node holds that object before).
+
+    A folded sum (``make_affine``) needs no case of its own: it holds ``act`` in ``_a``
+    and ``x`` in ``_b``, so it is placed where the operators' ``act + w*x`` is, less its
+    ``*`` node, which the plain order puts just before it; its ``w``, in ``_c``, is a
+    leaf (a sum is folded only over a leaf ``w``, and a leaf cannot be given inputs
+    afterwards: the ``_prev`` setter refuses)."""
+    if root._a is None:
+        return []
+    if UNFOLDING:  # a folded sum left half unfolded by an interrupt: finish it first
+        finish_unfolding()
+    zero = _fresh_zero()
+    root.grad = zero
+    order = []
+    append = order.append
+    stack = [root]
+    push = stack.append
+    pop = stack.pop
+    while stack:
+        v = stack[-1]
+        a = v._a
+        if a._a is not None and a.grad is not zero:  # an interior input not visited yet
+            a.grad = zero
+            push(a)
+            continue
+        b = v._b
+        if b is not None and b._a is not None and b.grad is not zero:
+            b.grad = zero
+            push(b)
+            continue
+        pop()  # every input placed: place v
+        append(v)
+    return order
 
 
 def _fresh_zero(one=1.0):
@@ -63,62 +135,8 @@ def _fresh_zero(one=1.0):
 
 
 #: whether ``_fresh_zero`` gives a new object each time (CPython: yes). An interpreter
-#: where equal floats are one object would not: the engine then sweeps a table instead.
+#: where equal floats are one object would not: ``backward()`` then runs the plain loop.
 ZERO_IS_FRESH = _fresh_zero() is not _fresh_zero()
-
-#: one backward pass, or one unfolding, at a time: two threads' searches over shared
-#: nodes would each take the other's marks for stale grads, and a pass must not see a
-#: folded sum half unfolded
-ONE_PASS = threading.RLock()
-_marking = ONE_PASS
-
-
-def interior_order(root):
-    """``topological_order(root)`` without its leaves, every node's grad set to 0.0.
-
-    The interior (non-leaf) nodes ``root`` depends on, ``root`` among them if it is one,
-    each after all of its interior inputs. The reset (this pass's grads start from zero)
-    is also the search's mark: a node's grad is set, as the node is placed, to a float
-    object ``zero`` made for this pass, so ``grad is zero`` says "placed" without a set
-    of visited nodes. Leaves are never marked: their grads accumulate."""
-    if root._a is None:
-        return []
-    with _marking:
-        if UNFOLDING:  # a folded sum left half unfolded by an interrupt: finish it first
-            finish_unfolding()
-        return _order_by_marks(root, _fresh_zero())
-
-
-def _order_by_marks(root, zero):
-    """The depth-first search of ``interior_order``: the node on top of the stack is placed
-    once its interior inputs are; an input still open is pushed (at most twice a node).
-
-    A folded sum (``make_affine``) needs no case of its own: it holds ``act`` in ``_a`` and
-    ``x`` in ``_b``, so it is pushed and placed as the operators' ``act + w*x`` is, less
-    the ``*`` node; its ``w``, in ``_c``, is a leaf, which passes nothing on (a sum is
-    folded only over a leaf ``w``, and a leaf cannot be given inputs afterwards: the
-    ``_prev`` setter refuses)."""
-    order = []
-    append = order.append
-    stack = [root]
-    push = stack.append
-    pop = stack.pop
-    while stack:
-        v = stack[-1]
-        a = v._a
-        b = v._b
-        if a._a is not None and a.grad is not zero:  # an interior input not placed yet
-            push(a)
-            if b is not None and b._a is not None and b.grad is not zero:
-                push(b)
-        elif b is not None and b._a is not None and b.grad is not zero:
-            push(b)
-        else:  # every input placed: place v (it may have been pushed twice)
-            pop()
-            if v.grad is not zero:
-                v.grad = zero
-                append(v)
-    return order
 
 
 # ---------------------------------------------------------------------------------------
@@ -255,32 +273,29 @@ def _operators(act, terms):
 # ---------------------------------------------------------------------------------------
 
 
-def write_out_sum_and_product(Value, blocks, binary):
-    """Give ``Value`` its ``+`` and ``*`` written out: for two Values, or a Value and a
-    float, and no mode block open (``blocks()`` is 0), the node ``binary(ADD or MUL, x,
-    y)`` builds (``ADD.forward`` and ``MUL.forward``, written out), in one call instead
-    of four; anything else goes to ``binary`` itself. The two are functions of this
-    module reading its globals, not closures: a closure copies its cells into every
-    call's frame."""
-    global _Node, _modes, _binary
-    _Node, _modes, _binary = Value, blocks, binary
-    _sum.__doc__ = Value.__add__.__doc__
-    _product.__doc__ = Value.__mul__.__doc__
-    Value.__add__ = _sum
-    Value.__mul__ = _product
+def use_class(Value, binary):
+    """Make ``add`` and ``mul`` build nodes of class ``Value`` (the engine hands it over
+    once the class is made) and leave what they do not write out to ``binary`` (the
+    plain path, ``engine._binary``)."""
+    global _Node, _binary
+    _Node, _binary = Value, binary
 
 
-_Node = _modes = _binary = None  # set by write_out_sum_and_product
+_Node = _binary = None  # set by use_class
 _new = object.__new__
+_blocks = _gm.blocks  # 0 unless a mode block is open here
 
 
-def _sum(self, other):
+def add(self, other):
+    """``Value.__add__`` (``engine._binary(ADD, ...)``), written out: a module function
+    reading its globals, not a closure (a closure copies its cells into every call's
+    frame)."""
     if type(other) is not _Node:
         if type(other) is not float:
             return _binary(ADD, self, other)
         other = leaf(_Node, other)  # a constant: ``_coerce``'s leaf
-    if _OPEN and _modes():
-        if only_no_grad(_modes):
+    if _OPEN and _blocks():
+        if only_no_grad(_blocks):
             return leaf(_Node, self.data + other.data)
         return _binary(ADD, self, other)
     out = _new(_Node)
@@ -292,13 +307,14 @@ def _sum(self, other):
     return out
 
 
-def _product(self, other):
+def mul(self, other):
+    """``Value.__mul__`` (``engine._binary(MUL, ...)``), written out as ``add`` is."""
     if type(other) is not _Node:
         if type(other) is not float:
             return _binary(MUL, self, other)
         other = leaf(_Node, other)  # a constant: ``_coerce``'s leaf
-    if _OPEN and _modes():
-        if only_no_grad(_modes):
+    if _OPEN and _blocks():
+        if only_no_grad(_blocks):
             return leaf(_Node, self.data * other.data)
         return _binary(MUL, self, other)
     out = _new(_Node)

@@ -356,7 +356,7 @@ def leaves(root):
     leaves a user can give values to. Constants without a name (the 1 of ``a + 1``) are
     not included, nor a name that labels two leaves (``a = 2; c = a + 1; a = 4; ...``):
     which of them a value should edit would be ambiguous."""
-    from .chain_rule import topological_order
+    from .engine import topological_order
 
     out, twice = {}, set()
     for v in topological_order(root):
@@ -368,7 +368,7 @@ def leaves(root):
 
 
 def _labels_two_leaves(root, name):
-    from .chain_rule import topological_order
+    from .engine import topological_order
 
     return len({id(v) for v in topological_order(root) if v._fn is None and v.label == name}) > 1
 

@@ -19,8 +19,7 @@ from numbers import Real
 
 from . import ops as _ops
 from .autodiff import jacfwd, jacrev
-from .chain_rule import topological_order
-from .engine import Value, enable_grad
+from .engine import Value, enable_grad, topological_order
 
 __all__ = ["gradcheck", "gradcheck_report", "GradcheckError", "GradcheckReport"]
 

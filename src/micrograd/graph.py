@@ -25,8 +25,7 @@ import math
 from dataclasses import dataclass, field
 
 from . import ops as _ops
-from .chain_rule import topological_order
-from .engine import Value
+from .engine import Value, topological_order
 
 
 @dataclass
@@ -116,15 +115,11 @@ def check_root(root):
 def forward_order(root):
     """Every node reachable from ``root``, inputs before users, inputs in order.
 
-    The engine's one topological sort (iterative, any depth), walked through each
-    node's inputs in order, so the drawing numbers nodes the same on every run.
+    The engine's one topological sort (iterative, any depth), which walks each node's
+    inputs in order, so the drawing numbers nodes the same on every run.
     """
     check_root(root)
-    return topological_order(root, inputs_of=_inputs)
-
-
-def _inputs(v):
-    return v._prev
+    return topological_order(root)
 
 
 def local_derivatives(v):

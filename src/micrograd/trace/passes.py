@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
-from ..chain_rule import topological_order
+from ..engine import topological_order
 from .ir import ConstNode, DenseNode, InputNode, LeafNode, OpNode, ParamNode, SumNode
 
 

@@ -23,14 +23,13 @@ from numbers import Real
 from typing import NamedTuple
 
 from .. import ops as _ops
-from ..chain_rule import topological_order
-from ..engine import Value, enable_grad
+from ..engine import Value, enable_grad, topological_order
 from ..grad_mode import watch_no_grad
 from .ir import InputNode, LeafNode, OpNode, Recording, TraceError, same_number
 
 #: modules whose reads of a Value's number are the engine's own work, not user decisions
 _TRUSTED = frozenset({"micrograd.engine", "micrograd.engine_fast", "micrograd.chain_rule",
-                      "micrograd.grad_mode", "micrograd.ops"})
+                      "micrograd.grad_mode", "micrograd.ops", "micrograd.node_record"})
 _TRACE_LOCK = threading.RLock()
 
 #: the ways, besides ``.data``, in which Python code can look at a Value's number
