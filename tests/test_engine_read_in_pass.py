@@ -15,13 +15,17 @@ import weakref
 
 import pytest
 
-from micrograd import engine_fast
-from micrograd.chain_rule import topological_order
-from micrograd.engine import Value, affine, define_op
+from micrograd import engine, engine_fast
+from micrograd.engine import topological_order
+from micrograd.engine import Value, affine, define_op, detect_anomaly
 from micrograd.nn import ACTIVATIONS, MLP
 from micrograd.viz.digraph import draw_dot
 
 from line_interrupts import interrupt_at_line
+
+#: what holds only where folded sums are built: with the speed switch on
+folded_sums = pytest.mark.skipif(not engine.SPEED, reason="folded sums are built with the "
+                                 "speed switch on (MICROGRAD_SPEED)")
 
 
 def operators_sum(b, ws, xs):
@@ -104,7 +108,7 @@ def by_finalizer(read):
 def by_trace_function(read):
     """A trace function (what a debugger is) reading the graph at lines of the pass's
     own loops, not only at the marked nodes."""
-    loops = {engine_fast.push_grads.__code__}
+    loops = {engine_fast.push_grads.__code__, Value.backward.__code__}  # fast, plain
     count = [0]
 
     def tracer(frame, event, arg):
@@ -200,22 +204,28 @@ def snapshot(root, model, xs):
             [(v._op, v.data, v.grad) for v in topological_order(root)])
 
 
-def run(folded, hook, seed=3):
+def run(folded, hook, seed=3, plain=False):
     model = MLP(3, [8, 8, 1], seed=seed)
     loss, xs = network_loss(model, rows_of(seed), folded)
     HOOK[0] = hook(loss) if hook else None
     try:
-        loss.backward()
+        if plain:  # engine.py's own loop, which detect_anomaly() runs with speed on too
+            with detect_anomaly():
+                loss.backward()
+        else:
+            loss.backward()
     finally:
         HOOK[0] = None
         sys.settrace(None)
     return snapshot(loss, model, xs)
 
 
+@pytest.mark.parametrize("plain", [False, True], ids=["backward", "plain loop"])
 @pytest.mark.parametrize("folded", [True, False], ids=["folded", "operators"])
 @pytest.mark.parametrize("reader", READERS, ids=lambda f: f.__name__)
 @pytest.mark.parametrize("way_in", WAYS_IN, ids=lambda f: f.__name__)
-def test_the_graph_read_during_a_pass_leaves_its_grads_as_they_are(way_in, reader, folded):
+def test_the_graph_read_during_a_pass_leaves_its_grads_as_they_are(way_in, reader, folded,
+                                                                   plain):
     want = run(folded, None)
     reads = [0]
 
@@ -229,7 +239,7 @@ def test_the_graph_read_during_a_pass_leaves_its_grads_as_they_are(way_in, reade
                 way()
         return at_some_marks
 
-    got = run(folded, hook)
+    got = run(folded, hook, plain=plain)
     assert reads[0] > 0  # the reader did run inside the pass
     assert got[0] == want[0]  # parameters
     assert got[1] == want[1]  # inputs
@@ -237,6 +247,7 @@ def test_the_graph_read_during_a_pass_leaves_its_grads_as_they_are(way_in, reade
     assert not engine_fast.DEFERRED and engine_fast.PASS.frame is None
 
 
+@folded_sums
 def test_a_folded_sum_read_in_a_pass_shows_the_product_it_has_after_the_pass():
     w, x, b = Value(3.0), Value(2.0), Value(0.5)
     seen = []
@@ -256,7 +267,18 @@ def test_a_folded_sum_read_in_a_pass_shows_the_product_it_has_after_the_pass():
     assert (s.grad, s._prev[1].grad, w.grad, x.grad) == (g, g, g * 2.0, g * 3.0)
 
 
-def test_backward_inside_a_pass_is_refused_and_the_next_pass_is_right():
+def outer_backward(loss, plain):
+    """``loss.backward()``; ``plain``: the engine's own loop (under ``detect_anomaly()``,
+    which runs it with speed on too)."""
+    if plain:
+        with detect_anomaly():
+            loss.backward()
+    else:
+        loss.backward()
+
+
+@pytest.mark.parametrize("plain", [False, True], ids=["backward", "plain loop"])
+def test_backward_inside_a_pass_is_refused_and_the_next_pass_is_right(plain):
     model = MLP(3, [4, 1], seed=1)
     loss, _ = network_loss(model, rows_of(1, 2), folded=True)
     loss.backward()
@@ -268,7 +290,7 @@ def test_backward_inside_a_pass_is_refused_and_the_next_pass_is_right():
         HOOK[0] = inner
         try:
             with pytest.raises(RuntimeError, match="another backward pass runs in this thread"):
-                loss.backward()
+                outer_backward(loss, plain)
         finally:
             HOOK[0] = None
         assert engine_fast.PASS.frame is None
@@ -278,6 +300,7 @@ def test_backward_inside_a_pass_is_refused_and_the_next_pass_is_right():
     assert [p.grad for p in model.parameters()] == want
 
 
+@folded_sums
 def test_a_folded_sum_cannot_be_relabelled_during_a_pass_but_any_other_node_can():
     model = MLP(3, [4, 1], seed=2)
     loss, _ = network_loss(model, rows_of(2, 2), folded=True)
@@ -311,6 +334,7 @@ def test_a_folded_sum_cannot_be_relabelled_during_a_pass_but_any_other_node_can(
         "s", "+", False)
 
 
+@folded_sums
 def test_an_interrupt_as_a_pass_ends_leaves_the_same_grads():
     """The pass unfolds the sums read during it as it ends: a KeyboardInterrupt at each
     line of that in turn; whatever reads the graph next finishes the job."""
@@ -353,7 +377,8 @@ def snapshot_small(root):
     return [(v._op, v.data, v.grad) for v in topological_order(root)]
 
 
-def test_zero_grad_or_new_inputs_during_a_pass_are_refused_on_any_node():
+@pytest.mark.parametrize("plain_loop", [False, True], ids=["backward", "plain loop"])
+def test_zero_grad_or_new_inputs_during_a_pass_are_refused_on_any_node(plain_loop):
     """Either would change what the pass sums: zero_grad() the grads it has summed so
     far, new inputs where it pushes them (on the operators' nodes as on folded sums)."""
     for folded in (True, False):
@@ -373,7 +398,11 @@ def test_zero_grad_or_new_inputs_during_a_pass_are_refused_on_any_node():
                 except RuntimeError as err:
                     errors.append(str(err))
 
-        backward_with(change, loss)
+        HOOK[0] = change
+        try:
+            outer_backward(loss, plain_loop)
+        finally:
+            HOOK[0] = None
         assert len(errors) >= 2 and all("while backward() runs in this thread" in e
                                         for e in errors), errors
         assert [p.grad for p in model.parameters()] == want, folded
