@@ -1,4 +1,4 @@
-// Runs lowered micrograd programs with the page's JavaScript runner, for the tests.
+// Runs lowered micrograd programs with the page's JavaScript executor, for the tests.
 //
 //   node tests/run_lowered.mjs < jobs.json > results.json
 //
@@ -8,7 +8,7 @@
 // stdout: {"prims": [...], "arity": {...}, "results": [[{"outputs": [<b64>...], "value": <b64>,
 //   "grads": <b64>, "params": <b64>}, ...], ...]} (failures: {"error": message}).
 // Float64 arrays travel as base64 of their bytes, so every bit (-0, nan) arrives.
-import { ARITY, PRIMS, load } from "../src/micrograd/web/static/runner/runner.js";
+import { ARITY, PRIMS, load } from "../src/micrograd/web/static/lowered/executor.js";
 
 const b64 = (a) => Buffer.from(a.buffer, a.byteOffset, a.byteLength).toString("base64");
 const f64 = (s) => {

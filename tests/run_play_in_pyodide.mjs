@@ -1,6 +1,6 @@
 // Runs a Python script on Pyodide's Python in node, as the static site's worker runs it:
 // this checkout's micrograd, and the Playground's runner port (web/pyodide/play_runner.js
-// over web/static/runner/runner.js) installed, so sessions train through the runner.
+// over web/static/lowered/executor.js) installed, so sessions train through the runner.
 //
 //   node tests/run_play_in_pyodide.mjs < script.py
 //
@@ -26,7 +26,7 @@ function copyTree(FS, from, to) {
 let script = "";
 for await (const chunk of process.stdin) script += chunk;
 const { loadPyodide } = await import(pathToFileURL(path.join(PYODIDE, "pyodide.mjs")).href);
-const { load } = await import(pathToFileURL(path.join(WEB, "static", "runner", "runner.js")).href);
+const { load } = await import(pathToFileURL(path.join(WEB, "static", "lowered", "executor.js")).href);
 const { runnerPort } = await import(pathToFileURL(path.join(WEB, "pyodide", "play_runner.js")).href);
 const out = [];
 const pyodide = await loadPyodide({

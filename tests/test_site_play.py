@@ -141,7 +141,7 @@ def test_an_op_with_no_lowering_trains_eagerly_and_the_state_says_so():
 def test_the_runners_rint_is_numpys_round_half_to_even():
     """The pictures are rounded in the runner by the ``rint`` primitive: every tie, the
     zeros' signs, the huge, inf and nan as NumPy's rint (to the bit)."""
-    from js_runner import call, run_in_node
+    from js_executor import call, run_in_node
     from micrograd.web.play_runner import rounded_function
 
     xs = np.array([0.5, 1.5, 2.5, -0.5, -1.5, -2.5, -3.5, 0.49999999999999994, -0.4, 0.4,

@@ -1,7 +1,7 @@
-"""Lowered programs run by the page's JavaScript runner (in node) equal the NumPy backend.
+"""Lowered programs run by the page's JavaScript executor (in node) equal the NumPy backend.
 
-``micrograd.trace.lower`` writes a traced program as primitive instructions; the runner
-(``web/static/runner/runner.js``) implements exactly the primitive table. Held here: the
+``micrograd.trace.lower`` writes a traced program as primitive instructions; the executor
+(``web/static/lowered/executor.js``) implements exactly the primitive table. Held here: the
 two lists of primitives are the same; every op at the backends' edge points, with an
 upstream inf and nan too, bit for bit where the primitives round correctly; random
 graphs of every op (the fuzz's corpus) and 20 steps of a 2-8-8-1 tanh MLP with SGD,
@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from js_runner import call, run_in_node
+from js_executor import call, run_in_node
 from opinfo import BACKEND_EXPONENTS, SPEC, elementwise_cases
 from test_fuzz_torch import COMPOSITE, EXPONENTS, NAMES, SPECIAL, agree, rounding_bounds
 
@@ -34,16 +34,16 @@ from micrograd.trace.numpy_backend import UPDATE_MATH
 ROOT = Path(__file__).resolve().parent.parent
 
 # ---------------------------------------------------------------------------------------
-# the table: one list of primitives, in Python and in the runner
+# the table: one list of primitives, in Python and in the executor
 # ---------------------------------------------------------------------------------------
 
 
-def test_the_runner_implements_exactly_the_primitive_table():
-    runner, _ = run_in_node([])
-    assert sorted(set(PRIMS) - set(runner["prims"])) == [], "missing from runner.js"
-    assert sorted(set(runner["prims"]) - set(PRIMS)) == [], "in runner.js, not in prims.py"
-    assert set(runner["arity"]) == set(PRIMS)
-    assert {k: p.arity for k, p in PRIMS.items()} == runner["arity"]
+def test_the_executor_implements_exactly_the_primitive_table():
+    executor, _ = run_in_node([])
+    assert sorted(set(PRIMS) - set(executor["prims"])) == [], "missing from executor.js"
+    assert sorted(set(executor["prims"]) - set(PRIMS)) == [], "in executor.js, not in prims.py"
+    assert set(executor["arity"]) == set(PRIMS)
+    assert {k: p.arity for k, p in PRIMS.items()} == executor["arity"]
 
 
 def test_every_built_in_op_has_a_lowered_forward():
@@ -235,7 +235,7 @@ def test_twenty_training_steps_agree_with_the_numpy_backend(name):
     P = loss.param_values()
     for k, r in enumerate(res):
         assert "error" not in r, r
-        # this step's loss and gradient, at the runner's parameters, against NumPy's
+        # this step's loss and gradient, at the executor's parameters, against NumPy's
         want, want_g = loss.loss_and_grads(P, X, Y)
         assert agree(r["value"], want), (k, r["value"], want)
         ok = _within_bound(r["grads"], want_g, _eager_bound(model, P, X, Y))
@@ -261,8 +261,8 @@ def test_twenty_training_steps_agree_with_the_numpy_backend(name):
     opt.close()
 
 
-def test_a_traced_optimizer_hands_its_state_to_the_runner():
-    # three Adam steps on NumPy, then the runner carries on from the same step and moments
+def test_a_traced_optimizer_hands_its_state_to_the_executor():
+    # three Adam steps on NumPy, then the executor carries on from the same step and moments
     from micrograd.trace import TracedAdam
     _, loss, X, Y = _mlp_loss()
     with TracedAdam(loss, lr=0.01) as opt:
@@ -287,7 +287,7 @@ def test_the_boundary_grid_runs_the_same_forward_on_2500_points():
     _, [res] = run_in_node([(lowered.wire, [call("loss", np.column_stack([X, Y]), "step"),
                                             call("probe", grid)])])
     trained = res[0]["params"]
-    for p, x in zip(lowered.params, trained.tolist()):  # the runner's trained weights
+    for p, x in zip(lowered.params, trained.tolist()):  # the executor's trained weights
         p.data = x
     want = probe(grid)
     assert res[1]["outputs"][0].shape == (2500,)
@@ -371,7 +371,7 @@ def test_the_wire_is_strict_json_with_non_finite_numbers_as_strings():
     assert math.isnan(res["outputs"][0][0])
 
 
-def test_the_runner_refuses_a_bad_program_naming_what_is_wrong():
+def test_the_executor_refuses_a_bad_program_naming_what_is_wrong():
     w = Value(0.5)
     wire = lower(trace(lambda x: (x[0] * w).tanh(), [[1.0], [2.0]], params=[w],
                        cache=False)).wire

@@ -99,7 +99,7 @@ A ``Program`` is not thread-safe (it reuses its buffers): one run at a time per 
 Outside Python
     ``lower(loss, optimizer=AdamUpdate(lr=0.01))`` writes traced programs as a flat list
     of primitive array instructions (``prims.PRIMS``, one table) in plain data, for a
-    runner outside Python (the web page's JavaScript runner). Tracing and lowering need
+    executor outside Python (the web page's JavaScript one). Tracing and lowering need
     only the standard library: NumPy is imported when a program first runs here.
 
 Layout of the package: the compiler, standard library only: ``recording`` (run fn on

@@ -1,12 +1,12 @@
-"""Lowering: a traced program as a flat list of primitive instructions, for any runner.
+"""Lowering: a traced program as a flat list of primitive instructions, for any executor.
 
 ``lower(functions, optimizer=...)`` takes traced programs (``Program``, ``BatchLoss``)
 that share parameters and writes each as instructions of the one primitive table
 (``micrograd.trace.prims``) over named float64 buffers: its forward pass, and for a
 loss the backward pass into the parameter gradients and, with an optimizer, the
 parameter update. Nothing is computed here and nothing needs NumPy; the result is
-plain data (``Lowered.wire``, JSON-ready), which a runner outside Python executes (the
-JavaScript runner of the web page, ``web/static/runner/runner.js``).
+plain data (``Lowered.wire``, JSON-ready), which an executor outside Python runs (the
+JavaScript one of the web page, ``web/static/lowered/executor.js``).
 
 Each op is lowered from the op table: its forward from ``LOWERED_FORWARD`` and its one
 derivative rule by running it in the recording namespace (``prim_math.PrimMath``); a
@@ -30,7 +30,7 @@ The wire form (all numbers float64; "inf", "-inf", "nan" written as strings)::
          "update": [...]}}}            # a loss with an optimizer: P and state updated
 
 An operand is a buffer's name or ``[name, index]``, one element of a vector (``["P",
-3]``). ``B`` (the batch size, as a number) is provided by the runner.
+3]``). ``B`` (the batch size, as a number) is provided by the executor.
 """
 
 from __future__ import annotations

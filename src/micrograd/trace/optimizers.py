@@ -21,7 +21,7 @@ gives the Values their numbers back as plain Values. The numbers equal
 Each update is written once (``micrograd.trace.updates``), in a math namespace ``m`` as
 the op table's rules are: run here on NumPy arrays, and written as primitive
 instructions when a loss is lowered with its optimizer (``micrograd.trace.lower(loss,
-optimizer=...)``), so that a runner outside Python trains with the same numbers. NumPy
+optimizer=...)``), so that an executor outside Python trains with the same numbers. NumPy
 is imported when an optimizer is made.
 """
 

@@ -138,7 +138,7 @@ class PrimMath:
     """The math namespace that writes instructions (see the module's docs).
 
     ``code`` is the list instructions go to (``section`` switches it); constants go to
-    ``consts`` (a runner runs them before everything else); ``buffers`` declares every
+    ``consts`` (an executor runs them before everything else); ``buffers`` declares every
     buffer this namespace made, with its size."""
 
     def __init__(self):

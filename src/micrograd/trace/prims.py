@@ -2,14 +2,15 @@
 
 A lowered program (``micrograd.trace.lowering``) is a flat list of instructions, each
 ``[prim, out, operand, ...]``: one primitive below applied to float64 buffers. Every
-primitive but ``total`` works element by element; an operand of one element is
-broadcast over the others (a parameter read by every sample of a batch). A runner
-implements exactly these (the JavaScript one in ``web/static/runner/runner.js``; a test
-holds its list to this table, both ways), and nothing else: the calculus (each op's
-forward and its one derivative rule) is lowered into them in Python, once.
+primitive but ``total`` works element by element; an operand of one element is broadcast
+over the others (a parameter read by every sample of a batch). An executor of lowered
+programs implements exactly these (the JavaScript one in
+``web/static/lowered/executor.js``; a test holds its list to this table, both ways), and
+nothing else: the calculus (each op's forward and its one derivative rule) is lowered
+into them in Python, once.
 
 ``exact`` marks the primitives IEEE 754 rounds correctly (or that round nothing): every
-correct runner gives the same bits for them, so a program made of them alone is held
+correct executor gives the same bits for them, so a program made of them alone is held
 to bit-for-bit agreement with the NumPy backend. The others (the elementary
 functions) may differ by an ulp or so between math libraries.
 """
@@ -27,7 +28,7 @@ class Prim(NamedTuple):
 
     name: str
     arity: int       # buffer operands (``ANY``: one or more); ``const`` reads a number
-    exact: bool      # correctly rounded (or no rounding): the same bits on every runner
+    exact: bool      # correctly rounded (or no rounding): the same bits on every executor
     means: str       # the semantics, in one line
 
 
@@ -69,7 +70,7 @@ PRIMS = {p.name: p for p in (
 
 def check_instruction(ins):
     """Refuse an instruction that is not ``[known prim, out, operands of its arity]``
-    (the lowering's own self-check; a runner checks the same when it loads)."""
+    (the lowering's own self-check; an executor checks the same when it loads)."""
     prim = PRIMS.get(ins[0])
     if prim is None:
         raise ValueError(f"unknown primitive {ins[0]!r} in {ins!r}")

@@ -2,7 +2,7 @@
 
 In the static site Python has no NumPy, and the eager engine is too slow to feel live.
 There the worker hands Python a *port* to the page's JavaScript runner
-(``web/pyodide/play_runner.js`` over ``web/static/runner/runner.js``) with
+(``web/pyodide/play_runner.js`` over ``web/static/lowered/executor.js``) with
 ``install(port)``; a session then compiles its traced loss, its neurons' outputs and its
 first layer's sums once (``micrograd.trace``, standard library only), lowers them into
 the primitives of the one table (``micrograd.trace.lower``) and runs every forward and

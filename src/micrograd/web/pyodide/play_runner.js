@@ -4,10 +4,10 @@
 // Python (micrograd.web.play_runner) compiles the session's traced loss once, lowers it
 // into the primitives of the one table (micrograd/trace/prims.py) and hands the program
 // and the session's data here; this port runs it with the page's runner
-// (static/runner/runner.js) over Float64Arrays and hands back numbers. It knows no
+// (static/lowered/executor.js) over Float64Arrays and hands back numbers. It knows no
 // calculus and no Playground: programs, tables of rows, and the runner's calls.
 //
-//   import { load } from "./static/runner/runner.js";
+//   import { load } from "./static/lowered/executor.js";
 //   const port = runnerPort(load);     // given to Python: play_runner.install(port)
 //
 // Numbers cross as Float64Arrays (a Python buffer arrives as a PyProxy whose buffer is

@@ -39,7 +39,7 @@
 // Python's answers and errors become these messages.
 
 import { loadPyodide } from "./pyodide/pyodide.mjs";
-import { load as loadProgram } from "./static/runner/runner.js";
+import { load as loadProgram } from "./static/lowered/executor.js";
 import { runnerPort } from "./play_runner.js";
 
 const DEFAULT_ENTRY = "micrograd.web.pyodide.door:call";

@@ -1,22 +1,22 @@
-"""The lowered program in the page's JavaScript runner (node), beside NumPy and eager Python.
+"""The lowered program on the page's JavaScript executor (node), beside NumPy and eager Python.
 
-    PYTHONPATH=src python benchmarks/runner.py               # ~1 minute
-    PYTHONPATH=src python benchmarks/runner.py --rounds 3 --optimizer adam
+    PYTHONPATH=src python benchmarks/lowered_executor.py      # ~1 minute
+    PYTHONPATH=src python benchmarks/lowered_executor.py --rounds 3 --optimizer adam
 
 The Playground's workload: MLP(2, [8, 8, 1]) with tanh, 200 points of the circle data
 set, the mean squared error plus 1e-4 * sum p^2, one optimizer step per batch of all
-200 points (SGD by default). Three engines train the same model from the same weights:
+200 points (SGD by default). Three ways train the same model from the same weights:
 
-* runner: the loss and its optimizer lowered (``micrograd.trace.lower``) and run by
-  ``web/static/runner/runner.js`` in node (one long-lived node process);
+* JS: the loss and its optimizer lowered (``micrograd.trace.lower``) and run by
+  ``web/static/lowered/executor.js`` in node (one long-lived node process);
 * NumPy: the traced loss with ``TracedSGD``/``TracedAdam`` (``micrograd.trace``);
 * eager: the engine itself, one Value graph per step, ``micrograd.optim`` (CPython).
 
 Each is timed as steps per second of wall time, a step alone and a step followed by the
 forward pass over a 50 x 50 boundary grid (2,500 points: what the page draws per step).
-Rounds are interleaved (runner, NumPy, eager, runner, ...) so that all see the same
+Rounds are interleaved (JS, NumPy, eager, JS, ...) so that all see the same
 machine load; the median of the rounds is printed with its spread (min-max), and the
-ratios. The runner's losses are checked against NumPy's (1e-9 relative) before timing.
+ratios. The JavaScript executor's losses are checked against NumPy's (1e-9 relative) before timing.
 """
 
 from __future__ import annotations
@@ -43,8 +43,8 @@ from micrograd.optim import SGD, Adam
 from micrograd.trace import (AdamUpdate, SGDUpdate, TracedAdam, TracedSGD, lower, trace,
                              trace_loss)
 
-RUNNER = (Path(__file__).resolve().parent.parent / "src" / "micrograd" / "web" / "static" /
-          "runner" / "runner.js")
+EXECUTOR = (Path(__file__).resolve().parent.parent / "src" / "micrograd" / "web" / "static" /
+            "lowered" / "executor.js")
 POINTS, GRID, L2, SEED = 200, 50, 1e-4, 0
 
 # a long-lived node process: "load" a program and data, then time "round"s of steps
@@ -97,14 +97,14 @@ def make(optimizer, lr):
     return model, loss, probe, update
 
 
-class NodeRunner:
-    """The JavaScript runner in one node process."""
+class NodeExecutor:
+    """The JavaScript executor in one node process."""
 
     def __init__(self, wire, XY, grid):
         node = shutil.which("node")
         if node is None:
-            sys.exit("node is needed: the runner is JavaScript")
-        code = NODE_DRIVER % json.dumps(RUNNER.as_uri())
+            sys.exit("node is needed: the executor is JavaScript")
+        code = NODE_DRIVER % json.dumps(EXECUTOR.as_uri())
         self.proc = subprocess.Popen([node, "--input-type=module", "-e", code],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         self.ask({"cmd": "load", "wire": wire, "X": XY.ravel().tolist(),
@@ -157,8 +157,8 @@ def spread(times, steps):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--rounds", type=int, default=5, help="interleaved rounds per engine")
-    ap.add_argument("--steps", type=int, default=40, help="steps per round (runner, NumPy)")
+    ap.add_argument("--rounds", type=int, default=5, help="interleaved rounds per way")
+    ap.add_argument("--steps", type=int, default=40, help="steps per round (JS, NumPy)")
     ap.add_argument("--eager-steps", type=int, default=3, help="steps per round (eager)")
     ap.add_argument("--optimizer", choices=("sgd", "adam"), default="sgd")
     ap.add_argument("--lr", type=float, default=0.05)
@@ -169,7 +169,7 @@ def main(argv=None):
     # the same model three times, from the same weights
     _, loss, probe, update = make(args.optimizer, args.lr)
     lowered = lower({"loss": loss, "probe": probe}, optimizer=update)
-    js = NodeRunner(lowered.wire, XY, grid)
+    js = NodeExecutor(lowered.wire, XY, grid)
     check = js.ask({"cmd": "losses", "steps": 5})
     _, np_loss, np_probe, _ = make(args.optimizer, args.lr)
     traced = TracedSGD if args.optimizer == "sgd" else TracedAdam
@@ -184,10 +184,10 @@ def main(argv=None):
     js.round(args.steps, True)
     numpy_round(np_opt, np_probe, X, Y, grid, args.steps, True)
 
-    times = {(e, g): [] for e in ("runner", "numpy", "eager") for g in (False, True)}
+    times = {(e, g): [] for e in ("js", "numpy", "eager") for g in (False, True)}
     for _ in range(args.rounds):
         for with_grid in (False, True):
-            times["runner", with_grid].append(js.round(args.steps, with_grid))
+            times["js", with_grid].append(js.round(args.steps, with_grid))
             times["numpy", with_grid].append(numpy_round(np_opt, np_probe, X, Y, grid,
                                                          args.steps, with_grid))
             times["eager", with_grid].append(eager_round(eager_model, eager_opt, X, Y, grid,
@@ -199,7 +199,7 @@ def main(argv=None):
     print(f"2-8-8-1 tanh MLP, {POINTS} points, {args.optimizer}, mean squared error + "
           f"{L2:g} L2; lowered: {len(fn['forward'])} forward, {len(fn['backward'])} "
           f"backward, {len(fn['update'])} update instructions")
-    print(f"agreement: the runner's first 5 losses against NumPy's, largest relative "
+    print(f"agreement: the JavaScript executor's first 5 losses against NumPy's, largest relative "
           f"difference {agreement:.2e} (held to 1e-9; tests/test_trace_lowering.py holds "
           f"each op to the fuzz's rounding bound)")
     print(f"steps per second (wall time; median of {args.rounds} interleaved rounds, "
@@ -207,14 +207,14 @@ def main(argv=None):
     rate = {}
     for with_grid in (False, True):
         label = "step + 50x50 grid" if with_grid else "step"
-        for engine, name in (("runner", "JS runner (node)"), ("numpy", "NumPy backend"),
-                             ("eager", "eager engine")):
-            steps = args.eager_steps if engine == "eager" else args.steps
-            med, lo, hi = spread(times[engine, with_grid], steps)
-            rate[engine, with_grid] = med
+        for way, name in (("js", "JS executor (node)"), ("numpy", "NumPy backend"),
+                          ("eager", "eager engine")):
+            steps = args.eager_steps if way == "eager" else args.steps
+            med, lo, hi = spread(times[way, with_grid], steps)
+            rate[way, with_grid] = med
             print(f"  {label:<18} {name:<18} {med:>9.1f}   ({lo:.1f}-{hi:.1f})")
-        js, np_, eager = (rate[e, with_grid] for e in ("runner", "numpy", "eager"))
-        print(f"  {'':<18} runner / NumPy = {js / np_:.2f}, runner / eager = "
+        js, np_, eager = (rate[e, with_grid] for e in ("js", "numpy", "eager"))
+        print(f"  {'':<18} JS / NumPy = {js / np_:.2f}, JS / eager = "
               f"{js / eager:.0f}")
     return 0
 

@@ -1,7 +1,7 @@
-"""Drive the page's JavaScript runner (web/static/runner/runner.js) in node, for the tests.
+"""Drive the page's JavaScript executor (web/static/lowered/executor.js) in node, for tests.
 
 ``run_in_node(jobs)`` sends lowered programs and calls to ``tests/run_lowered.mjs`` in one
-node process and returns the runner's primitive list and the results, with every float64
+node process and returns the executor's primitive list and the results, with every float64
 carried bit for bit (base64 of the bytes). node is part of the test set-up (as chromium
 is): without it these tests fail, saying so.
 """
@@ -35,9 +35,9 @@ def call(fn, X, mode="evaluate", params=None):
 
 
 def run_in_node(jobs, timeout=600):
-    """``jobs``: [(wire, [call, ...]), ...]. Returns (the runner's ``{"prims": [names],
+    """``jobs``: [(wire, [call, ...]), ...]. Returns (the executor's ``{"prims": [names],
     "arity": {name: operands}}``, per job a list of results: ``{"outputs": [array, ...],
-    "value": float or None, "grads": array, "params": array}``); a call the runner
+    "value": float or None, "grads": array, "params": array}``); a call the executor
     refused is ``{"error": message}``."""
     node = shutil.which("node")
     assert node, "node (20 or later) is part of the test set-up: apt-get install nodejs"

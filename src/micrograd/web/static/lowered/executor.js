@@ -1,4 +1,4 @@
-/* The runner of lowered micrograd programs: a traced model's forward pass, its backward
+/* The executor of lowered micrograd programs: a traced model's forward pass, its backward
  * pass and its optimizer's update, over Float64Arrays, outside Python.
  *
  * Python writes the program (micrograd.trace.lower: every op's forward and its one
@@ -7,7 +7,7 @@
  * a test holds the two lists equal) and runs the instructions in order; it knows no
  * calculus, so it cannot drift from the engine.
  *
- *   import { load } from "./runner.js";
+ *   import { load } from "./executor.js";
  *   const r = load(wire);                       // the JSON text or its parsed object
  *   const loss = r.step("loss", X);             // forward, backward, update; X: B rows
  *   const [score] = r.evaluate("probe", grid);  // outputs, one Float64Array each
@@ -84,7 +84,7 @@ export const KERNELS = Object.freeze({
   },
 });
 
-/** The primitives this runner implements (the names of KERNELS). */
+/** The primitives this executor implements (the names of KERNELS). */
 export const PRIMS = Object.freeze(Object.keys(KERNELS));
 
 /** Operands per primitive: a count, or -1 (one or more); const reads a number. */
@@ -118,12 +118,12 @@ function filled(size, init, what) {
   return a;
 }
 
-/** Load a lowered program (the JSON text or its parsed object): a Runner. */
+/** Load a lowered program (the JSON text or its parsed object): a LoweredExecutor. */
 export function load(wire) {
-  return new Runner(typeof wire === "string" ? JSON.parse(wire) : wire);
+  return new LoweredExecutor(typeof wire === "string" ? JSON.parse(wire) : wire);
 }
 
-export class Runner {
+export class LoweredExecutor {
   constructor(wire) {
     if (!wire || wire.format !== FORMAT || wire.version !== VERSION) {
       throw new Error(`not a lowered program of format ${FORMAT} version ${VERSION}`);
