@@ -1,5 +1,5 @@
 """The Playground's steps a second: the static site (Python in a worker, the session
-trained through its lowered program on the JavaScript runner) beside the served page
+trained through its lowered program on the JavaScript executor) beside the served page
 (``micrograd serve``: CPython and NumPy), in the same run, in headless Chromium.
 
     PYTHONPATH=src python benchmarks/static_play.py [--seconds 4] [--rounds 3]
@@ -14,9 +14,9 @@ a 4x CPU slowdown of the page (CDP ``Emulation.setCPUThrottlingRate``, a phone's
 speed). Where a step's time goes, per step:
 
 The throttling slows the page's main thread (its drawing and its side of the messages);
-the worker's Python and runner run at full speed under it in this Chromium.
+the worker's Python and executor run at full speed under it in this Chromium.
 
-* static: Python (the worker's time in Python, the runner's taken out), runner (the
+* static: Python (the worker's time in Python, the executor's taken out), executor (the
   lowered program run in JavaScript), transfer (the round trip minus the worker's time:
   the messages to and from the worker, and the wait while the page is busy drawing the
   step before);
@@ -123,7 +123,7 @@ def measure(browser, door, url, seconds, throttle=1):
     page.click("#p-play")
     page.wait_for_function("Play.state.step >= 10", timeout=120_000)
     worker = page.workers[0] if door == "static" and page.workers else None
-    read_worker = ("({busy: self.micrograd.busyMs, runner: self.micrograd.port.runnerMs})")
+    read_worker = ("({busy: self.micrograd.busyMs, executor: self.micrograd.port.executorMs})")
     page.evaluate(CLOCKS)
     w0 = worker.evaluate(read_worker) if worker else None
     busy0 = main_thread(cdp)
@@ -144,8 +144,8 @@ def measure(browser, door, url, seconds, throttle=1):
     out["round_trip"] = t["rt"] / n
     if w1 is not None:
         busy = (w1["busy"] - w0["busy"]) / n
-        runner = (w1["runner"] - w0["runner"]) / n
-        out.update(python=busy - runner, runner=runner, transfer=out["round_trip"] - busy)
+        executor = (w1["executor"] - w0["executor"]) / n
+        out.update(python=busy - executor, executor=executor, transfer=out["round_trip"] - busy)
     return out
 
 
@@ -164,7 +164,7 @@ def summary(rounds, key):
 
 def report(title, results):
     print(f"\n{title}")
-    cols = [("steps/s", "rate"), ("python ms", "python"), ("runner ms", "runner"),
+    cols = [("steps/s", "rate"), ("python ms", "python"), ("executor ms", "executor"),
             ("transfer ms", "transfer"), ("server ms", "server"), ("reading ms", "parse"),
             ("drawing ms", "draw"), ("page ms", "page")]
     print(f"{'':7}" + "".join(f"{name:>19}" for name, _ in cols))

@@ -1,6 +1,6 @@
 // Runs a Python script on Pyodide's Python in node, as the static site's worker runs it:
-// this checkout's micrograd, and the Playground's runner port (web/pyodide/play_runner.js
-// over web/static/lowered/executor.js) installed, so sessions train through the runner.
+// this checkout's micrograd, and the Playground's executor port (web/pyodide/executor_port.js
+// over web/static/lowered/executor.js) installed, so sessions train through the executor.
 //
 //   node tests/run_play_in_pyodide.mjs < script.py
 //
@@ -27,7 +27,7 @@ let script = "";
 for await (const chunk of process.stdin) script += chunk;
 const { loadPyodide } = await import(pathToFileURL(path.join(PYODIDE, "pyodide.mjs")).href);
 const { load } = await import(pathToFileURL(path.join(WEB, "static", "lowered", "executor.js")).href);
-const { runnerPort } = await import(pathToFileURL(path.join(WEB, "pyodide", "play_runner.js")).href);
+const { executorPort } = await import(pathToFileURL(path.join(WEB, "pyodide", "executor_port.js")).href);
 const out = [];
 const pyodide = await loadPyodide({
   indexURL: PYODIDE + path.sep,
@@ -36,7 +36,7 @@ const pyodide = await loadPyodide({
 });
 copyTree(pyodide.FS, path.join(REPO, "src", "micrograd"), "/home/pyodide/src/micrograd");
 pyodide.runPython('import sys; sys.path.insert(0, "/home/pyodide/src")');
-pyodide.pyimport("micrograd.web.play_runner").install(runnerPort(load));
+pyodide.pyimport("micrograd.web.lowered_play").install(executorPort(load));
 try {
   await pyodide.runPythonAsync(script);
 } catch (e) {

@@ -111,7 +111,8 @@ def test_the_pages_python_runs_the_bytecode_not_the_sources(compiled, plain):
 @pytest.mark.slow  # Pyodide in node, or a long run: CI runs it, the quick run does not
 def test_without_node_the_sources_ship_alone_and_it_says_so(tmp_path, compiled):
     no_node = dict(os.environ, PATH=str(tmp_path / "empty"), XDG_CACHE_HOME=str(tmp_path))
-    out, printed = build(tmp_path / "out", env=no_node)
+    # a cache of its own: the bytecode's alone (the notebooks' wheels and page left out)
+    out, printed = build(tmp_path / "out", "--no-notebooks", env=no_node)
     assert "ship as sources, not compiled (node is not installed)" in printed
     manifest = json.loads((out / "site.json").read_text())
     assert manifest["bytecode"] is False and manifest["no_bytecode"] == "node is not installed"
@@ -128,7 +129,7 @@ def test_without_node_the_sources_ship_alone_and_it_says_so(tmp_path, compiled):
 def test_the_handlers_import_no_xml_http_or_email():
     # xml.sax brings urllib.request, http and email: the page's Python would compile
     # them at every start for the SVG escaping the page never asks for
-    code = ("import sys, micrograd.web.pyodide.door, micrograd.web.play_runner\n"
+    code = ("import sys, micrograd.web.pyodide.door, micrograd.web.lowered_play\n"
             "print(sorted(m for m in sys.modules if m.split('.')[0] in "
             "('xml', 'http', 'email')))")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
@@ -143,7 +144,7 @@ def test_a_failing_node_leaves_the_sources_alone_and_nothing_in_the_cache(tmp_pa
     node.write_text("#!/bin/sh\necho 'no WebAssembly here' >&2\nexit 3\n")
     node.chmod(0o755)
     env = dict(os.environ, PATH=str(tmp_path / "bin"), XDG_CACHE_HOME=str(tmp_path / "c"))
-    out, printed = build(tmp_path / "out", env=env)
+    out, printed = build(tmp_path / "out", "--no-notebooks", env=env)
     assert "not compiled (node failed: no WebAssembly here)" in printed
     assert json.loads((out / "site.json").read_text())["bytecode"] is False
     assert [p for p in (tmp_path / "c").rglob("*") if p.is_file()] == []

@@ -1,7 +1,7 @@
 """The static site's Playground: sessions trained through the lowered program and the
-JavaScript runner (in Pyodide's Python, in node, as the site's worker runs them) against
+JavaScript executor (in Pyodide's Python, in node, as the site's worker runs them) against
 the served page's sessions (CPython and the tracer on NumPy): the same losses, metrics
-and parameters after N steps, within the runner's tested bound for a whole run; the
+and parameters after N steps, within the executor's tested bound for a whole run; the
 same state; and an op with no lowering trained eagerly, the state saying so."""
 
 import json
@@ -138,11 +138,11 @@ def test_an_op_with_no_lowering_trains_eagerly_and_the_state_says_so():
     assert "cube" in got["note"] and got["note"].startswith("eager")
 
 
-def test_the_runners_rint_is_numpys_round_half_to_even():
-    """The pictures are rounded in the runner by the ``rint`` primitive: every tie, the
+def test_the_executors_rint_is_numpys_round_half_to_even():
+    """The pictures are rounded in the executor by the ``rint`` primitive: every tie, the
     zeros' signs, the huge, inf and nan as NumPy's rint (to the bit)."""
     from js_executor import call, run_in_node
-    from micrograd.web.play_runner import rounded_function
+    from micrograd.web.lowered_play import rounded_function
 
     xs = np.array([0.5, 1.5, 2.5, -0.5, -1.5, -2.5, -3.5, 0.49999999999999994, -0.4, 0.4,
                    -0.0, 0.0, 2.0 ** 52 + 1, -(2.0 ** 52) - 1, 2.0 ** 53, 4503599627370495.5,
@@ -157,7 +157,7 @@ def test_the_runners_rint_is_numpys_round_half_to_even():
                           "round2": rounded_function(fn, 2)}}
     _, [[r1, r2]] = run_in_node([(wire, [call("rint", xs[:, None]),
                                          call("round2", xs[:, None])])])
-    with np.errstate(over="ignore"):  # (1e308 * 100: inf, as the runner's)
+    with np.errstate(over="ignore"):  # (1e308 * 100: inf, as the executor's)
         wants = np.rint(xs), np.round(xs, 2)
     for got, want in zip((r1["outputs"][0], r2["outputs"][0]), wants):
         same = (np.isnan(got) & np.isnan(want)) | (
@@ -166,16 +166,16 @@ def test_the_runners_rint_is_numpys_round_half_to_even():
 
 
 @pytest.mark.slow  # Pyodide in node, or a long run: CI runs it, the quick run does not
-def test_a_sessions_program_leaves_the_runner_with_it():
-    """A set-up made anew or a session dropped frees its program in the runner; the
-    tail of the outputs (the scores) is what the runner sends for the metrics."""
+def test_a_sessions_program_leaves_the_executor_with_it():
+    """A set-up made anew or a session dropped frees its program in the executor; the
+    tail of the outputs (the scores) is what the executor sends for the metrics."""
     text = in_pyodide(textwrap.dedent("""
         import gc, json
         from micrograd.experiment import Experiment
-        from micrograd.web import play_runner
+        from micrograd.web import lowered_play
         from micrograd.web.play_session import PlaySession
 
-        port = play_runner.installed()
+        port = lowered_play.installed()
         live = []
         load, drop = port.load, port.drop
         class Counting:
@@ -185,7 +185,7 @@ def test_a_sessions_program_leaves_the_runner_with_it():
                 i = load(text); live.append(i); return i
             def drop(self, i):
                 live.remove(i); drop(i)
-        play_runner.install(Counting())
+        lowered_play.install(Counting())
         s = PlaySession(Experiment.from_dict({"dataset": "disk", "samples": 60}))
         one = list(live)
         s.reset(init_seed=3)

@@ -91,4 +91,4 @@ def test_the_static_playground_trains_the_circle_on_the_runner(context, site):
     assert other.evaluate("Play.state.config") == s["config"]
     assert other.evaluate("Play.state.step") == 0
     assert ctx.errors == [], ctx.errors
-    assert any(u.endswith("play_runner.js") for u in seen["local"])
+    assert any(u.endswith("executor_port.js") for u in seen["local"])

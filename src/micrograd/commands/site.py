@@ -75,7 +75,7 @@ PYODIDE_VERSION = "314.0.7"
 RUNTIME_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip",
                  "pyodide-lock.json", "package.json")
 #: the worker and its page-side files, from micrograd/web/pyodide/
-SITE_FILES = ("pyodide_worker.js", "pyodide_client.js", "file_check.js", "play_runner.js",
+SITE_FILES = ("pyodide_worker.js", "pyodide_client.js", "file_check.js", "executor_port.js",
               "pyodide-check.html", "pyodide-check.js", "embed.js", "embed.html",
               "embed_walk.js", "embed_frame.js", "lesson.html")
 SOURCES = "micrograd.zip"

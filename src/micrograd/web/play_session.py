@@ -30,7 +30,7 @@ from ..engine import Value, no_grad
 from ..experiment import FEATURES, n_outputs, task
 from ..losses import LOSSES
 from ..graph import num  # the one wire form for inf and nan
-from . import limits, play_runner
+from . import limits, lowered_play
 
 
 def round_half_even(x, decimals):
@@ -231,16 +231,16 @@ class PlaySession:
         batched programs with ``micrograd.trace``, once; without NumPy (or with
         ``traced=False``) every step runs on the eager engine instead."""
         self.traced_loss = self.traced_outputs = self.traced_sums = None
-        if getattr(self, "runner", None) is not None:
-            self.runner.close()
-        self.runner = self.engine_note = self._cells = None
+        if getattr(self, "lowered", None) is not None:
+            self.lowered.close()
+        self.lowered = self.engine_note = self._cells = None
         if not self.use_tracer:
             return
         from ..trace import TraceError, trace, trace_loss  # (the compiler: stdlib only)
 
-        port = play_runner.installed()  # the static site's runner, beside Python
+        port = lowered_play.installed()  # the static site's executor, beside Python
         if port is None:
-            if not _numpy_available():  # no NumPy and no runner: the eager engine
+            if not _numpy_available():  # no NumPy and no executor: the eager engine
                 return
         exp = self.experiment
         X = [self.X_train[0], self.X_train[-1]]
@@ -257,17 +257,17 @@ class PlaySession:
             self.traced_loss = self.traced_outputs = self.traced_sums = None
             self.engine_note = f"eager: {e}" if port is not None else None
             return
-        if port is not None:  # the static site: the runner runs the lowered programs
+        if port is not None:  # the static site: the executor runs the lowered programs
             self._lower(port)
 
     def _lower(self, port):
-        """Lower the traced programs for the runner behind ``port``; an op with no
+        """Lower the traced programs for the executor behind ``port``; an op with no
         lowering (a user's ``define_op``) leaves the session on the eager engine, and
         ``engine_note`` says why."""
         from ..trace import LoweringError
 
         try:
-            self.runner = play_runner.RunnerPrograms(
+            self.lowered = lowered_play.LoweredPrograms(
                 port, self, self.traced_loss, self.traced_outputs, self.traced_sums)
         except LoweringError as e:
             self.engine_note = f"eager: {e}"
@@ -276,13 +276,13 @@ class PlaySession:
     @property
     def traced(self):
         """Whether the steps run through ``micrograd.trace`` (else the eager engine)."""
-        return self.traced_loss is not None or self.runner is not None
+        return self.traced_loss is not None or self.lowered is not None
 
     @property
     def engine(self):
         """What runs the steps: "traced" (NumPy), "runner" (the lowered program, outside
         Python) or "eager"."""
-        return "runner" if self.runner is not None else (
+        return "runner" if self.lowered is not None else (
             "traced" if self.traced_loss is not None else "eager")
 
     def _loss(self, xs, ys):
@@ -302,8 +302,8 @@ class PlaySession:
             self.opt.zero_grad()
             if self.traced_loss is not None:
                 self.traced_loss.backward(xs, [self.T_train[i] for i in idx])
-            elif self.runner is not None:
-                self.runner.backward(idx, len(idx) == len(self.X_train))
+            elif self.lowered is not None:
+                self.lowered.backward(idx, len(idx) == len(self.X_train))
             else:
                 self._loss([[Value(a), Value(b)] for a, b in xs], ys).backward()
             before = [p.data for p in self.params]
@@ -334,14 +334,14 @@ class PlaySession:
         if self.traced_outputs is not None:
             rows = self.traced_outputs(X)  # the tracer's array: cut it there
             return (rows if columns is None else rows[:, columns]).tolist()
-        if self.runner is not None:
-            if isinstance(columns, int) and columns < 0:  # the runner sends only that tail
-                return self.runner.columns("outputs", X, first=columns)[0]
+        if self.lowered is not None:
+            if isinstance(columns, int) and columns < 0:  # the executor sends only that tail
+                return self.lowered.columns("outputs", X, first=columns)[0]
             if isinstance(columns, slice) and columns.stop is None and columns.step is None \
                     and (columns.start or 0) < 0:
-                cols = self.runner.columns("outputs", X, first=columns.start)
+                cols = self.lowered.columns("outputs", X, first=columns.start)
                 return [list(r) for r in zip(*cols)]
-            cols = self.runner.columns("outputs", X)
+            cols = self.lowered.columns("outputs", X)
             if isinstance(columns, int):
                 return cols[columns]
             return [list(r) for r in zip(*(cols if columns is None else cols[columns]))]
@@ -359,11 +359,11 @@ class PlaySession:
         if self.traced_outputs is not None:
             rows = self.traced_outputs(self.grid)  # the tracer's array: cut it there
             return rows[:, scores].tolist(), rows[cells].round(decimals).tolist()
-        if self.runner is not None and decimals == play_runner.PICTURE_DECIMALS:
-            top = self.runner.columns("outputs", self.grid, first=-k)
+        if self.lowered is not None and decimals == lowered_play.PICTURE_DECIMALS:
+            top = self.lowered.columns("outputs", self.grid, first=-k)
             if self._cells is None or self._cells[0] != cells:
                 self._cells = (list(cells), [self.grid[c] for c in cells])
-            pics = self.runner.pictures(self._cells[1])
+            pics = self.lowered.pictures(self._cells[1])
             return (top[0] if k == 1 else [list(r) for r in zip(*top)],
                     [list(r) for r in zip(*pics)])
         rows = self.outputs_at(self.grid)
@@ -374,8 +374,8 @@ class PlaySession:
         """Each first-layer neuron's weighted sum at each point of X: a list of rows."""
         if self.traced_sums is not None:
             return self.traced_sums(X).reshape(len(X), -1).tolist()
-        if self.runner is not None:
-            return [list(r) for r in zip(*self.runner.columns("sums", X))]
+        if self.lowered is not None:
+            return [list(r) for r in zip(*self.lowered.columns("sums", X))]
         with no_grad():
             return [[v.data for v in self.first_sums([Value(a), Value(b)])] for a, b in X]
 
@@ -391,8 +391,8 @@ class PlaySession:
         scores = self.scores_at(X)
         if self.traced_loss is not None:
             loss = float(self.traced_loss.per_sample(X, T).mean())
-        elif self.runner is not None:
-            per_sample = self.runner.columns("loss", X)[0]
+        elif self.lowered is not None:
+            per_sample = self.lowered.columns("loss", X)[0]
             loss = math.fsum(per_sample) / len(per_sample)
         else:
             with no_grad():

@@ -40,7 +40,7 @@
 
 import { loadPyodide } from "./pyodide/pyodide.mjs";
 import { load as loadProgram } from "./static/lowered/executor.js";
-import { runnerPort } from "./play_runner.js";
+import { executorPort } from "./executor_port.js";
 
 const DEFAULT_ENTRY = "micrograd.web.pyodide.door:call";
 const SOURCES = "micrograd.zip";
@@ -132,9 +132,9 @@ async function start() {
   broadcast({ progress: "importing micrograd" });
   pyodide.runPython(`import sys; sys.path.insert(0, ${JSON.stringify(HOME)})`);
   const calls = pyodide.pyimport("micrograd.web.pyodide.calls");
-  // the Playground's sessions train through the runner, here beside Python
-  const port = runnerPort(loadProgram);
-  pyodide.pyimport("micrograd.web.play_runner").install(port);
+  // the Playground's sessions train through the executor, here beside Python
+  const port = executorPort(loadProgram);
+  pyodide.pyimport("micrograd.web.lowered_play").install(port);
   self.micrograd = { port, busyMs: 0 };  // what benchmarks/static_play.py reads
   const fn = calls.entry_point(entry);
   const ready = JSON.parse(calls.describe(entry));
@@ -204,7 +204,7 @@ async function answer(connection, id, name, request) {
     // builds it (cheaper than cloning the object tree of a Playground state), and its
     // long float lists as one Float64Array, moved, not copied
     const floats = takeFloats(call);
-    self.micrograd.busyMs += performance.now() - t0;  // Python's time (and the runner's)
+    self.micrograd.busyMs += performance.now() - t0;  // Python's time (and the executor's)
     connection.post(floats ? { id, text, floats } : { id, text }, floats ? [floats.buffer] : []);
   } finally {
     running.delete(id);

@@ -1,8 +1,8 @@
-"""A Playground session's programs run by a runner of lowered programs, outside Python.
+"""A Playground session's programs, lowered and run by the JavaScript executor.
 
 In the static site Python has no NumPy, and the eager engine is too slow to feel live.
-There the worker hands Python a *port* to the page's JavaScript runner
-(``web/pyodide/play_runner.js`` over ``web/static/lowered/executor.js``) with
+There the worker hands Python a *port* to the page's JavaScript executor
+(``web/pyodide/executor_port.js`` over ``web/static/lowered/executor.js``) with
 ``install(port)``; a session then compiles its traced loss, its neurons' outputs and its
 first layer's sums once (``micrograd.trace``, standard library only), lowers them into
 the primitives of the one table (``micrograd.trace.lower``) and runs every forward and
@@ -27,7 +27,7 @@ from __future__ import annotations
 import weakref
 from array import array
 
-_PORT = []  # the runner the worker installed (none in CPython: NumPy runs the programs)
+_PORT = []  # the port the worker installed (none in CPython: NumPy runs the programs)
 
 
 def install(port):
@@ -70,7 +70,7 @@ PICTURE_DECIMALS = 2
 def rounded_function(fn, decimals):
     """A lowered function's copy whose outputs are rounded to ``decimals`` as NumPy's
     ``round`` does (times 10**decimals, to the nearest integer with ties to even,
-    divided back), written in the primitives (``rint``), so the runner rounds the
+    divided back), written in the primitives (``rint``), so the executor rounds the
     pictures it computes and only the rounded numbers cross to Python."""
     scale = 10.0 ** decimals
     out = {**fn, "buffers": dict(fn["buffers"]), "forward": list(fn["forward"])}
@@ -87,7 +87,7 @@ def rounded_function(fn, decimals):
     return out
 
 
-class RunnerPrograms:
+class LoweredPrograms:
     """A session's loss (``"loss"``), every neuron's output (``"outputs"``) and the
     first layer's sums (``"sums"``), lowered into one program held by the port, with
     the session's train, test and grid points as tables there."""
@@ -150,7 +150,7 @@ class RunnerPrograms:
 
     def pictures(self, points):
         """Every output at ``points`` (a fixed list: kept as a table at its first use),
-        rounded to ``PICTURE_DECIMALS`` by the runner: a list per output."""
+        rounded to ``PICTURE_DECIMALS`` by the executor: a list per output."""
         if id(points) not in self.keys:
             self.keys[id(points)] = name = f"points{len(self.keys)}"
             self.port.table(self.id, name, _flat(points, 2), 2)

@@ -1,19 +1,19 @@
-// The Playground's runner port: the JavaScript side of a session that trains through a
+// The Playground's executor port: the JavaScript side of a session that trains through a
 // lowered program, next to Pyodide in the static site's worker.
 //
-// Python (micrograd.web.play_runner) compiles the session's traced loss once, lowers it
+// Python (micrograd.web.lowered_play) compiles the session's traced loss once, lowers it
 // into the primitives of the one table (micrograd/trace/prims.py) and hands the program
-// and the session's data here; this port runs it with the page's runner
+// and the session's data here; this port runs it with the page's executor
 // (static/lowered/executor.js) over Float64Arrays and hands back numbers. It knows no
-// calculus and no Playground: programs, tables of rows, and the runner's calls.
+// calculus and no Playground: programs, tables of rows, and the executor's calls.
 //
 //   import { load } from "./static/lowered/executor.js";
-//   const port = runnerPort(load);     // given to Python: play_runner.install(port)
+//   const port = executorPort(load);   // given to Python: lowered_play.install(port)
 //
 // Numbers cross as Float64Arrays (a Python buffer arrives as a PyProxy whose buffer is
 // copied; a Float64Array returned is read by Python as a buffer): every bit kept, nan
-// and -0 too. `timing()` gives the milliseconds spent inside the runner since the last
-// call (what the benchmark reports as the runner's share of a step).
+// and -0 too. `timing()` gives the milliseconds spent inside the executor since the
+// last call (what the benchmark reports as the executor's share of a step).
 
 /** A copy of numbers as a Float64Array: from a Float64Array, a Python buffer (a PyProxy),
  * a Python list or a plain array. */
@@ -43,9 +43,9 @@ function rows(p, key, pick) {
   return X;
 }
 
-/** The time spent inside the runner: `timed(f)` runs f and adds its milliseconds to
+/** The time spent inside the executor: `timed(f)` runs f and adds its milliseconds to
  * `sinceLast` (read and cleared by the port's timing()) and to `total`. */
-function runnerClock() {
+function executorClock() {
   const clock = { sinceLast: 0, total: 0 };
   clock.timed = (f) => {
     const t0 = performance.now();
@@ -61,11 +61,11 @@ function runnerClock() {
 }
 
 /** One forward and backward pass of the loss `fn` over X: [the loss, then its gradient]. */
-function lossAndGrads(runner, fn, X) {
-  const { value } = runner.run(fn, X, { backward: true });
-  const out = new Float64Array(1 + runner.grads.length);
+function lossAndGrads(executor, fn, X) {
+  const { value } = executor.run(fn, X, { backward: true });
+  const out = new Float64Array(1 + executor.grads.length);
   out[0] = value;
-  out.set(runner.grads, 1);
+  out.set(executor.grads, 1);
   return out;
 }
 
@@ -77,10 +77,10 @@ function concatenated(outs) {
   return out;
 }
 
-export function runnerPort(load) {
+export function executorPort(load) {
   const programs = new Map();
   let next = 1;
-  const clock = runnerClock();
+  const clock = executorClock();
   const program = (id) => {
     const p = programs.get(id);
     if (!p) throw new Error(`no lowered program ${id}`);
@@ -91,7 +91,7 @@ export function runnerPort(load) {
     /** Load a lowered program (its JSON text): an id. */
     load(text) {
       const id = next++;
-      programs.set(id, { runner: clock.timed(() => load(String(text))), tables: new Map() });
+      programs.set(id, { executor: clock.timed(() => load(String(text))), tables: new Map() });
       return id;
     },
     /** Forget a program and its tables. */
@@ -109,14 +109,14 @@ export function runnerPort(load) {
     /** Put numbers into the parameters. */
     setParams(id, values) {
       const p = program(id);
-      clock.timed(() => p.runner.setParams(f64(values)));
+      clock.timed(() => p.executor.setParams(f64(values)));
     },
     /** Forward and backward of the loss `fn` over the table's rows (all, or those
      * picked): [the batch's loss, then d loss / d each parameter]. */
     grad(id, fn, key, pick) {
       const p = program(id);
       const X = rows(p, key, pick);
-      return clock.timed(() => lossAndGrads(p.runner, fn, X));
+      return clock.timed(() => lossAndGrads(p.executor, fn, X));
     },
     /** The outputs of `fn` at every row of the table (or at `values`, rows of its
      * inputs, when key is null), from output `first` on (negative: from the end): one
@@ -124,13 +124,13 @@ export function runnerPort(load) {
     evaluate(id, fn, key, values, first = 0) {
       const p = program(id);
       const X = key === null || key === undefined ? f64(values) : rows(p, key, null);
-      return clock.timed(() => concatenated(p.runner.evaluate(fn, X).slice(first)));
+      return clock.timed(() => concatenated(p.executor.evaluate(fn, X).slice(first)));
     },
-    /** Milliseconds spent in the runner since the port was made. */
-    get runnerMs() {
+    /** Milliseconds spent in the executor since the port was made. */
+    get executorMs() {
       return clock.total;
     },
-    /** Milliseconds spent in the runner since the last call. */
+    /** Milliseconds spent in the executor since the last call. */
     timing() {
       const ms = clock.sinceLast;
       clock.sinceLast = 0;
