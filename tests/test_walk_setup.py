@@ -165,3 +165,52 @@ def test_the_widget_opens_a_walk_link():
     assert m.state()["grads"]["a"] == 5.0  # assign: a*a at 5 keeps one share, not 10
     with pytest.raises(WalkSetupError):
         WalkModel(WalkSetup(preset="nope"))
+
+
+# ---------------------------------------------------------------------------------------
+# a link read as the page reads it; the graph's text with its values in
+# ---------------------------------------------------------------------------------------
+
+
+def test_a_link_read_leniently_leaves_out_what_it_cannot_use_and_says_it():
+    notes = []
+    s = WalkSetup.from_url(query("preset=lectur&v=z:3,a:x,b&mode=up&step=abc"
+                                 "&hide=order,grpah,order&questions=grad,why"), notes)
+    assert s == WalkSetup(values={"z": 3.0}, hide=["order"], questions=["grad"])
+    said = "\n".join(notes)
+    for word in ("'lectur'", "the value of a must be a number", "'b' is not name:value",
+                 "'up'", "'abc'", "'grpah'", "'why'"):
+        assert word in said, word
+    assert all(n.startswith("left out of the link: ") for n in notes) and len(notes) == 7
+    # what the strict reader refuses, the lenient one says; a good link says nothing
+    with pytest.raises(WalkSetupError):
+        WalkSetup.from_url(query("preset=lectur"))
+    notes = []
+    assert WalkSetup.from_url(query("preset=square&v=a:5&assign=1"), notes).mode == "assign"
+    assert notes == []
+    both = []
+    assert WalkSetup.from_url({"preset": "square", "expr": "a = 1"}, both).expr == "a = 1"
+    assert "both an expression and the preset square" in both[0]
+
+
+@pytest.mark.parametrize("source, values, text, rest", [
+    (PRESETS["lecture"].expr, {"a": 3.0}, PRESETS["lecture"].expr.replace("a = 2", "a = 3"),
+     {"a": 3.0}),
+    ("a = 2; b = a*a", {"a": 2.0}, "a = 2; b = a*a", {}),  # said already
+    ("a = -(2.50); b = a*a", {"a": -2.5}, "a = -(2.50); b = a*a", {}),
+    ("a = 2\nb = a*a  # a square", {"a": 1e-7}, "a = 1e-7\nb = a*a  # a square",
+     {"a": 1e-7}),
+    ("y = tanh(x*w)", {"x": 2.0, "w": 0.5}, "y = tanh(x*w)", {"x": 2.0, "w": 0.5}),
+    ("a = 2*3; b = a + 1", {"a": 1.0}, "a = 2*3; b = a + 1", {"a": 1.0}),  # a node
+    ("a = 1; a = 2; b = a", {"a": 5.0}, "a = 5; a = 5; b = a", {"a": 5.0}),
+    ("a = 2; b = a +", {"a": 5.0}, "a = 5; b = a +", {"a": 5.0}),  # the parse says why
+    ("a = 2; b = a $", {"a": 5.0}, "a = 2; b = a $", {"a": 5.0}),  # no tokens: as is
+])
+def test_written_puts_the_values_in_the_text(source, values, text, rest):
+    s = WalkSetup(preset=None, expr=source, values=values)
+    assert s.written() == (text, rest)
+    try:  # the text with the values beside it is the graph the set-up makes
+        want = parse(source, values, override=True).data
+    except ValueError:  # no graph (a parse error), or a value for no leaf
+        return
+    assert parse(text, rest, override=True).data == want

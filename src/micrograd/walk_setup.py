@@ -28,9 +28,22 @@ JSON-ready::
 Field kinds are the experiment's (``micrograd.experiment``) and two more: ``text`` (at
 most ``max_len`` characters) and ``values`` (leaf name -> number; ``name:value,...`` in a
 link, each name percent-encoded as JavaScript's ``encodeURIComponent`` does). A field
-written as a list in a link names its separator (``sep``; ``values`` also ``pair``), and
-the mode field the older keys that say a mode (``old_keys``: ``OLD_MODE_KEYS``), so the
-page reads a link as ``from_url`` does.
+written as a list in a link names its separator (``sep``; ``values`` also ``pair``), the
+mode field the older keys that say a mode (``old_keys``: ``OLD_MODE_KEYS``), the preset
+that a link names it even at its default (``always``): the page's generic codec
+(``web/static/setup_codec.js``) writes a link as ``to_url`` does from these alone. A
+field's ``cli`` holds the command line's overrides (``micrograd graph``).
+
+A link is read strictly (``from_url``) or as a learner's page reads it, what it cannot
+use left out and said (``from_url(query, notes)``); ``written()`` is the graph's text
+with its leaf values in, as the page's expression box shows it:
+
+    >>> notes = []
+    >>> s = WalkSetup.from_url({"preset": "lecture", "v": "a:3", "mode": "up"}, notes)
+    >>> s.written()[0][:13], s.mode
+    ('a = 3; b = -3', 'correct')
+    >>> notes[0][:56]
+    "left out of the link: unknown teaching mode 'up'; choose"
 
 Adding a preset is one entry in ``PRESETS``; a mode is ``micrograd.walk``'s, with its
 title, its lesson and how a hint names its mistake in ``MODES``.
@@ -45,6 +58,7 @@ from urllib.parse import unquote
 
 from . import walk as _walk
 from . import walk_modes
+from .expr import tokenize
 from .graph import fmt, nodes_and_edges
 from .urltext import NUMBER, WHOLE_NUMBER, js_component, js_number
 from .wire import encode
@@ -239,11 +253,14 @@ class WalkSetup:
     in sequence, and controls to ``hide``."""
 
     preset: str | None = _f("choice", "sum_times", "preset", "one of the lecture's "
-                            "graphs (none: your own expression)", choices=tuple(PRESETS))
+                            "graphs (none: your own expression)", choices=tuple(PRESETS),
+                            always=True)  # a link names its graph
     expr: str | None = _f("text", None, "expression", "a graph in micrograd.expr's "
-                          "language, e.g. 'a = 2; b = a*a'", max_len=MAX_EXPR_CHARS)
+                          "language, e.g. 'a = 2; b = a*a'", max_len=MAX_EXPR_CHARS,
+                          cli={"max_len": None})  # the language's own caps
     values: dict = _f("values", {}, "leaf values", "a new value for a leaf, by its name",
-                      max_len=MAX_VALUES, max_name=MAX_NAME_CHARS, url="v")
+                      max_len=MAX_VALUES, max_name=MAX_NAME_CHARS, url="v",
+                      cli={"max_len": None, "pairs": (LINK_PAIR, "=")})
     mode: str = _f("choice", "correct", "teaching mode", "the backward pass as written, "
                    "or one of its classic mistakes", choices=tuple(MODES),
                    old_keys=OLD_MODE_KEYS)
@@ -266,11 +283,13 @@ class WalkSetup:
         """The graph's text: the preset's, or the expression."""
         return PRESETS[self.preset].expr if self.preset is not None else self.expr
 
-    def check(self):
+    def check(self, surface=None):
         """Refuse what the Walk cannot show (a ``WalkSetupError`` naming the field);
-        returns the set-up."""
+        returns the set-up. ``surface="cli"``: with the command line's overrides of the
+        declaration (a field's ``cli``: no cap on the expression but the language's)."""
         for f in fields(self):
-            _check_field(f.name, f.metadata, getattr(self, f.name))
+            meta = {**f.metadata, **f.metadata.get(surface, {})} if surface else f.metadata
+            _check_field(f.name, meta, getattr(self, f.name))
         if (self.preset is None) == (self.expr is None):
             raise WalkSetupError("give exactly one of preset and expr", "preset")
         return self
@@ -295,60 +314,67 @@ class WalkSetup:
         return {f.name: _copy(getattr(self, f.name)) for f in fields(self)}
 
     @classmethod
-    def from_url(cls, query):
+    def from_url(cls, query, notes=None):
         """A checked set-up from a link's query (strings, as ``URLSearchParams`` gives
-        them); the page's older mode keys (``assign=1``, ``recursive=1``,
-        ``nozero=1``) are read; other keys are ignored."""
+        them), each field read by its declaration: its key (``url``), its kind, a list's
+        ``sep``; the older mode keys (``assign=1``, ``recursive=1``, ``nozero=1``) are
+        read, other keys ignored. What cannot be read is refused (``WalkSetupError``);
+        or, given a list ``notes``, left out as a learner's page leaves it out (the
+        field's default, or that item of a list), with a sentence in ``notes`` saying
+        so: nothing a link asks for is dropped without a word."""
         if not isinstance(query, dict):
             raise WalkSetupError(f"a link's query is a dict of strings, got "
                                  f"{type(query).__name__}")
         d = {}
-        if query.get("expr"):
-            d["expr"], d["preset"] = query["expr"], None
-        elif query.get("preset"):
-            d["preset"] = query["preset"]
-        if query.get("v"):
-            d["values"] = _parse_values(query["v"])
+        for f in fields(cls):
+            key, kind = f.metadata.get("url", f.name), f.metadata["kind"]
+            text = query.get(key)
+            if not isinstance(text, str) or (text == "" and kind != "choices"):
+                continue  # absent; "" asks for none of a list (questions=)
+            try:
+                d[f.name] = _read_text(f.name, f.metadata, text, notes)
+                _check_field(f.name, f.metadata, d[f.name])
+            except WalkSetupError as err:
+                d.pop(f.name, None)
+                _left_out(notes, err)
         old = list(dict.fromkeys(mode for key, mode in OLD_MODE_KEYS.items()
                                  if query.get(key) == "1"))
         if len(old) > 1:
-            raise WalkSetupError(f"choose one teaching mode at a time (got "
-                                 f"{' and '.join(old)})", "mode")
-        if query.get("mode"):
-            d["mode"] = query["mode"]
-        elif old:
+            _left_out(notes, WalkSetupError(f"choose one teaching mode at a time (got "
+                                            f"{' and '.join(old)})", "mode"))
+        if old and "mode" not in d:
             d["mode"] = old[0]
-        if query.get("step"):
-            d["step"] = _parse_step(query["step"])
-        for key in ("ask", "of"):
-            if query.get(key):
-                d[key] = query[key]
-        if query.get("hide"):
-            d["hide"] = [h for h in query["hide"].split(LINK_SEP) if h]
-        if query.get("questions") is not None:  # "" asks none
-            d["questions"] = [q for q in query["questions"].split(LINK_SEP) if q]
+        if d.get("expr") is not None:
+            if d.get("preset") is not None and notes is not None:
+                notes.append(f"the link gives both an expression and the preset "
+                             f"{d['preset']}: the expression is shown")
+            d["preset"] = None
         return cls.from_dict(d)
 
     def to_url(self):
-        """The link's query, canonical: ``preset`` or ``expr``, then whatever differs
-        from the defaults (``v``, ``mode``, ``step``, ``ask``, ``of``, ``questions``,
-        ``hide``)."""
-        out = {"preset": self.preset} if self.preset is not None else {"expr": self.expr}
-        if self.values:
-            out["v"] = LINK_SEP.join(f"{js_component(k)}{LINK_PAIR}{js_number(v)}"
-                                     for k, v in self.values.items())
-        if self.mode != "correct":
-            out["mode"] = self.mode
-        if self.step:
-            out["step"] = str(self.step)
-        for key in ("ask", "of"):
-            if getattr(self, key):
-                out[key] = getattr(self, key)
-        if self.questions != list(QUESTIONS):
-            out["questions"] = LINK_SEP.join(self.questions)
-        if self.hide:
-            out["hide"] = LINK_SEP.join(self.hide)
+        """The link's query, canonical: ``preset`` or ``expr``, then each field that
+        differs from its default (``v``, ``mode``, ``step``, ``ask``, ``of``,
+        ``questions``, ``hide``), written by its kind."""
+        out = {}
+        for f in fields(self):
+            x, meta = getattr(self, f.name), f.metadata
+            if x is None or (x == _default(f) and not meta.get("always")):
+                continue
+            kind = meta["kind"]
+            out[meta.get("url", f.name)] = (
+                str(x) if kind == "int" else LINK_SEP.join(x) if kind == "choices" else
+                LINK_SEP.join(f"{js_component(k)}{LINK_PAIR}{js_number(v)}"
+                              for k, v in x.items()) if kind == "values" else x)
         return out
+
+    def written(self):
+        """``(text, values)``: the graph's text as the page's expression box shows it,
+        each leaf value written into its name's assignment (``a = 2`` given ``{"a": 3}``
+        reads ``a = 3``; every constant assignment of the name, as ``micrograd.expr``'s
+        override edits them), and the values that change the graph its text makes (a
+        name the text uses without assigning keeps its value; a value the text says
+        already is left out: the same graph either way)."""
+        return _written(self.source, self.values)
 
     @classmethod
     def spec(cls):
@@ -390,7 +416,7 @@ def _check_field(name, meta, x):
             return
         if not isinstance(x, str):
             raise WalkSetupError(f"{name} must be text, got {type(x).__name__}", name)
-        if len(x) > meta["max_len"]:
+        if meta["max_len"] is not None and len(x) > meta["max_len"]:
             raise WalkSetupError(f"{name} is {len(x)} characters long; the cap is "
                                  f"{meta['max_len']}", name)
     elif kind == "int":
@@ -410,7 +436,7 @@ def _check_values(name, meta, x):
     if not isinstance(x, dict):
         raise WalkSetupError(f"{name} maps leaf names to numbers, got "
                              f"{type(x).__name__}", name)
-    if len(x) > meta["max_len"]:
+    if meta["max_len"] is not None and len(x) > meta["max_len"]:
         raise WalkSetupError(f"at most {meta['max_len']} leaf values, got {len(x)}", name)
     for k, v in x.items():
         if not isinstance(k, str) or not k or len(k) > meta["max_name"]:
@@ -421,32 +447,106 @@ def _check_values(name, meta, x):
                                  f"{v!r:.40}", name)
 
 
-def _parse_values(text):
-    """``a:2,b%3A1:-3`` -> {"a": 2.0, "b:1": -3.0} (the page's ``v``)."""
-    out = {}
-    for part in text.split(LINK_SEP):
-        i = part.rfind(LINK_PAIR)
-        if i <= 0:
-            continue  # as the page: a part without a name is skipped
-        name, number = unquote(part[:i]), part[i + 1:].strip()
-        if not NUMBER.fullmatch(number):
-            raise WalkSetupError(f"v: the value of {name} must be a number, got "
-                                 f"{number!r:.40}", "values")
-        out[name] = float(number)
+def _default(f):
+    return f.default_factory() if f.default is MISSING else f.default
+
+
+def _left_out(notes, err):
+    """Refuse (no ``notes``), or say in ``notes`` what a link asked for is left out."""
+    if notes is None:
+        raise err
+    notes.append(f"left out of the link: {err}")
+
+
+def _read_text(name, meta, text, notes=None):
+    """A field's value from its text in a link, by its kind (``notes``: the items of a
+    list that are not among its choices are left out and said there)."""
+    kind = meta["kind"]
+    if kind == "int":
+        if not WHOLE_NUMBER.fullmatch(text.strip()):
+            raise WalkSetupError(f"{name} must be a whole number, got {text!r:.40}", name)
+        return int(text)
+    if kind == "values":
+        return parse_values(text, notes)
+    if kind != "choices":
+        return text
+    out = []
+    for item in (x.strip() for x in text.split(LINK_SEP)):
+        if notes is not None and item and item not in meta["choices"]:
+            notes.append(f"left out of the link: {meta['label']}: {item!r:.40} is not "
+                         f"one of {', '.join(meta['choices'])}")
+        elif item and (notes is None or item not in out):
+            out.append(item)
     return out
 
 
-def _parse_step(text):
-    if not WHOLE_NUMBER.fullmatch(text.strip()):
-        raise WalkSetupError(f"step must be a whole number, got {text!r:.40}", "step")
-    return int(text)
+def parse_values(text, notes=None, key="v", pairs=(LINK_PAIR,)):
+    """Leaf values from their text, ``name:value,...`` (``a:2,b%3A1:-3`` -> {"a": 2.0,
+    "b:1": -3.0}: the link's ``v``, each name percent-encoded; ``pairs``: the marks that
+    may stand between a name and its value, as the CLI's ``--values`` also reads
+    ``name=value``). A part that is no name and number is refused, naming ``key``; or,
+    given a list ``notes``, left out and said there."""
+    out = {}
+    for part in text.split(LINK_SEP):
+        if not part.strip():
+            continue
+        i = max(part.rfind(p) for p in pairs)
+        name, number = unquote(part[:max(i, 0)]).strip(), part[i + 1:].strip()
+        if i <= 0 or not name:
+            problem = f"{key}: {part.strip()!r:.40} is not name{pairs[0]}value"
+        elif not NUMBER.fullmatch(number):
+            problem = f"{key}: the value of {name:.40} must be a number, got {number!r:.40}"
+        else:
+            out[name] = float(number)
+            continue
+        _left_out(notes, WalkSetupError(problem, "values"))
+    return out
+
+
+def _written(source, values):
+    """``WalkSetup.written``: each statement ``name = <constant>`` of a name given a value
+    rewritten (the tokens of ``micrograd.expr``, so positions are the text's own); a text
+    that does not tokenize comes back as it is, every value beside it."""
+    try:
+        toks = tokenize(source)
+    except ValueError:
+        return source, dict(values)
+    spans, start = {}, 0  # name -> [(first char, end, the constant it says)]
+    for i, t in enumerate(toks):
+        if t.kind in ("nl", "eof") or t.text == ";":
+            st, start = toks[start:i], i + 1
+            if len(st) > 2 and st[0].kind == "name" and st[1].text == "=" \
+                    and st[0].text in values and _constant(st[2:]) is not None:
+                spans.setdefault(st[0].text, []).append(
+                    (st[2].pos, st[-1].pos + len(st[-1].text), _constant(st[2:])))
+    edits = sorted((a, b, js_number(values[name])) for name, found in spans.items()
+                   for a, b, x in found if x != values[name])
+    for a, b, text in reversed(edits):
+        source = source[:a] + text + source[b:]
+    said = {name for name, found in spans.items()
+            if all(x == values[name] for _, _, x in found)}
+    return source, {k: v for k, v in values.items() if k not in said}
+
+
+def _constant(toks):
+    """The number the tokens say, when the language keeps them a constant (signs, a
+    number, parentheses: ``-(2)``); None for anything it makes a node of."""
+    sign = 1.0
+    while toks and toks[0].kind == "op" and toks[0].text in ("+", "-"):
+        sign, toks = -sign if toks[0].text == "-" else sign, toks[1:]
+    if len(toks) == 1 and toks[0].kind == "num":
+        return sign * float(toks[0].text)
+    if len(toks) > 2 and toks[0].text == "(" and toks[-1].text == ")":
+        inner = _constant(toks[1:-1])
+        return None if inner is None else sign * inner
+    return None
 
 
 def _field_spec(f):
     meta = f.metadata
     out = {"name": f.name, "url": meta.get("url", f.name),
            "kind": meta["kind"],
-           "default": f.default_factory() if f.default is MISSING else f.default,
+           "default": _default(f),
            "label": meta["label"], "help": meta["help"]}
     for key in ("min", "max", "choices", "max_len"):
         if key in meta:
@@ -457,4 +557,6 @@ def _field_spec(f):
         out["pair"] = LINK_PAIR
     if "old_keys" in meta:  # an older link's key=1, or a request's key: true
         out["old_keys"] = dict(meta["old_keys"])
+    if meta.get("always"):  # a link writes it even at its default
+        out["always"] = True
     return out

@@ -38,7 +38,7 @@ from ..wire import encode
 from . import limits, walk_questions
 
 __all__ = ["build", "build_in_turns", "visit_order", "nudge", "check", "check_in_turns",
-           "PRESETS", "FUNCTIONS", "WalkViewError", "free_names", "run_to_end"]
+           "PRESETS", "FUNCTIONS", "WalkViewError", "free_names", "run_to_end", "usable"]
 
 
 class WalkViewError(ValueError):
@@ -264,6 +264,32 @@ def _node(g, name, what):
         raise WalkViewError(f"no single node named {name!r} for '{what}' (names: "
                             + ", ".join(dict.fromkeys(n.name for n in g.nodes)) + ")")
     return hits[0]
+
+
+def usable(source, values, ask, of, notes):
+    """For a set-up read from a link: ``{"values", "ask", "of"}`` the graph of ``source``
+    can use (a value for a name that is no leaf of it, a question about a node it does
+    not have, left out), each left out said in ``notes``. Unchanged when the text does
+    not make a graph (the build says why); the names it uses without assigning count
+    as leaves (their values come with the link)."""
+    out = {"values": dict(values), "ask": ask, "of": of}
+    try:
+        g = _EditableGraph(source, {name: 1.0 for name in free_names(source)})
+    except WalkViewError:
+        return out
+    for name in values:
+        if name not in g.leaves:
+            del out["values"][name]
+            notes.append(f"left out of the link: a value for {name!r:.40}, which is no leaf "
+                         f"of this graph (leaves: {', '.join(g.leaves) or 'none'})")
+    for what in ("ask", "of"):
+        try:
+            if out[what]:
+                _node(g, out[what], what)
+        except WalkViewError as err:
+            notes.append(f"left out of the link: {err}")
+            out[what] = None
+    return out
 
 
 def build(source, values=None, **options):

@@ -2,9 +2,15 @@
 learner's answer. Each is one turn of work, or several for a big graph (its parse, walk,
 each sweep of its layout, its texts: ``walkview.build_in_turns``); the documents come
 from ``walkview``. A request's fields that are the Walk's set-up (``preset``, ``expr``,
-``values``, ``mode``, ``ask``, ``of``, ``questions``) are made from their one declaration,
-``micrograd.walk_setup.WalkSetup``'s (:func:`setup_field`); the mode may also come as an
-older request's flag (``"assign": true``: ``walk_setup.OLD_MODE_KEYS``).
+``values``, ``mode``, ``step``, ``ask``, ``of``, ``questions``, ``hide``) are made from
+their one declaration, ``micrograd.walk_setup.WalkSetup``'s (:func:`setup_field`), and
+checked by its rules; the mode may also come as an older request's flag (``"assign":
+true``: ``walk_setup.OLD_MODE_KEYS``), the whole set-up as a link's texts (``link``).
+The walk's answer says the set-up it shows, so the page applies what Python decided::
+
+    "setup": {"fields": {"preset": "lecture", "values": {"a": 3.0}, ...},
+              "text": "a = 3; b = -3; ...",      # the expression box: values written in
+              "notes": ["left out of the link: ..."]}
 
     >>> from micrograd.web.handlers import run_to_end
     >>> run_to_end(walk({"preset": "lecture"}))["question"]["text"]
@@ -15,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import MISSING, fields
 
-from ...walk_setup import OLD_MODE_KEYS, WalkSetup
+from ...walk_setup import OLD_MODE_KEYS, PRESETS, WalkSetup, WalkSetupError
 from .. import limits, walk_questions, walkview
 from .errors import Failure, clip
 from .fields import Field, read
@@ -56,7 +62,16 @@ KINDS = tuple(walk_questions.KINDS)
 OLD_MODES = tuple(Field(key, "bool", False, description=f"older name: true is mode "
                                                         f"{mode!r}")
                   for key, mode in OLD_MODE_KEYS.items())
-WALK = GRAPH + ASKED + (setup_field("questions"), setup_field("mode")) + OLD_MODES + (
+#: the set-up as a link gives it: its texts by their keys, read as the page reads a link
+LINK = Field("link", "dict", None, items="str", nullable=True,
+             max_items=2 * (len(_SETUP) + len(OLD_MODE_KEYS)),
+             description="instead of the set-up's fields, the texts of a link or of a "
+                         "lesson element's attributes by their keys (v=a:3, mode=assign, "
+                         "step=4...), read as a learner's page reads a link: what the "
+                         "walk cannot use is left out and said in the answer's "
+                         "setup.notes")
+WALK = GRAPH + ASKED + tuple(setup_field(name) for name in (
+    "questions", "mode", "step", "hide")) + OLD_MODES + (LINK,) + (
     Field("rankdir", "str", "LR", choices=("LR", "TB"),
           description="the drawing's direction: left to right (the lecture's) or top to "
                       "bottom (a narrow screen's)"),
@@ -92,23 +107,26 @@ def _mode(request, req):
     return asked[0] if asked else req["mode"]
 
 
-def _source(req):
-    """(source text, title, preset or None) of the request's graph."""
-    for name in req["values"]:  # refused by length before any message quotes it
-        if len(name) > limits.MAX_NAME_CHARS:
-            raise Failure("invalid", f"values: a leaf name of {len(name)} characters "
-                                     f"({clip(name, 20)}); names are at most "
-                                     f"{limits.MAX_NAME_CHARS}", field="values")
-    if (req["preset"] is None) == (req["expr"] is None):
-        raise Failure("invalid", "give either 'preset' or 'expr' (exactly one)",
-                      field="preset")
-    if req["preset"] is not None:
-        preset = walkview.PRESETS.get(req["preset"])
-        if preset is None:
-            raise Failure("not_found", f"unknown preset {req['preset']!r}; presets: "
-                                       f"{', '.join(walkview.PRESETS)}", field="preset")
-        return preset.expr, preset.title, preset
-    return req["expr"], "", None
+def _setup(request, req):
+    """``(set-up, notes)``: the request's ``WalkSetup``, checked by its own rules (exactly
+    one of preset and expr...), and what a link's texts asked for that was left out."""
+    if req.get("link") is not None:
+        given = [k for k in request if k in _SETUP or k in OLD_MODE_KEYS]
+        if given:
+            raise Failure("invalid", f"give the set-up as fields or as a link, not both "
+                                     f"(got {given[0]} and link)", field="link")
+        notes = []
+        return WalkSetup.from_url(req["link"], notes), notes
+    if req["preset"] is not None and req["preset"] not in PRESETS:
+        raise Failure("not_found", f"unknown preset {clip(req['preset'])}; presets: "
+                                   f"{', '.join(PRESETS)}", field="preset")
+    d = {name: req[name] for name in _SETUP if name in req}
+    if "mode" in req:
+        d["mode"] = _mode(request, req)
+    try:
+        return WalkSetup(**d).check(), []
+    except WalkSetupError as err:
+        raise Failure("invalid", str(err), field=err.field) from None
 
 
 def _refused(err):
@@ -119,28 +137,41 @@ def _refused(err):
 
 def walk(request, sessions=None):
     """``POST /api/walk``: the page's document for one graph (``walkview.build``), in
-    turns for a big graph."""
+    turns for a big graph, with the set-up it shows (``setup``: its fields, the text of
+    its graph with the leaf values in, what a link asked for and could not have)."""
     req = read(WALK, request)
-    source, title, preset = _source(req)
-    mode = _mode(request, req)
+    setup, notes = _setup(request, req)
+    if req["link"] is not None:  # what the graph cannot use, left out and said
+        setup = setup.replace(**walkview.usable(setup.source, setup.values, setup.ask,
+                                                setup.of, notes))
+    preset = PRESETS.get(setup.preset)
     try:
-        return (yield from walkview.build_in_turns(
-            source, req["values"], mode=mode, title=title, preset=preset, ask=req["ask"],
-            of=req["of"], questions=tuple(req["questions"]), rankdir=req["rankdir"],
-            stack=req["stack"], stagger=req["stagger"]))
+        doc = yield from walkview.build_in_turns(
+            setup.source, setup.values, mode=setup.mode, title=preset.title if preset
+            else "", preset=preset, ask=setup.ask, of=setup.of,
+            questions=tuple(setup.questions), rankdir=req["rankdir"], stack=req["stack"],
+            stagger=req["stagger"])
     except walkview.WalkViewError as err:
         raise _refused(err) from None
+    steps = len(doc["walk"]["forward"]) + len(doc["walk"]["backward"])
+    if setup.step > steps and req["link"] is not None:
+        notes.append(f"left out of the link: step {setup.step}; this walk has {steps} "
+                     f"steps, and opens at the last")
+    text, values = setup.written()
+    shown = setup.replace(values=values, step=min(setup.step, steps))
+    doc["setup"] = {"fields": shown.to_dict(), "text": text, "notes": notes}
+    return doc
 
 
 def check(request, sessions=None):
     """``POST /api/walk/check``: a learner's answer checked against the engine (in
     turns for a big graph)."""
     req = read(CHECK, request)
-    source, _, preset = _source(req)
+    setup, _ = _setup(request, req)
     try:
         return (yield from walkview.check_in_turns(
-            source, req["answer"], req["values"], preset=preset, ask=req["ask"],
-            of=req["of"], kind=req["kind"]))
+            setup.source, req["answer"], setup.values, preset=PRESETS.get(setup.preset),
+            ask=setup.ask, of=setup.of, kind=req["kind"]))
     except walkview.WalkViewError as err:
         raise _refused(err) from None
 
@@ -148,9 +179,9 @@ def check(request, sessions=None):
 def order(request, sessions=None):
     """``POST /api/walk/order``: the backward pass in the learner's visit order."""
     req = read(ORDER, request)
-    source, _, _ = _source(req)
+    setup, _ = _setup(request, req)
     try:
-        return walkview.visit_order(source, req["order"], req["values"])
+        return walkview.visit_order(setup.source, req["order"], setup.values)
     except walkview.WalkViewError as err:
         raise _refused(err) from None
 
@@ -158,8 +189,8 @@ def order(request, sessions=None):
 def nudge(request, sessions=None):
     """``POST /api/walk/nudge``: the finite-difference slope at a leaf, beside its grad."""
     req = read(NUDGE, request)
-    source, _, _ = _source(req)
+    setup, _ = _setup(request, req)
     try:
-        return walkview.nudge(source, req["leaf"], req["h"], req["values"])
+        return walkview.nudge(setup.source, req["leaf"], req["h"], setup.values)
     except walkview.WalkViewError as err:
         raise _refused(err) from None
