@@ -119,7 +119,7 @@ def measure(browser, door, url, seconds, throttle=1):
     page.goto(f"{url}#{SPEED}")
     page.wait_for_function("window.Play && Play.state && Play.accepted", timeout=120_000)
     page.wait_for_function("Play.pointGraph.graph !== null", timeout=60_000)
-    engine = page.evaluate("Play.state.engine")
+    execution = page.evaluate("Play.state.execution")
     page.click("#p-play")
     page.wait_for_function("Play.state.step >= 10", timeout=120_000)
     worker = page.workers[0] if door == "static" and page.workers else None
@@ -135,7 +135,7 @@ def measure(browser, door, url, seconds, throttle=1):
     page.click("#p-play")
     page.close()
     steps = s1 - s0
-    out = {"door": door, "engine": engine, "rate": steps / ((t1 - t0) / 1000),
+    out = {"door": door, "execution": execution, "rate": steps / ((t1 - t0) / 1000),
            "errors": errors}
     n = max(t["n"], 1)
     out["draw"] = t["draw"] / max(t["d"], 1)

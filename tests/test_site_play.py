@@ -42,7 +42,7 @@ out = []
 for setup in json.loads({setups!r}):
     s = PlaySession(Experiment.from_dict(setup))
     s.train({steps})
-    out.append({{"engine": s.engine, "history": s.history,
+    out.append({{"execution": s.execution, "history": s.history,
                  "params": [p.data for p in s.params],
                  "state": play_state(s, points=True)}})
 print(json.dumps(out))
@@ -80,7 +80,7 @@ def close(a, b):
 @pytest.mark.parametrize("k", range(len(SETUPS)))
 def test_the_static_session_trains_as_the_served_one(static_runs, k):
     got, want = static_runs[k], served(SETUPS[k])
-    assert got["engine"] == "runner" and want.engine == "traced"
+    assert got["execution"] == "lowered" and want.execution == "traced"
     assert len(got["history"]) == len(want.history)
     for g, w in zip(got["history"], want.history):
         assert g[0] == w[0]
@@ -94,7 +94,8 @@ def test_the_static_session_trains_as_the_served_one(static_runs, k):
 def test_the_static_state_is_the_served_state(static_runs, k):
     got = static_runs[k]["state"]
     want = json.loads(json.dumps(play_state(served(SETUPS[k]), points=True)))
-    assert got.pop("engine") == "runner" and want.pop("engine") == "traced"
+    assert got.pop("execution") == "lowered" and want.pop("execution") == "traced"
+    assert got.pop("engine") == "runner" and want.pop("engine") == "traced"  # old name
     assert set(got) == set(want)
     for key in ("config", "task", "step", "epoch", "lr", "nparams", "diverged"):
         assert got[key] == want[key], key
@@ -130,12 +131,15 @@ def test_an_op_with_no_lowering_trains_eagerly_and_the_state_says_so():
              "features": ["x1", "x2", "x1^2"]}))
         s.train(3)
         state = play_state(s)
-        print(json.dumps({"engine": state["engine"], "note": state.get("engine_note"),
+        print(json.dumps({"execution": state["execution"], "engine": state["engine"],
+                          "note": state.get("execution_note"),
+                          "old_note": state.get("engine_note"),
                           "params": [p.data for p in s.params]}))
         """))
     got = json.loads(text.strip().splitlines()[-1])
-    assert got["engine"] == "eager"
+    assert got["execution"] == got["engine"] == "eager"
     assert "cube" in got["note"] and got["note"].startswith("eager")
+    assert got["old_note"] == got["note"]
 
 
 def test_the_executors_rint_is_numpys_round_half_to_even():

@@ -57,11 +57,12 @@ def open_play(ctx, url):
     return page
 
 
-def test_the_static_playground_trains_the_circle_on_the_runner(context, site):
+def test_the_static_playground_trains_the_circle_on_the_executor(context, site):
     ctx, seen = context
     page = open_play(ctx, f"{site}#{DISK}")
-    assert page.evaluate("Play.state.engine") == "runner"
-    assert page.inner_text("#p-engine-name") == "runner"
+    assert page.evaluate("Play.state.execution") == "lowered"
+    assert page.evaluate("Play.state.engine") == "runner"  # the field's old name and value
+    assert page.inner_text("#p-execution-name") == "lowered"
     page.wait_for_function("Play.pointGraph.graph !== null", timeout=60_000)
     page.click("#p-play")
     page.wait_for_function("Number(document.querySelector('#p-teacc').dataset.value) >= 0.9"

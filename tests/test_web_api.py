@@ -311,7 +311,8 @@ def test_play_create_step_lr_reset_delete(client):
     s = client.post("/api/play", json=small()).json()
     sid = s["sid"]
     assert s["step"] == 0 and len(s["history"]) == 1
-    assert s["engine"] == "traced"  # the page says which engine trains
+    assert s["execution"] == "traced"  # the page says how the steps run
+    assert s["engine"] == "traced"  # (the field's old name, still sent)
     assert len(s["points"]["train"]) + len(s["points"]["test"]) == 60
     assert len(s["boundary"]["values"]) == limits.GRID ** 2
     assert s["network"]["sizes"] == [2, 4, 1]

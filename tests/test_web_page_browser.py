@@ -127,7 +127,7 @@ def test_no_script_defines_a_global(new_page, server):
     page.wait_for_selector("body[data-ready='1']")
     page.wait_for_selector("#w-graph g.node")
     page.click("#tab-play")
-    page.wait_for_function("document.querySelector('#p-engine-name').textContent !== '·'")
+    page.wait_for_function("document.querySelector('#p-execution-name').textContent !== '·'")
     page.click("#p-step")
     page.wait_for_function("document.querySelector('#p-stepn').textContent === '1'")
     assert page.evaluate(NEW_NAMES) == [[], []]

@@ -134,6 +134,25 @@ def test_traced_equals_eager(cfg):
     assert boundary(fast)["values"] == pytest.approx(boundary(slow)["values"], abs=2e-4)
 
 
+def test_the_state_says_how_the_steps_run_under_the_new_name_and_the_old():
+    # execution: traced, eager or lowered; engine, its old name, still sent with its old
+    # values (runner for lowered), so a page or a script reading it keeps working
+    from micrograd.web import schemas
+
+    assert pictures.OLD_ENGINE == {"traced": "traced", "eager": "eager", "lowered": "runner"}
+    for traced, want in ((True, "traced"), (False, "eager")):
+        s = PlaySession(setup(samples=20, hidden=[2]), traced=traced)
+        state = pictures.play_state(s)
+        assert (state["execution"], state["engine"]) == (want, want)
+        assert "execution_note" not in state and "engine_note" not in state
+    s.execution_note = "eager: cube has no lowering"  # as a session left eager says why
+    state = pictures.play_state(s)
+    assert state["execution_note"] == state["engine_note"] == s.execution_note
+    fields = schemas.PlayState.model_fields
+    assert set(fields["execution"].annotation.__args__) == set(pictures.OLD_ENGINE)
+    assert set(fields["engine"].annotation.__args__) == set(pictures.OLD_ENGINE.values())
+
+
 def test_boundary_thumbnails_and_classes_are_the_network_on_the_grid():
     pg = PlaySession(setup(dataset="spiral", classes=3, loss="ce", hidden=[4],
                                features=["x1", "x2", "sin x1"], samples=60))

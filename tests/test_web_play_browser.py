@@ -102,7 +102,7 @@ def test_trains_the_circle_with_9_neurons(page, srv):
     pause(page)
     assert percent(page, "#p-tracc") >= 95.0 and percent(page, "#p-teacc") >= 85.0
     assert int(page.inner_text("#p-epoch")) == int(page.inner_text("#p-stepn"))  # full batch
-    assert page.inner_text("#p-engine-name") == "traced"
+    assert page.inner_text("#p-execution-name") == "traced"
     box = page.locator("#p-curves").bounding_box()
     page.mouse.move(box["x"] + box["width"] - 10, box["y"] + box["height"] / 2)
     assert re.search(r"step \d+: train loss [0-9.e-]+, test loss [0-9.e-]+",

@@ -289,6 +289,11 @@ def point_graph(session, layout=True):
 
 # -- the whole state --------------------------------------------------------------------
 
+#: the state's ``execution`` under its old name, ``engine``, with that field's old values
+#: ("runner" was "lowered"): both fields are sent, so a page or a script that reads
+#: ``engine`` (and ``engine_note``) keeps working
+OLD_ENGINE = {"traced": "traced", "eager": "eager", "lowered": "runner"}
+
 
 def play_state(session, *, history="all", points=False, graph_layout=False):
     """What the page gets: the accepted set-up, step, metrics, history (``"all"`` or
@@ -298,7 +303,7 @@ def play_state(session, *, history="all", points=False, graph_layout=False):
     out = {"config": session.experiment.to_dict(), "task": session.kind,
            "step": session.step_count, "epoch": session.epoch, "lr": session.opt.lr,
            "metrics": dict(session.metrics), "nparams": session.nparams,
-           "engine": session.engine,
+           "execution": session.execution, "engine": OLD_ENGINE[session.execution],
            "diverged": session.diverged_at is not None,
            "diverged_at": session.diverged_at,
            "history": list(session.history if history == "all" else session.history[-1:]),
@@ -306,8 +311,8 @@ def play_state(session, *, history="all", points=False, graph_layout=False):
            "thumbnails": thumbnails(session, pictures),
            "zero_lines": zero_lines(session), "network": network_view(session),
            "params": parameter_table(session)}
-    if session.engine_note is not None:  # why a session that could run elsewhere is eager
-        out["engine_note"] = session.engine_note
+    if session.execution_note is not None:  # why a session that could run elsewhere is eager
+        out["execution_note"] = out["engine_note"] = session.execution_note
     out["points"] = data_points(session) if points else None
     out["graph"] = None if session.inspect is None else point_graph(session, graph_layout)
     return out

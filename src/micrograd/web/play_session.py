@@ -233,7 +233,7 @@ class PlaySession:
         self.traced_loss = self.traced_outputs = self.traced_sums = None
         if getattr(self, "lowered", None) is not None:
             self.lowered.close()
-        self.lowered = self.engine_note = self._cells = None
+        self.lowered = self.execution_note = self._cells = None
         if not self.use_tracer:
             return
         from ..trace import TraceError, trace, trace_loss  # (the compiler: stdlib only)
@@ -255,7 +255,7 @@ class PlaySession:
                                      params=self.model.layers[0].parameters(), cache=False)
         except TraceError as e:  # a user's op without a NumPy kernel: the eager engine
             self.traced_loss = self.traced_outputs = self.traced_sums = None
-            self.engine_note = f"eager: {e}" if port is not None else None
+            self.execution_note = f"eager: {e}" if port is not None else None
             return
         if port is not None:  # the static site: the executor runs the lowered programs
             self._lower(port)
@@ -263,14 +263,14 @@ class PlaySession:
     def _lower(self, port):
         """Lower the traced programs for the executor behind ``port``; an op with no
         lowering (a user's ``define_op``) leaves the session on the eager engine, and
-        ``engine_note`` says why."""
+        ``execution_note`` says why."""
         from ..trace import LoweringError
 
         try:
             self.lowered = lowered_play.LoweredPrograms(
                 port, self, self.traced_loss, self.traced_outputs, self.traced_sums)
         except LoweringError as e:
-            self.engine_note = f"eager: {e}"
+            self.execution_note = f"eager: {e}"
         self.traced_loss = self.traced_outputs = self.traced_sums = None
 
     @property
@@ -279,10 +279,11 @@ class PlaySession:
         return self.traced_loss is not None or self.lowered is not None
 
     @property
-    def engine(self):
-        """What runs the steps: "traced" (NumPy), "runner" (the lowered program, outside
-        Python) or "eager"."""
-        return "runner" if self.lowered is not None else (
+    def execution(self):
+        """How the steps run: "traced" (the traced program on NumPy), "lowered" (the
+        lowered program on the JavaScript executor, outside Python) or "eager" (the
+        Value graph, sample by sample)."""
+        return "lowered" if self.lowered is not None else (
             "traced" if self.traced_loss is not None else "eager")
 
     def _loss(self, xs, ys):

@@ -432,11 +432,14 @@ class PlayState(BaseModel):
     lr: float
     nparams: int
     metrics: Metrics
+    execution: Literal["traced", "eager", "lowered"] = Field(
+        description="how the steps run. traced: micrograd.trace runs the model's scalar "
+                    "graph over the batch with NumPy; eager: the Value graph, sample by "
+                    "sample; lowered: the traced program lowered to array primitives and "
+                    "run by the page's JavaScript executor (the static site)")
     engine: Literal["traced", "eager", "runner"] = Field(
-        description="traced: micrograd.trace runs the model's scalar graph over the batch "
-                    "with NumPy; eager: the Value graph, sample by sample; runner: the "
-                    "traced program lowered to array primitives and run by the page's "
-                    "JavaScript runner (the static site)")
+        description="execution's old name, still sent, with its old values (runner: "
+                    "lowered)")
     history: List[List[Optional[Num]]] = Field(description="rows [step, train_loss, "
                                                            "test_loss, train_acc, test_acc]"
                                                            " (accuracy null: regression)")

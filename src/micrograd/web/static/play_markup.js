@@ -11,7 +11,7 @@ export const PLAY_MARKUP = `
     <span>epoch <b data-role="epoch">0</b></span>
     <span>step <b data-role="stepn">0</b></span>
     <span class="rate"><b data-role="rate">0</b> steps/s</span>
-    <span class="rate" title="traced: micrograd.trace runs the network's scalar Value graph over the whole batch with NumPy (same numbers as the eager engine); runner: the same program lowered by Python into primitive array instructions, run in JavaScript beside Python (the static site); eager: the Value graph, sample by sample">engine <b data-role="engine-name">·</b></span>
+    <span class="rate" title="traced: micrograd.trace runs the network's scalar Value graph over the whole batch with NumPy (same numbers as the eager engine); lowered: the same program lowered by Python into primitive array instructions, run in JavaScript beside Python (the static site); eager: the Value graph, sample by sample">execution <b data-role="execution-name">·</b></span>
   </section>
   <div data-role="notice" class="notice" role="status" hidden></div>
   <section data-role="hyper" class="bar hyper" aria-label="hyperparameters"></section>

@@ -476,7 +476,7 @@ export class Playground {
     $("boundary").dataset.frames = String(this.frames);
     $("epoch").textContent = String(s.epoch);
     // an op with no lowering: eager, and the note says why (shown as text, never HTML)
-    $("engine-name").textContent = s.engine_note || s.engine;
+    $("execution-name").textContent = s.execution_note || s.execution;
     $("stepn").textContent = String(s.step);
     const m = s.metrics, reg = s.task === "regression";
     $("trloss").textContent = fmt(m.train_loss); $("teloss").textContent = fmt(m.test_loss);
