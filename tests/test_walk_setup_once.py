@@ -155,6 +155,45 @@ def test_walkview_takes_the_mode():
 
 
 # ---------------------------------------------------------------------------------------
+# the answer says the set-up it shows; a link's texts are read by WalkSetup
+# ---------------------------------------------------------------------------------------
+
+
+def test_the_walk_answers_the_set_up_it_shows(client):
+    doc = run("walk", {"preset": "lecture", "values": {"a": 3.0, "b": -3.0}, "step": 99,
+                       "hide": ["order"]})["answer"]
+    setup = doc["setup"]
+    # the values the preset's text says already are left out; the text says the others
+    assert setup["fields"] == WalkSetup(preset="lecture", values={"a": 3.0}, step=11,
+                                        hide=["order"]).to_dict()
+    assert setup["text"] == PRESETS["lecture"].expr.replace("a = 2", "a = 3")
+    assert setup["notes"] == []
+    assert client.post("/api/walk", json={"preset": "lecture", "values": {"a": 3.0}}
+                       ).json()["setup"]["text"] == setup["text"]
+
+
+def test_a_links_texts_are_read_as_the_page_reads_a_link(client):
+    link = {"preset": "lecture", "v": "z:3,a:3", "mode": "up", "nozero": "1",
+            "ask": "q", "step": "999", "hide": "order,grpah"}
+    doc = run("walk", {"link": link})["answer"]
+    fields_ = doc["setup"]["fields"]
+    assert (fields_["values"], fields_["mode"], fields_["ask"], fields_["hide"]) == \
+        ({"a": 3.0}, "no_zero_grad", None, ["order"])
+    assert fields_["step"] == len(doc["walk"]["forward"]) + len(doc["walk"]["backward"])
+    said = "\n".join(doc["setup"]["notes"])
+    for word in ("'z'", "'up'", "'q'", "999", "'grpah'"):
+        assert word in said, word
+    assert client.post("/api/walk", json={"link": link}).json()["setup"] == doc["setup"]
+    # a link or fields, not both; a link's graph that cannot be drawn is refused as ever
+    err = run("walk", {"link": {}, "preset": "square"})["error"]
+    assert (err["kind"], err["field"]) == ("invalid", "link")
+    err = run("walk", {"link": {"expr": "tanh(x*w)", "v": "x:2"}})["error"]
+    assert err["free"] == ["x", "w"]
+    assert run("walk", {"link": {"preset": "nope"}})["answer"]["setup"]["fields"][
+        "preset"] == WalkSetup().preset
+
+
+# ---------------------------------------------------------------------------------------
 # the mode texts are walk_setup's
 # ---------------------------------------------------------------------------------------
 
@@ -262,7 +301,10 @@ def test_the_page_sends_the_mode_and_reads_older_links(browser, server, link, mo
         assert page.input_value("#w-mode") == mode
         page.wait_for_function(f"location.hash.includes('mode={mode}')")
         assert not any(f"{k}=1" in page.evaluate("location.hash") for k in OLD_MODE_KEYS)
-        assert sent and all(b["mode"] == mode for b in sent)
+        # the link's texts go to Python as they are (it reads the older key); every
+        # request the page makes itself says `mode`
+        assert sent and "link" in sent[0] and set(sent[0]["link"]) & set(OLD_MODE_KEYS)
+        assert all(b["mode"] == mode for b in sent if "link" not in b)
         assert not any(set(b) & set(OLD_MODE_KEYS) for b in sent), sent
         if "v=" in link:
             assert page.input_value("#w-leaf-a") == "3"

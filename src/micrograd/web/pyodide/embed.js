@@ -13,7 +13,8 @@
 // The frames of one page share one Python: each is told the page's name for it (a
 // random name made once per page load: `python` in the frame's fragment), under which
 // they join one SharedWorker of the site.
-// Attribute texts are passed on as they are and only ever shown as text. No globals.
+// Attribute texts are passed on as they are and only ever shown as text; the element's
+// attributes follow the walk's set-up after every change. No globals.
 (function () {
   "use strict";
   if (!window.customElements || customElements.get("micrograd-walk")) return;
@@ -64,7 +65,7 @@
     inPage() {
       var element = this;
       import(new URL("embed_walk.js", site).href).then(function (m) {
-        return m.mountWalk(element, m.attributes(element));
+        return m.mountWalk(element, m.attributes(element), { reflect: m.keepAttributes(element) });
       }).then(function (walk) {
         element.walk = walk;
         element.dataset.ready = "1";
@@ -80,7 +81,7 @@
       frame.style.cssText = "display:block;width:100%;height:640px;border:0";
       frame.loading = "lazy";  // only the frames near the view (Python starts with the first)
       this.appendChild(frame);
-      fitHeight(frame);
+      listen(frame, this);
       this.frame = frame;
       this.dataset.ready = "frame";
     }
@@ -98,13 +99,23 @@
     return query;
   }
 
-  // the frame's height follows the walk's, as the frame (and only it) says
-  function fitHeight(frame) {
+  // the frame's height follows the walk's, and the element's attributes its set-up, as
+  // the frame (and only it) says; an attribute the page keeps (id, class, style, title,
+  // hidden, data-*) or an event handler's is never set
+  function listen(frame, element) {
     window.addEventListener("message", function (event) {
       var m = event.data;
-      if (event.source !== frame.contentWindow || event.origin !== site.origin) return;
-      if (m && m.micrograd === "height" && isFinite(m.height) && m.height > 0) {
+      if (event.source !== frame.contentWindow || event.origin !== site.origin || !m) return;
+      if (m.micrograd === "height" && isFinite(m.height) && m.height > 0) {
         frame.style.height = Math.min(Math.ceil(m.height), 4000) + "px";
+      }
+      if (m.micrograd === "setup" && m.attributes && typeof m.attributes === "object") {
+        Object.keys(m.attributes).forEach(function (name) {
+          var text = m.attributes[name];
+          if (!/^[a-z][a-z0-9_]*$/.test(name) || NOT_PASSED[name] || name.indexOf("on") === 0) return;
+          if (text === null) element.removeAttribute(name);
+          else if (typeof text === "string") element.setAttribute(name, text);
+        });
       }
     });
   }

@@ -4,16 +4,19 @@
  * lesson is next to the site's files; embed.html (the iframe embed.js makes for a lesson
  * on another origin) does the same inside the frame.
  *
- *   import { mountWalk } from "./embed_walk.js";
- *   await mountWalk(element, (field) => element.getAttribute(field));
+ *   import { mountWalk, attributes, keepAttributes } from "./embed_walk.js";
+ *   await mountWalk(element, attributes(element), { reflect: keepAttributes(element) });
  *
- * `get(field)` gives the text of a field of the Walk's set-up (micrograd.walk_setup's
- * WalkSetup: preset, expr, values, mode, step, ask, of, hide) or null. The texts are
- * read as a link's are (Walk.setupFrom) and go to Python, which checks them; they are
- * only ever shown as text.
- */
+ * `get(key)` gives the text of a key of the Walk's set-up or null: a field's name
+ * (micrograd.walk_setup's WalkSetup: preset, expr, values, mode, step, ask, of, hide...),
+ * its key in a link, an older link's mode key. The texts are read as a link's are
+ * (Walk.setupFrom: Python reads them and says what it cannot use); they are only ever
+ * shown as text. `reflect(attributes)` is told the set-up after every change, as an
+ * element's attributes by field name (null: none), so that the element says the walk
+ * it shows. */
 
 import { workerClient } from "./static/client.js";
+import { byName } from "./static/setup_codec.js";
 import { Walk } from "./static/walk.js";
 
 const SITE = new URL("./", import.meta.url).href;
@@ -32,8 +35,9 @@ function styles() {
 
 /** Fill `element` with a Walk whose set-up `get` reads; resolves with the Walk once its
  *  first graph is asked for. Python's loading is shown in the element meanwhile.
- *  `shared`: the name of a Python shared with other pages (workerClient's). */
-export async function mountWalk(element, get, { shared } = {}) {
+ *  `shared`: the name of a Python shared with other pages (workerClient's); `reflect`:
+ *  told the set-up after every change, as an element's attributes. */
+export async function mountWalk(element, get, { shared, reflect } = {}) {
   styles();
   const status = document.createElement("p");
   status.className = "mg-embed-status";
@@ -48,7 +52,8 @@ export async function mountWalk(element, get, { shared } = {}) {
     const meta = await catalogue;
     const box = document.createElement("div");
     element.appendChild(box);
-    const walk = new Walk(box, { client, meta });
+    const fields = meta.walk.fields;
+    const walk = new Walk(box, { client, meta, reflect: reflect && ((texts) => reflect(byName(fields, texts))) });
     walk.setup = walk.setupFrom(get);
     walk.start();
     status.remove();
@@ -61,9 +66,16 @@ export async function mountWalk(element, get, { shared } = {}) {
   }
 }
 
-/** The set-up's text getter of an element: each field by its name (`values`) or its
- *  key in a link (`v`), from meta.walk's fields. */
+/** The set-up's text getter of an element: each key its attribute. */
 export function attributes(element) {
-  const KEYS = { values: "v" };
-  return (field) => element.getAttribute(field) ?? element.getAttribute(KEYS[field] || field);
+  return (key) => element.getAttribute(key);
+}
+
+/** Keep an element's attributes as the walk in it is set up (null: removed). */
+export function keepAttributes(element) {
+  return (attrs) => {
+    for (const [name, text] of Object.entries(attrs)) {
+      if (text === null) element.removeAttribute(name); else element.setAttribute(name, text);
+    }
+  };
 }

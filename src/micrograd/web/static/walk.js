@@ -1,6 +1,6 @@
 /* The Walk: a graph stepped forward and backward node by node, as a component.
  *
- *   const walk = new Walk(root, { client, meta, url, setup, idPrefix });
+ *   const walk = new Walk(root, { client, meta, url, setup, reflect, idPrefix });
  *     root      an empty element: the Walk fills it
  *     client    client.js's interface (walk, walk.check, walk.order, walk.nudge)
  *     meta      the catalogue from the client's "meta": meta.walk is the Walk set-up's
@@ -8,13 +8,21 @@
  *               fields, the groups of controls a lesson hides)
  *     url       a HashState: the Walk reads its set-up from the URL and writes it back
  *               (one Walk per page does); without one it keeps its state to itself
- *     setup     the opening set-up when there is no URL, in WalkSetup's fields:
- *               {preset | expr, values, mode, step, ask, of, hide}
+ *     setup     the opening set-up when there is no URL: walk.setupFrom's (a link's
+ *               texts), or WalkSetup's fields {preset | expr, values, mode, step, ...}
+ *     reflect   (texts) => ..., told the set-up after every change as a link's texts by
+ *               field name (an element's attributes: embed_walk.js keeps them so)
  *     idPrefix  the prefix of its parts' ids (default: one of its own)
  *   walk.start()  draws the opening graph (once; later calls do nothing)
  *   walk.fromUrl()  reads the set-up from the URL again (back, forward, a link edited)
  *   walk.setupFrom(get)  a set-up from texts by WalkSetup's fields (a URL, an element's
  *                  attributes: embed_walk.js)
+ *
+ * The walk's state is one: the set-up Python answered with the graph it drew (its
+ * fields, its graph's text with the leaf values written in, what a link asked for that
+ * was left out). The leaves, the expression box, the link and an element's attributes
+ * are all written from it after every change (a link's texts by setup_codec.js, from the
+ * fields' description), and **draw** draws what the box says.
  *
  * The Python side sends one document per graph: `graph`, the layout (micrograd.viz), and
  * `walk`, micrograd.walk's Walk as micrograd.wire encodes it. Every text drawn or written
@@ -25,6 +33,7 @@
 
 import { GraphView } from "./graphview.js";
 import { el, fillSelect, mount, uniquePrefix } from "./dom.js";
+import { byKey, decode, encode, linkTexts } from "./setup_codec.js";
 import { drawConventions } from "./walk_conventions.js";
 import { WALK_MARKUP } from "./walk_markup.js";
 import { QuestionPanel } from "./walk_questions.js";
@@ -32,12 +41,13 @@ import { LessonBuilder } from "./walk_lesson.js";
 import { Timeline } from "./walk_timeline.js";
 
 export class Walk {
-  constructor(root, { client, meta, url = null, setup = {}, idPrefix } = {}) {
+  constructor(root, { client, meta, url = null, setup = {}, reflect = null, idPrefix } = {}) {
     this.root = root;
     this.client = client;
     this.meta = meta;
     this.url = url;
     this.setup = setup;
+    this.reflect = reflect;
     this.prefix = idPrefix || uniquePrefix("walk");
     this.doc = null;        // the Python side's document for the current graph
     this.k = 0;             // how many steps are applied
@@ -52,20 +62,20 @@ export class Walk {
     this.presets = this.described.presets;
     this.modeList = this.described.modes;
     this.fields = Object.fromEntries(this.described.fields.map((f) => [f.name, f]));
+    // the set-up shown: Python's answer with the graph (each field's default before)
+    this.current = Object.fromEntries(this.described.fields.map((f) => [f.name, f.default]));
     this.hide = [];
+    this.notes = [];  // what a link asked for and was left out (Python's sentences)
     // the teaching mode: one at a time, the first (the correct backward) by default
     const mode = this.fields.mode;
-    this.modeSelect = el("select", { id: this.prefix + "mode" });
+    this.modeSelect = el("select", { id: this.prefix + mode.name });
     fillSelect(this.modeSelect, this.modeList.map((m) => [m.key, m.title]));
     this.$("modes").appendChild(el("label", { title: mode.help }, mode.label + " ", this.modeSelect));
     this.questions = new QuestionPanel(this.$, { client, spec: () => this.spec() });
-    this.lesson = new LessonBuilder(this.$, { described: this.described, setup: () => this.linkFields() });
+    this.lesson = new LessonBuilder(this.$, { described: this.described, setup: () => this.state() });
     // previous, next and a slider over every step; each move is setK (the URL's step)
     this.timeline = new Timeline(this.$("timeline"), { prefix: this.prefix, onMove: (k) => this.setK(k) });
   }
-
-  /** a field's key in the URL */
-  key(name) { return this.fields[name].url; }
 
   /** Wire the controls and draw the opening graph (from the URL, or the set-up given). */
   start() {
@@ -74,19 +84,22 @@ export class Walk {
     const $ = this.$, sel = $("preset");
     fillSelect(sel, this.presets.map((p) => [p.key, p.title]).concat([["", "(your own expression)"]]));
     sel.addEventListener("change", () => {
-      const p = this.presets.find((q) => q.key === sel.value);
-      if (p) { $("expr").value = p.expr; this.load({ preset: p.key }, true); }
+      if (sel.value) this.load(this.newGraph({ preset: sel.value }), true, true);
     });
+    // draw: what the box says; the box unchanged is the set-up shown (a preset's with
+    // its leaf values), else an expression of its own
     $("form").addEventListener("submit", (ev) => {
       ev.preventDefault();
-      sel.value = "";
-      this.load({ expr: $("expr").value }, true);
+      const same = this.doc && $("expr").value === this.text;
+      this.load(same ? { ...this.state(), step: 0 } : this.newGraph({ expr: $("expr").value }), true, true);
     });
     $("fwd").onclick = () => this.stepForward();
     $("bwd").onclick = () => this.stepBackward();
     $("all").onclick = () => this.runAll();
     $("reset").onclick = () => this.setK(0);
-    this.modeSelect.addEventListener("change", () => { this.modeTitle(); this.reload(null, true); });
+    this.modeSelect.addEventListener("change", () => {
+      this.modeTitle(); this.reload({ [this.fields.mode.name]: this.modeSelect.value }, true);
+    });
     $("nudge").onclick = () => this.nudge();
     $("ask-values").addEventListener("submit", (ev) => { ev.preventDefault(); this.giveFree(); });
     $("order-run").onclick = () => this.runOrder();
@@ -109,58 +122,57 @@ export class Walk {
   /** the state in the URL: a link, a reload, or the browser's back and forward */
   fromUrl() {
     const q = this.url.read();
-    this.open(this.setupFrom((name) => q.get(this.key(name)), (key) => q.get(key)));
+    this.open(this.setupFrom((key) => q.get(key)));
   }
 
-  /** A set-up (open's argument) read from texts by WalkSetup's fields, as a link writes
-   *  them (WalkSetup.from_url's way, from its description: a list field's `sep`, the
-   *  values' `pair`, `name:value,...`): `get(field)` gives a field's text or null (a
-   *  URL's key, an element's attribute); `raw(key)` reads an older link's own keys (the
-   *  mode field's `old_keys`: `recursive=1`...). Nothing read here is ever parsed as
-   *  HTML: the texts go to the Python side, which checks them, and are shown as text. */
-  setupFrom(get, raw = () => null) {
-    const text = (name) => {
-      const v = get(name);
-      return v === null || v === undefined || v === "" ? undefined : String(v);
-    };
-    const list = (name) => text(name).split(this.fields[name].sep).map((k) => k.trim());
-    const values = {}, { sep, pair } = this.fields.values;
-    for (const part of (text("values") || "").split(sep)) {
-      const i = part.lastIndexOf(pair);
-      if (i > 0) values[decodeURIComponent(part.slice(0, i))] = Number(part.slice(i + 1));
-    }
-    const old = Object.entries(this.fields.mode.old_keys).find(([k]) => raw(k) === "1");
-    return { preset: text("preset"), expr: text("expr"),
-             values: Object.keys(values).length ? values : undefined,
-             ask: text("ask"), of: text("of"), step: Number(text("step")) || 0,
-             mode: text("mode") || (old ? old[1] : undefined),  // an older link's key
-             hide: text("hide") === undefined ? [] : list("hide"),
-             // "" asks no question; absent asks them all
-             questions: get("questions") === "" ? [] : text("questions") === undefined ? undefined
-               : list("questions") };
+  /** A set-up (open's argument) as a link's texts, by WalkSetup's fields' keys
+   *  (setup_codec.js): `get(key)` gives the text of a key or null (a URL's key, an
+   *  element's attribute by a field's name or its key, an older link's `recursive=1`).
+   *  Python reads them (WalkSetup.from_url) and says what it cannot use. Nothing read
+   *  here is ever parsed as HTML: the texts go to the Python side and are shown as text. */
+  setupFrom(get) {
+    return { link: linkTexts(this.described.fields, get) };
   }
 
-  /** Open a set-up, in WalkSetup's fields (an unknown preset or mode: the first) */
-  open({ preset, expr, values, ask, of, mode, step = 0, hide = [], questions } = {}) {
+  /** Open a set-up: a link's texts ({link}: setupFrom's) or WalkSetup's fields */
+  open(setup = {}) {
+    if (setup.link) { this.load(setup, true, false); return; }
+    const s = this.newGraph(setup);
+    if (!s.preset && !s.expr) s.preset = this.fields.preset.default;
+    this.load(s, true, false);
+  }
+
+  /** the set-up shown, with the step and the mode as they are now */
+  state() { return { ...this.current, mode: this.modeSelect.value, step: this.k }; }
+
+  /** a new graph in the set-up shown: its own leaves, question and first step */
+  newGraph(graph) {
+    return { ...this.state(), preset: null, expr: null, values: {}, ask: null, of: null, step: 0, ...graph };
+  }
+
+  /** apply the set-up Python answered: every control says it */
+  applySetup(setup, fresh) {
     const $ = this.$;
-    this.modeSelect.value = this.modeList.some((m) => m.key === mode) ? mode : this.modeList[0].key;
+    this.current = setup.fields;
+    this.text = setup.text;
+    $("preset").value = this.current.preset || "";
+    $("expr").value = setup.text;
+    this.modeSelect.value = this.current.mode;
     this.modeTitle();
-    this.hide = hide.filter((g) => this.fields.hide.choices.includes(g));
+    this.hide = this.current.hide;
     this.applyHide();
-    this.openAt = step;
-    const kinds = Object.keys(this.described.questions);
-    this.asking = questions === undefined ? null : kinds.filter((k) => questions.includes(k));
-    this.lesson.ask(this.asking);
-    const extra = { ask, of };
-    if (values) extra.values = values;
-    if (expr) {
-      $("preset").value = ""; $("expr").value = expr;
-      this.load({ expr, ...extra }, false);
-    } else {
-      const p = this.presets.find((x) => x.key === preset) || this.presets[0];
-      $("preset").value = p.key; $("expr").value = p.expr;
-      this.load({ preset: p.key, ...extra }, false);
-    }
+    this.lesson.ask(this.current.questions);
+    if (fresh) this.notes = setup.notes;
+    else this.notes = this.notes.concat(setup.notes);
+    this.say();
+  }
+
+  /** what a link asked for and was left out, one line each (text, never HTML) */
+  say() {
+    const box = this.$("said");
+    box.textContent = "";
+    for (const note of this.notes) box.appendChild(el("div", { text: note }));
+    box.hidden = !this.notes.length;
   }
 
   /** the chosen mode's lesson (what a learner should notice), shown by the mode and
@@ -182,57 +194,60 @@ export class Walk {
   }
 
   spec() {  // what identifies the current graph and its question for the Python side
-    const s = this.source;
-    const values = {};  // the leaves drawn, when the drawing is of this source
-    if (this.doc && this.drawn === s) for (const l of this.doc.leaves) values[l.name] = l.value;
-    const out = { ...(s.preset ? { preset: s.preset } : { expr: s.expr }), values };
-    if (s.ask) out.ask = s.ask;
-    if (s.of) out.of = s.of;
+    const s = this.current, out = { values: s.values };
+    for (const name of [s.preset ? this.fields.preset.name : this.fields.expr.name, this.fields.ask.name, this.fields.of.name]) {
+      if (s[name]) out[name] = s[name];
+    }
     return out;
   }
 
-  async load(source, push) {
-    this.source = { preset: source.preset, expr: source.expr, ask: source.ask, of: source.of };
-    const body = { ...(source.preset ? { preset: source.preset } : { expr: source.expr }),
-                   mode: this.modeSelect.value };
-    if (source.values) body.values = source.values;
-    if (source.ask) body.ask = source.ask;
-    if (source.of) body.of = source.of;
-    if (this.asking) body.questions = this.asking;
-    await this.fetchGraph(body, true, push, source.values);
+  /** Ask for the graph of a set-up (WalkSetup's fields, or {link}); `fresh`: a new
+   *  graph (its question and visit order start over), `push`: a new history entry */
+  async load(setup, fresh, push) {
+    const body = {};
+    if (setup.link) body.link = setup.link;
+    else for (const name of Object.keys(this.fields)) if (setup[name] !== null && setup[name] !== undefined) body[name] = setup[name];
+    this.coming = setup;  // the set-up on its way: the next change starts from it
+    await this.fetchGraph(body, fresh, push);
   }
 
-  async reload(values, push) {  // same graph, new leaf values or modes: all recomputed
-    if (!this.source) return;
-    const body = { ...this.spec(), mode: this.modeSelect.value };
-    if (values) body.values = { ...body.values, ...values };
-    if (this.asking) body.questions = this.asking;
-    await this.fetchGraph(body, false, push);
+  /** the same graph with `change` (leaf values, the mode): all recomputed; a change made
+   *  while a set-up is on its way is made to that set-up (a link's, to its texts) */
+  async reload(change, push) {
+    if (!this.doc) return;
+    const coming = this.coming;
+    if (!(coming && coming.link)) { await this.load({ ...(coming || this.state()), ...change }, false, push); return; }
+    const link = { ...coming.link };
+    for (const [key, text] of Object.entries(byKey(this.described.fields, encode(this.described.fields, change)))) {
+      if (text === null) delete link[key]; else link[key] = text;
+    }
+    await this.load({ link }, false, push);
   }
 
   /** Ask for a graph and draw it; of requests that cross, the last one asked wins (a
    *  mode switched while a preset loads must not be undone by the preset's answer). */
-  async fetchGraph(body, fresh, push, wanted) {
+  async fetchGraph(body, fresh, push) {
     const $ = this.$, errBox = $("error");
-    const asked = this.asked = (this.asked || 0) + 1, source = this.source;
+    const asked = this.asked = (this.asked || 0) + 1;
+    const coming = this.coming, pending = coming.link ? decode(this.described.fields, coming.link) : coming;
     // what an overtaken request was to do is done by the one that overtook it
     fresh = this.wasFresh = Boolean(this.wasFresh || fresh);
     push = this.wasPushed = Boolean(this.wasPushed || push);
     try {
       // the layout that fits the graph view best (graphview.js asks for it)
       const doc = await this.view.fitted(
-        (layout) => this.client.call("walk", { ...body, ...layout }), body.preset || body.expr);
+        (layout) => this.client.call("walk", { ...body, ...layout }), pending.preset || pending.expr);
       if (asked !== this.asked) return;
       this.wasFresh = this.wasPushed = false;
-      this.drawn = source;
+      this.coming = null;
       errBox.hidden = true;
       $("ask-values").hidden = true;
       this.doc = doc;
       this.steps = doc.walk.forward.map((s) => ({ phase: "forward", s }))
         .concat(doc.walk.backward.map((s) => ({ phase: "backward", s })));
       this.byId = Object.fromEntries(doc.graph.nodes.map((n) => [n.id, n]));
-      this.k = Math.min(fresh ? this.openAt || 0 : this.k, this.steps.length);
-      this.openAt = 0;
+      this.applySetup(doc.setup, fresh);
+      this.k = fresh ? this.current.step : Math.min(this.k, this.steps.length);
       if (fresh) { this.order = []; this.selectedEdge = null; }
       this.orderResult = null;
       this.view.setGraph(doc.graph, doc.neurons);
@@ -248,9 +263,15 @@ export class Walk {
     } catch (e) {
       if (asked !== this.asked) return;
       this.wasFresh = this.wasPushed = false;
+      this.coming = null;
+      this.refused = pending;  // the values form asks for what it lacked
       errBox.textContent = e.message;
       errBox.hidden = false;
-      if (e.data && e.data.free) this.askFree(e.data.free, wanted || body.values || {});
+      // the box shows the graph asked for, to be mended; a new graph's notes go
+      if (fresh && pending.expr) $("expr").value = pending.expr;
+      if (fresh) { this.notes = []; this.say(); }
+      const drawn = this.doc ? Object.fromEntries(this.doc.leaves.map((l) => [l.name, l.value])) : {};
+      if (e.data && e.data.free) this.askFree(e.data.free, { ...drawn, ...pending.values });
     }
   }
 
@@ -277,28 +298,16 @@ export class Walk {
       }
       values[inp.dataset.free] = x;
     }
-    this.load({ expr: this.source.expr, ask: this.source.ask, of: this.source.of, values }, true);
+    this.load({ ...this.newGraph(this.refused), values }, true, true);
   }
 
-  /** The current set-up as WalkSetup's fields, each a link's text or null (the default). */
-  linkFields() {
-    const s = this.source, mode = this.modeSelect.value, f = this.fields;
-    return { preset: s.preset || null, expr: s.preset ? null : s.expr,
-             values: this.doc.leaves.map((l) => encodeURIComponent(l.name) + f.values.pair + l.value)
-               .join(f.values.sep),
-             mode: mode === f.mode.default ? null : mode,
-             step: this.k || null, ask: s.ask || null, of: s.of || null,
-             questions: this.asking ? this.asking.join(f.questions.sep) : null,
-             hide: this.hide.length ? this.hide.join(f.hide.sep) : null };
-  }
-
+  /** the set-up in the link, an element's attributes and the lesson builder */
   writeUrl(push) {
+    const texts = encode(this.described.fields, this.state());
     if (this.doc) this.lesson.update();
+    if (this.reflect) this.reflect(texts);
     if (!this.url) return;
-    const params = { page: "walk" };
-    for (const [name, text] of Object.entries(this.linkFields())) params[this.key(name)] = text;
-    // the keys of older links give way to the mode key
-    for (const k of Object.keys(this.fields.mode.old_keys)) params[k] = null;
+    const params = { page: "walk", ...byKey(this.described.fields, texts) };
     if (push) this.url.push(params); else this.url.write(params);
   }
 
@@ -310,7 +319,7 @@ export class Walk {
       inp.value = String(l.value); inp.dataset.leaf = l.name;
       inp.addEventListener("change", () => {
         if (inp.value.trim() === "" || !isFinite(Number(inp.value))) { inp.value = String(l.value); return; }
-        this.reload({ [l.name]: Number(inp.value) }, true);
+        this.reload({ values: { ...this.current.values, [l.name]: Number(inp.value) } }, true);
       });
       box.appendChild(el("label", { text: l.name + " = " }, inp));
       names.push(l.name);
@@ -329,8 +338,7 @@ export class Walk {
   setK(k) {
     this.k = k; this.orderResult = null; this.draw();
     this.showStep(true);
-    if (this.url) this.url.write({ [this.key("step")]: k || null });
-    this.lesson.update();
+    this.writeUrl(false);
   }
 
   /** the current step's node on screen with the root, and at a backward step the nodes

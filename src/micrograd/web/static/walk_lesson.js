@@ -6,17 +6,17 @@
  *     $          the Walk's parts by role (teach, teach-hide, teach-q, teach-step,
  *                teach-url, teach-embed)
  *     described  meta.walk (WalkSetup.spec(): fields, controls, questions)
- *     setup      () => the Walk's current set-up as {field name: text or null}, the
- *                link's texts (Walk.linkFields)
+ *     setup      () => the Walk's current set-up, in WalkSetup's fields (Walk.state)
  *   lesson.ask(kinds)  tick the questions a set-up asks (null: all)
  *   lesson.update()  after any change of the Walk
  *
- * Both outputs are built from WalkSetup's fields: a link's keys are the fields' `url`,
- * an element's attributes their names. Nothing here is parsed as HTML: the element's
+ * Both outputs are written by setup_codec.js from WalkSetup's fields: a link's keys are
+ * the fields' `url`, an element's attributes their names. Nothing here is parsed as HTML: the element's
  * text is written into a read-only field, its attribute values escaped.
  */
 
 import { el } from "./dom.js";
+import { encode } from "./setup_codec.js";
 
 const ESCAPES = { "&": "&amp;", '"': "&quot;", "<": "&lt;", ">": "&gt;" };
 
@@ -28,7 +28,6 @@ export class LessonBuilder {
     this.$ = $;
     this.described = described;
     this.setup = setup;
-    this.fields = Object.fromEntries(described.fields.map((f) => [f.name, f]));
     const changed = () => this.update();
     for (const [group, text] of Object.entries(described.controls)) {
       const cb = el("input", { type: "checkbox", value: group });
@@ -53,15 +52,12 @@ export class LessonBuilder {
     return [...this.$(role).querySelectorAll("input:checked")].map((c) => c.value);
   }
 
-  /** The lesson's set-up: the Walk's, with the teacher's choices. */
+  /** The lesson's set-up as a link's texts by field name: the Walk's, with the
+   *  teacher's choices. */
   lesson() {
-    const s = { ...this.setup() };
-    s.hide = this.ticked("teach-hide").join(this.fields.hide.sep) || null;
-    const asked = this.ticked("teach-q");
-    s.questions = asked.length === Object.keys(this.described.questions).length ? null
-      : asked.join(this.fields.questions.sep);
-    if (!this.$("teach-step").checked) s.step = null;
-    return s;
+    const s = { ...this.setup(), hide: this.ticked("teach-hide"), questions: this.ticked("teach-q") };
+    if (!this.$("teach-step").checked) s.step = 0;
+    return encode(this.described.fields, s);
   }
 
   update() {

@@ -15,6 +15,7 @@ export const WALK_MARKUP = `
     </form>
   </section>
   <pre data-role="error" class="error" role="alert" hidden></pre>
+  <div data-role="said" class="notice" role="status" hidden></div>
   <form data-role="ask-values" class="free" hidden>
     <span>the expression uses these names without giving them a value:</span>
     <span data-role="ask-values-fields" class="leaves"></span>
