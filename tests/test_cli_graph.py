@@ -117,7 +117,10 @@ def test_nudge_with_a_tiny_h_answers_and_one_too_small_exits_2(capsys):
     (["foo(3)"], "unknown function 'foo'"),
     (["__import__('os')"], "names starting with '__'"),
     (["x + 1"], "undefined name 'x'"),
-    (["x + 1", "--values", "x=abc"], "bad number"),
+    (["x + 1", "--values", "x=abc"], "--values: the value of x must be a number"),
+    (["x + 1", "--values", "x"], "--values: 'x' is not name:value"),
+    (["a = 1", "--preset", "square"], "give an expression (EXPR) or --preset"),
+    ([], "give an expression (EXPR) or --preset"),
     (["a = 1", "-o", "g.pdf"], "unknown output suffix"),
     ([DIAMOND, "--order", "d,q"], "no node named 'q'"),
     ([DIAMOND, "--order", "d,b", "--mode", "assign"], "only be walked in mode 'correct'"),
@@ -337,3 +340,44 @@ def test_nudge_refuses_a_tolerance_that_always_or_never_agrees():
     for tol in (-1.0, float("nan"), float("inf")):
         with pytest.raises(ValueError, match="tol must be a finite number >= 0"):
             nudge(root, "a", tol=tol)
+
+
+# ---------------------------------------------------------------------------------------
+# the graph, the values and the mode are the Walk's set-up (micrograd.walk_setup)
+# ---------------------------------------------------------------------------------------
+
+
+def test_values_are_written_as_a_links_and_the_older_way_too(capsys):
+    for values in ("a:5", "a=5"):
+        assert main(["graph", "a = 2; b = a*a", "--values", values]) == 0
+        assert "b = 25" in capsys.readouterr().out
+    assert main(["graph", "tanh(x*w)", "--values", "x:2,w=0"]) == 0
+    assert "result = 0" in capsys.readouterr().out
+
+
+def test_a_preset_by_its_key_with_the_pages_values(capsys):
+    from micrograd.walk_setup import WalkSetup
+
+    link = WalkSetup.from_url({"preset": "lecture", "v": "a:3", "mode": "assign"})
+    assert main(["graph", "--preset", link.preset, "--values", link.to_url()["v"],
+                 "--mode", link.mode, "--steps"]) == 0
+    out = capsys.readouterr().out
+    assert "e = a*b = 3*(-3) = -9" in out and "backward (assign)" in out
+
+
+def test_the_options_and_their_help_are_the_declarations(capsys):
+    from micrograd.walk_setup import MODES, PRESETS, WalkSetup
+
+    spec = {f["name"]: f for f in WalkSetup.spec()["fields"]}
+    with pytest.raises(SystemExit):
+        main(["graph", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    for name in ("preset", "values", "mode"):
+        assert " ".join(f"{spec[name]['label']}: {spec[name]['help']}".split()) in text
+    assert "{" + ",".join(MODES) + "}" in text and "(default: correct)" in text
+    for key, p in PRESETS.items():  # each choice with its title (said once)
+        assert (p.title if p.title.startswith(f"{key}:") else f"{key}: {p.title}") in text
+    assert "NAME:NUM,..." in text
+    with pytest.raises(SystemExit):
+        main(["graph", "a = 1", "--mode", "sideways"])
+    assert "invalid choice: 'sideways'" in capsys.readouterr().err

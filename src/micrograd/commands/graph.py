@@ -1,15 +1,19 @@
 """``micrograd graph``: draw an expression's graph, or walk its backward pass step by step.
 
     micrograd graph "a = 2; b = -3; c = 10; f = -2; e = a*b; d = e + c; L = d*f" -o graph.svg
-    micrograd graph "tanh(x1*w1 + x2*w2 + b)" --values x1=2,x2=0,w1=-3,w2=1,b=6.8814 -o n.png
+    micrograd graph "tanh(x1*w1 + x2*w2 + b)" --values x1:2,x2:0,w1:-3,w2:1,b:6.8814 -o n.png
     micrograd graph "a = 2; b = a + 1; c = a*3; d = b*c" --steps
     micrograd graph "a = 2; b = a + 1; c = a*3; d = b*c" --order d,a,b,c
-    micrograd graph "a = 3; f = a*a" --steps --mode assign
+    micrograd graph --preset square --steps --mode assign
+    micrograd graph --preset lecture --values a:3
     micrograd graph "x = 3; y = x**2 + 2*x" --nudge x
 
 The output format follows the file's suffix: .svg, .png, .dot (or .gv), .json.
+The graph (an expression or --preset), --values and --mode are the Walk's set-up, as
+the web page and its links have them (micrograd.walk_setup.WalkSetup: their choices,
+their help and the values' syntax, name:value as in a link's v=, name=value too).
 --values gives the names the expression uses without assigning them, and edits the
-leaves it assigns ("a = 2; b = a*a" --values a=5 gives b = 25, as on the web page); a
+leaves it assigns ("a = 2; b = a*a" --values a:5 gives b = 25, as on the web page); a
 name that is not a leaf of the expression is refused. Limits: --passes at most 100;
 the expression at most 100,000 characters, 100 levels of nesting, 5,000 graph nodes.
 Exit codes: 0 done, 2 bad input (the message says what), 1 the output cannot be written.
@@ -37,22 +41,42 @@ def passes_count(text):
     return n
 
 
+def _setup_help(name, table=None, default=False):
+    """A Walk set-up field's help on the command line, from its declaration: its label,
+    its help, its choices with their titles (``table``: PRESETS or MODES), its default."""
+    from ..walk_setup import WalkSetup
+
+    f = next(f for f in WalkSetup.spec()["fields"] if f["name"] == name)
+    text = f"{f['label']}: {f['help']}"
+    if table is not None:
+        text += "; " + "; ".join(v.title if v.title.startswith(f"{k}:") else
+                                 f"{k}: {v.title}" for k, v in table.items())
+    if default:
+        text += f" (default: {f['default']})"
+    return text.replace("%", "%%")  # argparse formats help with %
+
+
 def add_parser(subparsers):
     from argparse import RawDescriptionHelpFormatter
 
+    from ..walk_setup import LINK_PAIR, LINK_SEP, MODES, PRESETS, WalkSetup
+
+    default = WalkSetup()
     p = subparsers.add_parser(
         "graph", help="draw an expression's graph (SVG, PNG, DOT, JSON) or walk it",
         description=__doc__, formatter_class=RawDescriptionHelpFormatter)
-    p.add_argument("expr", metavar="EXPR",
-                   help="statements such as 'a = 2; b = a*a' or one expression such as "
-                        "'tanh(x*w + b)' (names from --values)")
+    p.add_argument("expr", metavar="EXPR", nargs="?",
+                   help=_setup_help("expr") + " (names from --values; or --preset)")
+    p.add_argument("--preset", choices=tuple(PRESETS), metavar="NAME",
+                   help=_setup_help("preset", PRESETS))
     p.add_argument("-o", "--output", metavar="FILE",
                    help="write the drawing here; the suffix picks the format "
                         "(.svg .png .dot .gv .json)")
-    p.add_argument("--values", metavar="NAME=NUM,...", default="",
-                   help="values of the leaves, e.g. x1=2,w1=-3: names the expression "
-                        "uses without assigning, or assigned constants to replace "
-                        "(every name must be a leaf)")
+    p.add_argument("--values", metavar=f"NAME{LINK_PAIR}NUM{LINK_SEP}...", default="",
+                   help=_setup_help("values") + f", e.g. x1{LINK_PAIR}2{LINK_SEP}w1"
+                        f"{LINK_PAIR}-3 (or x1=2): names the expression uses without "
+                        "assigning, or assigned constants to replace (every name must "
+                        "be a leaf)")
     p.add_argument("--no-grad", action="store_true",
                    help="do not run backward; draw data only")
     p.add_argument("--rankdir", choices=("LR", "TB"), default="LR",
@@ -62,10 +86,8 @@ def add_parser(subparsers):
     p.add_argument("--order", metavar="NAMES",
                    help="walk the backward pass in this visit order (labels or ids, "
                         "comma-separated) and print what was lost")
-    p.add_argument("--mode", choices=("correct", "assign", "recursive", "no_zero_grad"),
-                   default="correct",
-                   help="teaching mode of the walk: correct, assign ('=' instead of '+='), "
-                        "recursive (no topological sort), no_zero_grad (two passes)")
+    p.add_argument("--mode", choices=tuple(MODES), default=default.mode,
+                   help=_setup_help("mode", MODES, default=True))
     p.add_argument("--passes", type=passes_count, default=None,
                    help=f"number of backward passes for --mode no_zero_grad, 1 to "
                         f"{MAX_PASSES} (default 2)")
@@ -81,6 +103,27 @@ def add_parser(subparsers):
                         "rounding (default: 2h one-sided, 2h^2 central)")
     p.set_defaults(func=run)
     return p
+
+
+def _setup(args):
+    """The Walk set-up the arguments say: the graph (EXPR or --preset, exactly one), the
+    values read as the declaration writes them (its ``cli`` pairs: name:value and
+    name=value) and the mode, checked with the command line's overrides (no cap on the
+    expression but the language's). ``WalkSetupError`` if refused."""
+    from dataclasses import fields
+
+    from ..walk_setup import WalkSetup, WalkSetupError, parse_values
+
+    meta = next(f.metadata for f in fields(WalkSetup) if f.name == "values")
+    values = parse_values(args.values, key="--values", pairs=meta["cli"]["pairs"])
+    setup = WalkSetup(preset=args.preset, expr=args.expr, values=values, mode=args.mode)
+    try:
+        return setup.check(surface="cli")
+    except WalkSetupError as err:
+        if err.field == "preset":  # the Walk's words, the command line's names
+            raise WalkSetupError("give an expression (EXPR) or --preset, not both and not "
+                                 "neither", "preset") from None
+        raise
 
 
 def _fail(msg, code=2):
@@ -107,10 +150,11 @@ def _check_output(path):
 def run(args):
     import os
 
-    from ..expr import ExprError, evaluate, parse_values
+    from ..expr import ExprError, evaluate
     from ..files import error_line, write_text
     from ..graph import fmt
     from ..walk import WalkError, format_walk, nudge, walk
+    from ..walk_setup import WalkSetup, WalkSetupError
 
     fmt_out = None
     if args.output:
@@ -122,8 +166,11 @@ def run(args):
         if problem:
             return _fail(problem, 1)
     try:
-        values = parse_values(args.values) if args.values else {}
-        prog = evaluate(args.expr, values, override=True)
+        setup = _setup(args)
+    except WalkSetupError as err:
+        return _fail(str(err))
+    try:
+        prog = evaluate(setup.source, setup.values, override=True)
     except ExprError as err:
         print(f"micrograd graph: error: {err}", file=sys.stderr)
         return 2
@@ -141,9 +188,10 @@ def run(args):
             png_scale(lay)
         except GraphTooLargeError as err:
             return _fail(str(err))
+    walked = setup.mode != WalkSetup().mode  # another mode asks for the walk
     try:
-        if args.steps or args.order or args.mode != "correct" or args.passes is not None:
-            w = walk(root, order=args.order, mode=args.mode, passes=args.passes)
+        if args.steps or args.order or walked or args.passes is not None:
+            w = walk(root, order=args.order, mode=setup.mode, passes=args.passes)
             print(format_walk(w, forward=args.steps))
         for name in (args.nudge or "").split(","):
             if name.strip():
@@ -166,7 +214,7 @@ def run(args):
             return _fail(error_line(err, args.output), 1)
         nodes, edges = viz.nodes_and_edges(root)
         print(f"wrote {args.output} ({fmt_out}: {len(nodes)} values, {len(edges)} edges)")
-    elif not (args.steps or args.order or args.nudge or args.mode != "correct"):
+    elif not (args.steps or args.order or args.nudge or walked):
         name = root.label or "result"
         print(f"{name} = {fmt(root.data)}")
         if not args.no_grad:
