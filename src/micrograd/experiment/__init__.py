@@ -24,7 +24,7 @@ every link already shared opens the same set-up.
 Where each part lives: ``experiment`` (the class: each field declared once with its
 metadata), ``fields`` (what a field is made of: the caps, the names, the groups,
 ``declare``, and ``declared``: a field as the page or the command line reads it),
-``checks`` (the one validation, for the page and the command line), ``links`` (the
+``validation`` (the one validation, for the page and the command line), ``links`` (the
 dict, the link, the page's ``spec`` and the command line's options), ``build`` (data,
 model, loss, optimizer). The fields, by group:
 
@@ -78,8 +78,8 @@ names its own: the batch sits in the bar, hidden with the data).
 
 from .build import (Built, build, make_model, make_optimizer, make_points, penalty,
                     split)
-from .checks import (check_combinations, item_problem, length_problem, range_text,
-                     value_problem)
+from .validation import (check_combinations, item_problem, length_problem, range_text,
+                         value_problem)
 from .experiment import Experiment
 from .fields import (ALIASES, CLI_DATASETS, DATASETS, DIGITS_CLASSES, DIGITS_IMAGES,
                      DIGITS_PIXELS, FEATURES, MAX_CLASSES, MAX_EDITS, MAX_LAYERS,

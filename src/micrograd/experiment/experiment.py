@@ -1,6 +1,6 @@
 """``Experiment``: one training set-up, each field declared here once with its metadata
 (what a declaration is made of: ``fields``). Reading and writing a set-up (``links``)
-and checking it (``checks``) work from the declarations alone, never naming this class:
+and checking it (``validation``) work from the declarations alone, never naming this class:
 it imports them, and neither imports it."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from dataclasses import dataclass, fields, replace
 from .. import losses as _losses
 from .. import nn as _nn
 from .. import optim as _optim
-from . import checks, links
+from . import links, validation
 from .fields import (CLI_DATASETS, CLI_MAX_LAYERS, CLI_MAX_LR, CLI_MAX_NEURONS,
                      CLI_MAX_NOISE, CLI_MAX_PARAMETERS, CLI_MAX_PENALTY, CLI_MAX_SAMPLES,
                      CLI_MULTICLASS, DATASET_TITLES, DATASETS, DIGITS_CLASSES,
@@ -172,7 +172,7 @@ class Experiment:
     def check(self):
         """Refuse a set-up the experiment cannot run, with an ``ExperimentError`` that
         names the field; returns the network's number of parameters."""
-        return checks.check(self)
+        return validation.check(self)
 
     def replace(self, **changes):
         """A copy with ``changes`` (not checked: call ``check``)."""

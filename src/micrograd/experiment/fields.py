@@ -139,7 +139,7 @@ class Depends(NamedTuple):
 
 def declare(url, kind, default, label, help, group, *, keeps_weights=False, place=None,
             cli=None, **meta):
-    """One field of Experiment with its metadata (read by spec(), checks and links).
+    """One field of Experiment with its metadata (read by spec(), validation and links).
     ``group``: a key of GROUPS; ``place``: where its control goes when that is not its
     group's place. ``cli``: the field is an option of ``micrograd train`` (None: it is
     not), with what the command line reads differently (keys in ``SURFACE_KEYS``: its
