@@ -1,9 +1,10 @@
 """Request and response schemas of the ``micrograd serve`` API (pydantic models).
 
 The request models are made from the handlers' field declarations
-(``micrograd.web.handlers.fields``: the one place a request's fields, defaults and ranges
-are written), the walk's response models from the dataclasses ``micrograd.walk`` sends.
-FastAPI reads a body through them (the 422 answers) and documents them (``/docs``).
+(``micrograd.web.handlers.request_fields``: the one place a request's fields, defaults
+and ranges are written), the walk's response models from the dataclasses
+``micrograd.walk`` sends. FastAPI reads a body through them (the 422 answers) and
+documents them (``/docs``).
 
 Numbers that may be infinite or nan travel as the strings ``"Infinity"``, ``"-Infinity"``,
 ``"NaN"`` (JSON has no such numbers): their type is ``Num``.

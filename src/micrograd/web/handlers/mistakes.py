@@ -24,7 +24,7 @@ import sys
 from ... import mistakes as _gallery
 from ...walk_setup import WalkSetup
 from .errors import Failure, clip
-from .fields import Field, read
+from .request_fields import Field, read
 
 RUN = (Field("key", "str", max_length=40, description="an entry's key, e.g. 'assign' "
                                                       "(micrograd.mistakes.GALLERY)"),)

@@ -27,7 +27,7 @@ from .. import limits
 from ..play_pictures import follow, play_state
 from ..play_session import PlayError, PlaySession
 from .errors import Failure, StoreFull, clip
-from .fields import Field, read
+from .request_fields import Field, read
 
 
 

@@ -24,7 +24,7 @@ from dataclasses import MISSING, fields
 from ...walk_setup import OLD_MODE_KEYS, PRESETS, WalkSetup, WalkSetupError
 from .. import limits, walk_questions, walkview
 from .errors import Failure, clip
-from .fields import Field, read
+from .request_fields import Field, read
 
 _SETUP = {f.name: f for f in fields(WalkSetup)}
 _KINDS = {"choice": "str", "text": "str", "int": "int", "values": "dict", "choices": "list"}
