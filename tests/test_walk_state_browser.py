@@ -159,3 +159,24 @@ def test_the_pages_codec_writes_a_link_as_python_does(page, server):
         back = {k: v for k, v in s.to_dict().items() if k in g["back"]}
         assert g["back"] == back and set(s.to_url()) <= {
             f["url"] for f in WalkSetup.spec()["fields"] if f["name"] in g["back"]}
+
+
+def test_by_keyboard_alone_a_leaf_is_edited_and_drawn(page, server):
+    open_walk(page, server, "preset=diamond")
+    for _ in range(80):  # Tab to the leaf's field
+        if page.evaluate("document.activeElement.id") == "w-leaf-a":
+            break
+        page.keyboard.press("Tab")
+    page.keyboard.press("Control+A")
+    page.keyboard.type("4")
+    page.keyboard.press("Enter")
+    wait_box(page, DIAMOND.replace("a = 2", "a = 4"))
+    # the field edited keeps the focus, though the leaves are written again
+    assert page.evaluate("document.activeElement.id") == "w-leaf-a"
+    for _ in range(80):  # back to draw
+        if page.evaluate("document.activeElement.id") == "w-go":
+            break
+        page.keyboard.press("Shift+Tab")
+    redrawn(page, lambda: page.keyboard.press("Enter"))
+    page.click("#w-all")
+    assert data(page, "d") == 5.0 * 12.0 and link_setup(page).values == {"a": 4.0}

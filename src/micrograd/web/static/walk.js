@@ -312,7 +312,10 @@ export class Walk {
   }
 
   buildLeaves() {
-    const box = this.$("leaves"); box.textContent = "";
+    const box = this.$("leaves");
+    // the leaf being edited keeps the focus in its new field (the keyboard's place)
+    const focused = box.contains(document.activeElement) ? document.activeElement.dataset.leaf : null;
+    box.textContent = "";
     const names = [];
     for (const l of this.doc.leaves) {
       const inp = el("input", { type: "number", step: "any", id: `${this.prefix}leaf-${l.name}` });
@@ -322,6 +325,7 @@ export class Walk {
         this.reload({ values: { ...this.current.values, [l.name]: Number(inp.value) } }, true);
       });
       box.appendChild(el("label", { text: l.name + " = " }, inp));
+      if (l.name === focused) inp.focus({ preventScroll: true });
       names.push(l.name);
     }
     fillSelect(this.$("nudge-leaf"), names);
