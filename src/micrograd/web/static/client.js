@@ -48,8 +48,9 @@
  * and asks again (down: after 0.5 s, 1 s, 2 s, then every 4 s; busy: after the time the
  * server names), so a caller never sees "Failed to fetch".
  *
- * PlaySession (below) keeps one Playground session on any client: its id, its
- * re-creation when it is lost, and the farewell when the page closes.
+ * SessionHandle (below) is the page's handle on one Playground session (the session
+ * itself lives on the Python side), on any client: its id, its re-creation when it is
+ * lost, and the farewell when the page closes.
  */
 
 export const KINDS = ["lost", "busy", "refused", "down", "bug", "stopped"];
@@ -188,11 +189,11 @@ export function httpClient({ base = new URL("../", import.meta.url).href, retry 
 
 function sleep(ms) { return new Promise((r) => setTimeout(r, ms)); }
 
-/* ------------------------------------------------------------------ a Playground session */
+/* ------------------------------------------------------- a handle on a Playground session */
 
 /**
- * One Playground session on a client.
- *   const s = new PlaySession(client, { restore, restored });
+ * The page's handle on one Playground session, through a client.
+ *   const s = new SessionHandle(client, { restore, restored });
  *   await s.create(body)            // play.create; the session it replaces is dropped
  *   await s.call("play.step", {steps: 1})   // the sid is added
  *   s.drop()                        // the page closes: a farewell
@@ -201,7 +202,7 @@ function sleep(ms) { return new Promise((r) => setTimeout(r, ms)); }
  * (`lost`: the state last seen before), and the request is asked again once. Requests
  * that find it lost at the same time share one re-creation.
  */
-export class PlaySession {
+export class SessionHandle {
   constructor(client, { restore, restored } = {}) {
     this.client = client;
     this.restore = restore;

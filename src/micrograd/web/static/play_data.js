@@ -169,7 +169,7 @@ export class YourData {
 
   /** the data set as CSV text (the Python side writes it), or null */
   async exportCsv() {
-    try { return (await this.play.session.call("play.csv.write", {})).text; }
+    try { return (await this.play.handle.call("play.csv.write", {})).text; }
     catch (e) { this.panel.error("export: " + e.message); return null; }
   }
 

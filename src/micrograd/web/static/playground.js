@@ -16,7 +16,8 @@
  * the parameter table and one point's graph all arrive from the Python side.
  * Its parts: play_controls.js (the form, the URL, lesson links), play_plot.js (the
  * pictures), play_network.js (the network view), play_pointgraph.js (one point's graph),
- * play_params.js (the parameter table); the session itself is client.js's PlaySession.
+ * play_params.js (the parameter table); the session is the Python side's, reached
+ * through client.js's SessionHandle (`this.handle`).
  *
  * Never stuck, never lying:
  *  - `accepted` is the set-up the Python side is training. A change proposes that set-up
@@ -28,7 +29,7 @@
  *    accepted set-up with the last weights, step and followed point, and training goes on.
  */
 
-import { PlaySession } from "./client.js";
+import { SessionHandle } from "./client.js";
 import { mount, uniquePrefix } from "./dom.js";
 import { fmt } from "./format.js";
 import { PlayControls } from "./play_controls.js";
@@ -62,7 +63,7 @@ export class Playground {
     root.playground = this;  // the component, for the page around it (and its tests)
     const $ = this.$ = mount(root, PLAY_MARKUP, this.prefix);
     this.banner = banner || $("banner");
-    this.session = new PlaySession(client, {
+    this.handle = new SessionHandle(client, {
       restore: () => this.restoreBody(),
       restored: (s, body) => this.restored(s, body),
     });
@@ -85,7 +86,7 @@ export class Playground {
     });
   }
 
-  get sid() { return this.session.sid; }
+  get sid() { return this.handle.sid; }
 
   /* ---------------------------------------------------------------- start-up */
 
@@ -111,7 +112,7 @@ export class Playground {
       this.serial(() => this.plotAction(x, y, X, Y));
     });
     $("g-stop").onclick = () => this.unfollow();
-    window.addEventListener("pagehide", () => this.session.drop());
+    window.addEventListener("pagehide", () => this.handle.drop());
     // the network is laid out for the box's width: again when it changes (a phone turned)
     let width = 0;
     window.addEventListener("resize", () => {
@@ -298,12 +299,12 @@ export class Playground {
     if (inspect) body.inspect = inspect;
     let s;
     try {
-      s = await this.session.create(body);
+      s = await this.handle.create(body);
     } catch (e) {
       // the followed point may not fit the new set-up (a class that no longer exists)
       if (inspect && e.kind === "refused" && /class|target|graph/.test(e.message)) {
         delete body.inspect;
-        try { s = await this.session.create(body); } catch (e2) { e = e2; }
+        try { s = await this.handle.create(body); } catch (e2) { e = e2; }
       }
       if (!s) {
         this.lastError = e.message;
@@ -352,7 +353,7 @@ export class Playground {
     // the next seed, back to min after max
     const seed = this.accepted[field] >= range.max ? range.min : this.accepted[field] + 1;
     try {
-      const s = await this.session.call("play.reset", { init_seed: seed });
+      const s = await this.handle.call("play.reset", { init_seed: seed });
       this.history = s.history; this.accepted = s.config; this.showError("");
       this.mark(field, null); this.fillForm();
       this.accept(s); this.writeUrl();
@@ -362,7 +363,7 @@ export class Playground {
 
   async setLr(lr) {
     try {
-      const r = await this.session.call("play.lr", { lr });
+      const r = await this.handle.call("play.lr", { lr });
       this.mark(this.roles.live, null); this.showNotice("");
       this.state.lr = r.lr; this.accepted.lr = r.lr;
       this.lrVersion = (this.lrVersion || 0) + 1;
@@ -372,7 +373,7 @@ export class Playground {
 
   async setWeight(name, value, input) {
     try {
-      const s = await this.session.call("play.weight", { name, value });
+      const s = await this.handle.call("play.weight", { name, value });
       this.controls.mark(input, null);
       if (s.history.length) {
         const last = this.history[this.history.length - 1];
@@ -389,7 +390,7 @@ export class Playground {
   async requestStep() {
     const version = this.lrVersion;
     try {
-      const s = await this.session.call("play.step", { steps: 1 });
+      const s = await this.handle.call("play.step", { steps: 1 });
       // a step asked for before a new learning rate was set may answer after it: its
       // lr is the one before, and the session's is the new one
       if (version !== this.lrVersion) s.lr = this.accepted.lr;
@@ -569,14 +570,14 @@ export class Playground {
 
   async follow(x, y, label) {
     try {
-      const s = await this.session.call("play.inspect", { x, y, label });
+      const s = await this.handle.call("play.inspect", { x, y, label });
       this.pointGraph.restart();
       this.accept(s); this.writeUrl();
     } catch (e) { this.showNotice("cannot follow that point: " + e.message); }
   }
 
   async unfollow() {
-    try { const s = await this.session.call("play.inspect.stop", {}); this.accept(s); this.writeUrl(); }
+    try { const s = await this.handle.call("play.inspect.stop", {}); this.accept(s); this.writeUrl(); }
     catch (e) { this.showNotice(e.message); }
   }
 }
