@@ -9,6 +9,8 @@
   ``micrograd.engine`` only): ``run_moons``/``run_circle(runner=)``, and ``engine=``
   deprecated in them, in ``fit`` and in ``evaluate``. (The commands' ``--runner`` and
   its hidden old name ``--engine``: tests/test_train_runner_flag.py.)
+* ``WalkResult``: what ``micrograd.walk.walk`` returns (the module and its function keep
+  the name ``walk``); ``Walk``, its old name, is the same class.
 """
 
 import math
@@ -173,3 +175,16 @@ def test_fit_and_evaluate_warn_on_engine_naming_runner():
     with pytest.warns(DeprecationWarning, match="engine= is deprecated: use runner="):
         old = evaluate(model, X, y, engine="eager")
     assert old == evaluate(model, X, y, runner="eager")
+
+
+# --- WalkResult, what walk() returns ---------------------------------------------------
+
+
+def test_walk_returns_a_walk_result_still_importable_as_walk():
+    from micrograd import walk as walk_module
+    from micrograd.walk import Walk, WalkResult, walk
+
+    a, b = Value(2.0, label="a"), Value(-3.0, label="b")
+    w = walk(a * b)
+    assert type(w) is WalkResult and Walk is WalkResult
+    assert {"walk", "WalkResult", "Walk"} <= set(walk_module.__all__)

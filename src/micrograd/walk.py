@@ -151,8 +151,9 @@ class Lost(_Wire):
 
 
 @dataclass
-class Walk(_Wire):
-    """The whole walk: forward steps, backward steps, resulting and expected grads.
+class WalkResult(_Wire):
+    """What ``walk()`` returns, the whole walk: forward steps, backward steps, resulting
+    and expected grads.
 
     ``ok`` (every grad equals the correct one), ``notes`` (what went wrong, or 'every
     grad is correct') and ``grad_cells`` (each final grad as its record shows it) are
@@ -413,7 +414,7 @@ def walk(root, order=None, mode="correct", passes=None):
             steps.append(_visit(g, v, len(steps), up, pushes, assign=mode == "assign",
                                 pass_=p))
     final = {n.id: grads.get(n.value, 0.0) for n in g.nodes}
-    return Walk(mode, g.root, visited, fwd, steps, final, expected, g.names, [], [],
+    return WalkResult(mode, g.root, visited, fwd, steps, final, expected, g.names, [], [],
                 npasses, said=g.said)
 
 
@@ -444,7 +445,7 @@ def _walk_in_order(g, fwd, expected, ids):
                 f"{g.names[nid]} was never visited, so its {fmt(c)} never reached "
                 f"{g.said[e.src]}: the path {' -> '.join(g.names[p] for p in path)} "
                 "is lost"))
-    return Walk("correct", g.root, list(visited_at), fwd, steps, frozen, expected, g.names,
+    return WalkResult("correct", g.root, list(visited_at), fwd, steps, frozen, expected, g.names,
                 lost, unvisited, 1, custom_order=True, said=g.said)
 
 
@@ -595,6 +596,10 @@ def _truncation(f, h, central):
     return abs(f(h) - 2 * f(0.0) + f(-h)) / (2 * h)
 
 
-__all__ = ["walk", "Walk", "forward_steps", "ForwardStep", "BackwardStep", "Contribution",
-           "Lost", "WalkError", "MODES", "format_walk", "nudge", "Nudge", "NUDGE_TOL", "replay",
-           "correct_grads"]
+#: ``WalkResult``'s old name, still importable (``from micrograd.walk import Walk``): the
+#: module, its function and the result it returns no longer share one name
+Walk = WalkResult
+
+__all__ = ["walk", "WalkResult", "Walk", "forward_steps", "ForwardStep", "BackwardStep",
+           "Contribution", "Lost", "WalkError", "MODES", "format_walk", "nudge", "Nudge",
+           "NUDGE_TOL", "replay", "correct_grads"]

@@ -141,7 +141,7 @@ def model_of(cls, exclude=(), **extra):
     return _models[key]
 
 
-WalkData = model_of(_walk.Walk)
+WalkData = model_of(_walk.WalkResult)
 NudgeResponse = model_of(_walk.Nudge)
 
 
