@@ -1,10 +1,10 @@
 """The entries of the gallery: each runs the learner's code, the engine, and a check.
 
-A runner builds its example graph (``learner.py``'s builders, written once for any
-Value class) on the learner's engine and on ``micrograd.engine``, runs the mistake,
-and returns a ``Result``. PyTorch takes part where its behaviour is the point (a
-second ``backward()``, a negative base), when it is installed; it is imported only
-then.
+A trial (``run_<key>``, an entry's ``trial``) builds its example graph (``learner.py``'s
+builders, written once for any Value class) on the learner's engine and on
+``micrograd.engine``, runs the mistake, and returns a ``Result``. PyTorch takes part
+where its behaviour is the point (a second ``backward()``, a negative base), when it is
+installed; it is imported only then.
 """
 
 from __future__ import annotations

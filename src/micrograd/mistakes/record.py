@@ -125,7 +125,7 @@ class Mistake:
     code_objects: tuple  # the shipped functions and classes whose source is the code
     why: str
     fix: str  # the corrected line(s)
-    runner: Callable[[], Result] = field(repr=False)
+    trial: Callable[[], Result] = field(repr=False)  # runs the entry: a fresh Result
     fixed_by: object = field(default=None, repr=False)  # shipped code holding the fix
     #: the Walk's set-up (``micrograd.walk_setup.WalkSetup``'s fields) that shows this
     #: mistake step by step, or None where the Walk has no mode for it
@@ -141,7 +141,7 @@ class Mistake:
 
     def run(self):
         """Run the learner's code and the references; a fresh ``Result`` each call."""
-        return self.runner()
+        return self.trial()
 
     def to_dict(self, result=None):
         """JSON-ready: key, title, code, result (run now unless given), why, fix."""
