@@ -11,6 +11,10 @@
   its hidden old name ``--engine``: tests/test_train_runner_flag.py.)
 * ``WalkResult``: what ``micrograd.walk.walk`` returns (the module and its function keep
   the name ``walk``); ``Walk``, its old name, is the same class.
+* ``executor``: what runs a traced program (the tracer's ``NumpyExecutor`` and
+  ``TorchExecutor``, the page's JavaScript ``LoweredExecutor``); no file of the package
+  but fit's is named for a runner. (The Playground state's ``execution`` and its old name
+  ``engine``: tests/test_web_play.py.)
 """
 
 import math
@@ -188,3 +192,29 @@ def test_walk_returns_a_walk_result_still_importable_as_walk():
     w = walk(a * b)
     assert type(w) is WalkResult and Walk is WalkResult
     assert {"walk", "WalkResult", "Walk"} <= set(walk_module.__all__)
+
+
+# --- executor: what runs a traced program; runner: fit's strategy alone -----------------
+
+
+def test_the_tracers_executors_are_not_runners():
+    pytest.importorskip("numpy")
+    from micrograd.trace import runtime, trace
+
+    a = Value(1.0, label="a")
+    program = trace(lambda x: x * a, [1.0], params=[a])
+    assert type(program._executor) is runtime.NumpyExecutor
+    assert not hasattr(runtime, "Runner")
+
+
+def test_no_file_of_the_package_but_fits_is_named_for_a_runner():
+    from pathlib import Path
+
+    import micrograd
+
+    package = Path(micrograd.__file__).parent
+    named = sorted(str(p.relative_to(package)) for p in package.rglob("*runner*")
+                   if "__pycache__" not in p.parts)
+    assert named == ["commands/runner_option.py", "train_runners.py"]
+    executor = package / "web" / "static" / "lowered" / "executor.js"
+    assert "export class LoweredExecutor" in executor.read_text(encoding="utf-8")

@@ -69,7 +69,7 @@ def test_the_schemas_are_the_dataclasses_fields():
     w = walk_mod.walk(parse("a = 2; b = a*a; c = log(b - b)"))
     sent = encode(w)
     json.dumps(sent, allow_nan=False)
-    pairs = [(walk_mod.Walk, sent), (walk_mod.ForwardStep, sent["forward"][0]),
+    pairs = [(walk_mod.WalkResult, sent), (walk_mod.ForwardStep, sent["forward"][0]),
              (walk_mod.BackwardStep, sent["backward"][1]),
              (walk_mod.Contribution, sent["backward"][1]["contributions"][0]),
              (walk_mod.Nudge, encode(walk_mod.nudge(parse("a = 2; b = a*a"), "a")))]
