@@ -1,5 +1,4 @@
-"""The forward and backward pass as a list of steps, for teaching (the lecture's
-walk-it-backward widget).
+"""The forward and backward pass as steps, for teaching (the lecture's walk-it-backward widget).
 
     >>> from micrograd.engine import Value
     >>> from micrograd.walk import walk
@@ -152,8 +151,7 @@ class Lost(_Wire):
 
 @dataclass
 class WalkResult(_Wire):
-    """What ``walk()`` returns, the whole walk: forward steps, backward steps, resulting
-    and expected grads.
+    """What ``walk()`` returns: forward and backward steps, resulting and expected grads.
 
     ``ok`` (every grad equals the correct one), ``notes`` (what went wrong, or 'every
     grad is correct') and ``grad_cells`` (each final grad as its record shows it) are
@@ -415,7 +413,7 @@ def walk(root, order=None, mode="correct", passes=None):
                                 pass_=p))
     final = {n.id: grads.get(n.value, 0.0) for n in g.nodes}
     return WalkResult(mode, g.root, visited, fwd, steps, final, expected, g.names, [], [],
-                npasses, said=g.said)
+                      npasses, said=g.said)
 
 
 def _walk_in_order(g, fwd, expected, ids):
@@ -445,8 +443,8 @@ def _walk_in_order(g, fwd, expected, ids):
                 f"{g.names[nid]} was never visited, so its {fmt(c)} never reached "
                 f"{g.said[e.src]}: the path {' -> '.join(g.names[p] for p in path)} "
                 "is lost"))
-    return WalkResult("correct", g.root, list(visited_at), fwd, steps, frozen, expected, g.names,
-                lost, unvisited, 1, custom_order=True, said=g.said)
+    return WalkResult("correct", g.root, list(visited_at), fwd, steps, frozen, expected,
+                      g.names, lost, unvisited, 1, custom_order=True, said=g.said)
 
 
 def format_walk(w, forward=True):
@@ -596,10 +594,7 @@ def _truncation(f, h, central):
     return abs(f(h) - 2 * f(0.0) + f(-h)) / (2 * h)
 
 
-#: ``WalkResult``'s old name, still importable (``from micrograd.walk import Walk``): the
-#: module, its function and the result it returns no longer share one name
-Walk = WalkResult
-
+Walk = WalkResult  # its old name, still importable: the same class
 __all__ = ["walk", "WalkResult", "Walk", "forward_steps", "ForwardStep", "BackwardStep",
            "Contribution", "Lost", "WalkError", "MODES", "format_walk", "nudge", "Nudge",
            "NUDGE_TOL", "replay", "correct_grads"]
