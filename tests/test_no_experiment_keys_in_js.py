@@ -12,21 +12,10 @@ a field's kind "points") is allowed where it stands: ``ALLOWED`` lists each such
 of code, and why it is no key.
 """
 
-import importlib.util
-import re
-from pathlib import Path
-
 import pytest
+from js_literals import PAGE_JS, key_literals
 
 from micrograd.experiment import Experiment
-
-ROOT = Path(__file__).resolve().parent.parent
-WEB = ROOT / "src" / "micrograd" / "web"
-PAGE_JS = sorted((WEB / "static").glob("*.js")) + sorted((WEB / "pyodide").glob("*.js"))
-
-_spec = importlib.util.spec_from_file_location("sizes", ROOT / "scripts" / "sizes.py")
-sizes = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(sizes)
 
 #: pieces of the page's code where a word has a key's letters and is no key: why
 ALLOWED = {
@@ -53,92 +42,14 @@ def keys():
     return {k for f in Experiment.spec()["fields"] for k in (f["name"], f["url"])}
 
 
-def _quoted_end(source, i):
-    """The index after the string opened by the quote at ``source[i]``."""
-    m = re.compile(r"(['\"])(?:\\.|(?!\1)[^\\\n])*\1?").match(source, i)
-    return m.end()
-
-
-def _template(source, i):
-    """From just after a template literal's backquote: (the index after its closing one,
-    its text pieces as (start, text), the code of its ``${}`` left out)."""
-    pieces, start = [], i
-    while i < len(source):
-        c = source[i]
-        if c == "\\":
-            i += 2
-        elif c == "`":
-            return i + 1, pieces + [(start, source[start:i])]
-        elif source.startswith("${", i):
-            pieces.append((start, source[start:i]))
-            i = _code(source, i + 2)
-            start = i
-        else:
-            i += 1
-    return i, pieces + [(start, source[start:])]
-
-
-def _code(source, i):
-    """From just inside a template's ``${``: the index after the brace that closes it."""
-    depth = 1
-    while i < len(source) and depth:
-        c = source[i]
-        if c in "'\"":
-            i = _quoted_end(source, i)
-        elif c == "`":
-            i, _ = _template(source, i + 1)
-        else:
-            depth += (c == "{") - (c == "}")
-            i += 1
-    return i
-
-
-def literals(source):
-    """The string literals of JavaScript ``source`` as (start, end, text): each quoted
-    string's and template literal's text (start, end: its span in the source, quotes
-    included; a template with ``${}`` is no one text), and each quoted word inside
-    them."""
-    out = []
-    for token in sizes.js_tokens(source):
-        if token.text != '"' or source[token.at] == "/":  # a regular expression
-            continue
-        at = token.at
-        if source[at] == "`":
-            _, pieces = _template(source, at + 1)
-        else:
-            pieces = [(at + 1, source[at + 1:_quoted_end(source, at) - 1])]
-        if len(pieces) == 1:
-            (start, text), = pieces
-            out.append((start - 1, start + len(text) + 1, text))
-        for start, text in pieces:
-            for m in re.finditer(r"(['\"])(\w+)\1", text):
-                out.append((start + m.start(), start + m.end(), m[2]))
-    return out
-
-
-def allowed_spans(source):
-    return [(m.start(), m.end()) for piece in ALLOWED
-            for m in re.finditer(re.escape(piece), source)]
-
-
-def key_literals(path):
-    """The literals of the file at ``path`` that are keys, outside ALLOWED's pieces:
-    ["file:line: the literal  | the line"]."""
-    source, names = path.read_text(), keys()
-    spans = allowed_spans(source)
-    found = []
-    for start, end, text in literals(source):
-        if text not in names or any(a <= start and end <= b for a, b in spans):
-            continue
-        line = source.count("\n", 0, start) + 1
-        found.append(f"{path.name}:{line}: {text!r}  | "
-                     f"{source.splitlines()[line - 1].strip()[:100]}")
-    return found
+def found_in(path):
+    """The keys the file at ``path`` holds as literals, outside ALLOWED's pieces."""
+    return key_literals(path, keys(), ALLOWED)
 
 
 @pytest.mark.parametrize("path", PAGE_JS, ids=lambda p: p.name)
 def test_no_key_of_a_set_up_is_a_string_literal_of_the_page(path):
-    assert key_literals(path) == []
+    assert found_in(path) == []
 
 
 def test_every_allowed_piece_is_still_in_the_page():
@@ -169,11 +80,11 @@ def test_every_allowed_piece_is_still_in_the_page():
 def test_the_scanner_reads_literals_not_code_comments_or_regexes(tmp_path, code, found):
     path = tmp_path / "page.js"
     path.write_text(code)
-    assert [line.split(": ", 1)[1].split("  |")[0] for line in key_literals(path)] == \
+    assert [line.split(": ", 1)[1].split("  |")[0] for line in found_in(path)] == \
         [repr(k) for k in found]
 
 
 def test_an_allowed_piece_allows_only_where_it_stands(tmp_path):
     path = tmp_path / "page.js"
     path.write_text('if (mode === "add") go();\nconst k = "add";\n')
-    assert [line.split(":")[1] for line in key_literals(path)] == ["2"]
+    assert [line.split(":")[1] for line in found_in(path)] == ["2"]

@@ -5,18 +5,16 @@ catalogue (``meta.walk``: ``WalkSetup.spec()``), writes and reads a link by the 
 description (static/setup_codec.js) and applies the set-up the Python side answers, so a
 field is renamed, added or given a rule in Python alone.
 
-The scanner is the Playground's (tests/test_no_experiment_keys_in_js.py: a quoted
-string's text, a template literal's, a quoted word inside either; comments and regular
-expressions are none). A word that only has a key's letters is allowed where it stands:
-``ALLOWED`` lists each such piece of code, and why it is no key.
+The scanner is tests/js_literals.py's (a quoted string's text, a template literal's, a
+quoted word inside either; comments and regular expressions are none). A word that only
+has a key's letters is allowed where it stands: ``ALLOWED`` lists each such piece of
+code, and why it is no key.
 """
 
-import re
-
 import pytest
+from js_literals import PAGE_JS, key_literals
 
 from micrograd.walk_setup import WalkSetup
-from test_no_experiment_keys_in_js import PAGE_JS, literals
 
 #: pieces of the page's code where a word has a key's letters and is no key: why
 ALLOWED = {
@@ -48,30 +46,19 @@ def keys():
             for k in (f["name"], f["url"], *f.get("old_keys", {}))}
 
 
-def key_literals(path):
-    """The literals of the file at ``path`` that are keys of the Walk's set-up, outside
-    ALLOWED's pieces: ["file:line: the literal  | the line"]."""
-    source, names = path.read_text(), keys()
-    spans = [(m.start(), m.end()) for piece in ALLOWED
-             for m in re.finditer(re.escape(piece), source)]
-    found = []
-    for start, end, text in literals(source):
-        if text not in names or any(a <= start and end <= b for a, b in spans):
-            continue
-        line = source.count("\n", 0, start) + 1
-        found.append(f"{path.name}:{line}: {text!r}  | "
-                     f"{source.splitlines()[line - 1].strip()[:100]}")
-    return found
-
-
 def test_the_keys_are_the_declarations():
     assert {"preset", "expr", "values", "v", "mode", "step", "ask", "of", "questions",
             "hide", "assign", "recursive", "no_zero_grad", "nozero"} <= keys()
 
 
+def found_in(path):
+    """The keys the file at ``path`` holds as literals, outside ALLOWED's pieces."""
+    return key_literals(path, keys(), ALLOWED)
+
+
 @pytest.mark.parametrize("path", PAGE_JS, ids=lambda p: p.name)
 def test_no_key_of_the_walk_is_a_string_literal_of_the_page(path):
-    assert key_literals(path) == []
+    assert found_in(path) == []
 
 
 def test_every_allowed_piece_is_still_in_the_page():
@@ -91,5 +78,5 @@ def test_every_allowed_piece_is_still_in_the_page():
 def test_the_scan_finds_a_key_where_it_stands_and_only_there(tmp_path, code, found):
     path = tmp_path / "page.js"
     path.write_text(code)
-    assert [line.split(": ", 1)[1].split("  |")[0] for line in key_literals(path)] == \
+    assert [line.split(": ", 1)[1].split("  |")[0] for line in found_in(path)] == \
         [repr(k) for k in found]
