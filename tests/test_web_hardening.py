@@ -569,9 +569,10 @@ def test_a_job_error_reaches_its_request_and_the_engine_goes_on():
     assert asyncio.run(main()) == 42
 
 
-def _post(port, path, body):
+def _post(port, path, body, headers=()):
     conn = __import__("http.client").client.HTTPConnection("127.0.0.1", port, timeout=120)
-    conn.request("POST", path, json.dumps(body), {"content-type": "application/json"})
+    conn.request("POST", path, json.dumps(body), {"content-type": "application/json",
+                                                  **dict(headers)})
     r = conn.getresponse()
     out = r.status, json.loads(r.read())
     conn.close()
@@ -579,6 +580,8 @@ def _post(port, path, body):
 
 
 HEAVY = {"samples": 2000, "train_ratio": 0.9, "hidden": [32, 32, 8], "dataset": "spiral"}
+#: the largest walk the caps allow (299 nodes, the mistake's mode): ~9 MB between turns
+BIG_WALK = {"expr": "a = 2; b = -3; L = " + " + ".join(["a*b"] * 149), "mode": "no_zero_grad"}
 #: the same network on 2,000 points of your own, each coordinate as long as repr writes
 #: one: the largest body a set-up sends
 HEAVY_OWN = {**HEAVY, "dataset": "own",
@@ -594,10 +597,10 @@ def test_the_walk_and_a_short_request_do_not_wait_behind_training():
     in a turn of our own while the line forms, so the line is the same on any machine.
 
     * the walk is answered while training is still held: it has a thread of its own;
-    * the one step is answered after one turn of each tab per turn of its own (its step,
-      then its answer): when a turn queued behind it in its own lane comes, every tab
-      has done the same few of its 20 steps and none has been answered. With one lock,
-      or a whole request a turn, the tabs would have done all 20 first."""
+    * the one step is answered after turns of each tab worth its own CPU time (its step,
+      then its answer, which draws the state): when a turn behind it in its lane comes,
+      every tab has done the same few of its 20 steps (give or take one), none answered.
+      With one lock, or a whole request a turn, the tabs would have done all 20 first."""
     app = create_app()
     turns = app.state.turns
     held = [threading.Event(), threading.Event()]
@@ -652,7 +655,9 @@ def test_the_walk_and_a_short_request_do_not_wait_behind_training():
             one.join(HANG)
             assert answers["one step"][0] == 200 and answers["one step"][1]["step"] == 1
             done = steps_done()
-            assert done == [done[0]] * 8 and 1 <= done[0] <= 3, done  # a few of 20 each
+            # a few of 20 each, alike: the tabs' steps are charged alike (each under the
+            # least charge), the one step's answer (it draws the state) a few of them
+            assert max(done) - min(done) <= 1 and 1 <= min(done) and max(done) <= 10, done
             assert not any(f"tab{k}" in answers for k in range(8)), answers
             release[1].set()
             for t in tabs:
@@ -762,6 +767,9 @@ def test_the_memory_bound_holds_under_a_hostile_run():
 
     def churn(k):
         while not stop.is_set():
+            if k % 8 == 7:  # the largest walk the caps allow, each a page of its own
+                _post(port, "/api/walk", BIG_WALK, {"x-micrograd-page": f"walker-{k:04d}"})
+                continue
             if k % 4 == 3:
                 _post(port, "/api/walk", {"preset": "square",
                                           "pad": "x" * (limits.MAX_BODY_BYTES - 1000)})

@@ -32,6 +32,11 @@ MAX_POINT_GRAPH_NODES = 2000  # one point's graph is drawn up to this size (its 
 MAX_SESSIONS = 16          # live playground sessions (<= ~8 MB each); see server/sessions.py
 SESSION_IDLE_SECONDS = 900  # a session unused this long is dropped
 SESSION_EVICTABLE_SECONDS = 60  # a full store gives a place only from a session resting this long
+#: walks of a big graph in progress (each holds its graph, steps and layout between its
+#: turns: ~9 MB for the largest the caps allow, ~14 MB during its turn), at once in all
+#: and from one page; one more is answered 503 busy (server/schedule.py)
+MAX_WALKS_IN_TURNS = 4
+MAX_WALKS_IN_TURNS_PER_PAGE = 2
 #: a request body, sized for the largest data set on purpose: a set-up with MAX_SAMPLES
 #: points of your own (three repr floats a point, at most ~78 bytes as JSON: ~156 KB),
 #: MAX_EDITS points added (~16 KB) and MAX_PARAMETERS weights restored (~38 KB); or a
@@ -46,10 +51,10 @@ MAX_URL_POINTS = MAX_EDITS
 CLIP_CHARS = 60            # how much of a client's text an error message may quote
 MAX_ERROR_CHARS = 800      # the longest error message sent (a longer one is cut, and says so)
 #: the server process's resident memory stays under this: a ~50 MB process, 16 of the
-#: largest sessions at ~8 MB, and what requests in flight hold (bodies up to
-#: MAX_BODY_BYTES, 2,000 points of one's own, parsed) in the arenas of the event loop and
-#: the two work threads, with room for the allocator's arenas; tests/test_web_hardening.py
-#: drives it
+#: largest sessions at ~8 MB, MAX_WALKS_IN_TURNS of the largest walks (~9 MB each between
+#: turns), and what requests in flight hold (bodies up to MAX_BODY_BYTES, 2,000 points
+#: of one's own, parsed) in the arenas of the event loop and the two work threads, with
+#: room for the allocator's arenas; tests/test_web_hardening.py drives it
 MEMORY_BOUND_MB = 288
 
 

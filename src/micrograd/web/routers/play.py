@@ -1,9 +1,11 @@
 """The Playground's routes: ``/api/play`` and ``/api/play/{sid}...``; besides them, what a
 change of a set-up implies (``/api/play/change``) and a CSV file read (``/api/play/csv``).
 
-A session's requests run in its own lane, in the order they came; the sessions take
-turns (``web/server/schedule.py``): a request for n steps is n one-step turns, then one
-turn to record the metrics and draw the state, with other tabs' turns in between.
+A page's requests run in its lane, in the order they came (a session's requests
+without a page's token in the session's own: ``answers.lane_of``); the lanes share the
+training thread by CPU time (``web/server/schedule.py``): a request for n steps is n
+one-step turns, then one turn to record the metrics and draw the state, with other
+pages' turns in between.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from fastapi import APIRouter, Request
 from .. import schemas
 from ..handlers import play as handlers
 from ..handlers.errors import StoreFull
-from .answers import answer, respond, sent
+from .answers import PAGE, answer, respond, sent
 
 ERRORS = {400: {"model": schemas.ErrorResponse}, 404: {"model": schemas.ErrorResponse}}
 
@@ -27,17 +29,17 @@ async def play_create(req: schemas.PlayCreate, http: Request):
         http.app.state.sessions.room()  # refuse at once, before waiting for a turn
     except StoreFull as err:
         return respond({"ok": False, "error": handlers.busy(err).data()})
-    return await answer(http, object(), sent(req))  # a lane of its own
+    return await answer(http, PAGE, sent(req))  # the page's lane
 
 
 @router.post("/change", name="play.change", response_model=schemas.ChangeAnswer)
 async def play_change(req: schemas.ChangeRequest, http: Request):
-    return await answer(http, object(), sent(req))  # no session
+    return await answer(http, PAGE, sent(req))  # no session: the page's lane
 
 
 @router.post("/csv", name="play.csv.read", response_model=schemas.CsvPoints)
 async def play_csv_read(req: schemas.CsvReadRequest, http: Request):
-    return await answer(http, object(), sent(req))  # no session
+    return await answer(http, PAGE, sent(req))  # no session: the page's lane
 
 
 @router.get("/{sid}/csv", name="play.csv.write", response_model=schemas.CsvText)

@@ -7,12 +7,25 @@ big graph's walk, each capped by ``micrograd.web.limits``) and returns its answe
 work threads run the turns:
 
 * the **walk thread** runs the walk's jobs (the short, interactive requests of a person
-  stepping through a graph), one turn each in rotation, so a small graph's request waits
-  for at most one turn of a big graph's, never for the whole of it;
-* the **training thread** runs the Playground sessions' jobs, the sessions in rotation
-  (round robin by session): a tab asking for 20 steps gets one step, then goes to the
-  back of the line behind the other tabs. A session's own requests run in the order
-  they came, and a turn is one unit of work (one step), whatever the clock says.
+  stepping through a graph), a turn at a time, so a small graph's request waits for a
+  turn of a big graph's, never for the whole of it;
+* the **training thread** runs the pages' jobs (the Playground's sessions, a CSV file
+  read, the gallery's runs) in *lanes*, one a page (``web/routers/answers.py`` says
+  which lane a request is in): a page's requests run in the order they came, and the
+  lanes share the thread by CPU time (``web/server/lanes.py``): each turn is charged to
+  its lane, and the next turn is the waiting lane's charged least. A tab asking for 20
+  steps gets one step, then waits behind the tabs charged less; a turn is one unit of
+  work (one step), and a lane whose turns are long gets fewer of them.
+
+The walk's jobs share their thread the same way, each job a lane of its own (so jobs
+charged alike take turns in rotation), charged to its page's account:
+a page that has had much of the walk's thread lately starts its next walk behind the
+pages that have not. A walk job that needs more than one turn (a big graph's) holds its
+graph, its steps and its layout between turns, several megabytes: such walks are
+counted, at most ``walks`` at once and ``walks_per_page`` from one page
+(``limits.MAX_WALKS_IN_TURNS``...), and one beyond is answered :class:`Busy` after its
+first turn (its parse) and closed, so the walks stay inside the server's memory bound
+and a plain walk waits for a few turns, not for a hundred.
 
 Why a thread of its own for the walk: on one thread, a walk request would wait for the
 turn in progress, whatever it is (building the largest session is one long turn), and a
@@ -47,6 +60,9 @@ Jobs end cleanly, whatever happens to them:
 * a job whose request is cancelled (its client gone) is dropped before its work
   thread's next turn (of any job) and its generator closed there (its ``finally``
   blocks run): a generator is only ever run or closed by the thread that runs its turns;
+* a walk beyond the walks allowed in turns is answered :class:`Busy` (``retry_after``:
+  when to ask again; the routes answer it as error data of the kind ``busy``, a 503)
+  after its first turn, and its generator closed there;
 * :meth:`TurnScheduler.close` (the app's shutdown) answers every job queued or in its
   turn with :class:`SchedulerClosed` (the routes answer it as error data of the kind
   ``unavailable``, a 503), refuses new ones with it, and the work threads close the
@@ -58,7 +74,7 @@ app used without its lifespan) leaves no thread behind for long.
 
     >>> turns = TurnScheduler()
     >>> view = await turns.call(WALK, build, source)       # in an async route: one turn
-    >>> outcome = await turns.run(sid, job)                # a job of several turns
+    >>> outcome = await turns.run(lane, job, page=page)    # a job of several turns
 """
 
 from __future__ import annotations
@@ -69,9 +85,12 @@ import functools
 import logging
 import threading
 import time
-from collections import OrderedDict, deque
 
-#: the lane of the walk routes (every other lane is one playground session, or a new one)
+from .. import limits
+from .lanes import Lanes
+
+#: the lane of the walk routes (their jobs run on the walk's thread, each a lane of its
+#: own); every other lane is a page's, on the training thread
 WALK = "walk"
 #: the work threads' kinds: the walk's, the sessions'
 SESSION = "session"
@@ -84,7 +103,10 @@ _THREAD_NAMES = {WALK: "micrograd-walk", SESSION: "micrograd-training"}
 
 log = logging.getLogger("micrograd.web")
 
-__all__ = ["WALK", "TurnScheduler", "TurnNote", "SchedulerClosed", "JobAborted"]
+#: seconds a client refused for too many walks in turns is told to wait
+WALKS_RETRY = 2
+
+__all__ = ["WALK", "TurnScheduler", "TurnNote", "SchedulerClosed", "JobAborted", "Busy"]
 
 
 class SchedulerClosed(RuntimeError):
@@ -94,6 +116,15 @@ class SchedulerClosed(RuntimeError):
     def __init__(self, message="the server is shutting down: it takes no more work "
                                "(ask again once it is back)"):
         super().__init__(message)
+
+
+class Busy(RuntimeError):
+    """The job was refused for want of room (too many walks in turns): its request gets
+    this; ``retry_after``: the seconds after which to ask again."""
+
+    def __init__(self, message, retry_after=WALKS_RETRY):
+        super().__init__(message)
+        self.retry_after = retry_after
 
 
 class JobAborted(RuntimeError):
@@ -121,12 +152,15 @@ class TurnNote:
 
 
 class _Job:
-    __slots__ = ("fut", "gen", "loop", "ctx", "note", "lane", "kind", "queued")
+    __slots__ = ("fut", "gen", "loop", "ctx", "note", "lane", "kind", "queued", "page",
+                 "held")
 
-    def __init__(self, gen, loop, fut, note, lane):
-        self.gen, self.loop, self.fut, self.note, self.lane = gen, loop, fut, note, lane
+    def __init__(self, gen, loop, fut, note, lane, page):
+        self.gen, self.loop, self.fut, self.note, self.page = gen, loop, fut, note, page
         self.kind = WALK if lane == WALK else SESSION
+        self.lane = self if lane == WALK else lane  # a walk job is a lane of its own
         self.queued = False  # in its queue (the work thread's to run or to close)
+        self.held = False    # a walk counted in turns (its graph held between them)
         self.ctx = contextvars.copy_context()
 
 
@@ -136,18 +170,24 @@ def _one_turn(fn, args, kwargs):
 
 
 class TurnScheduler:
-    """Two work threads: the walk's jobs in rotation on one, the sessions in rotation on
-    the other. ``log``: an object with ``job(note)`` and ``turn(lane_kind, start, end,
-    waited_since)`` (``web/server/timing.TurnLog``), told of every job and turn;
-    ``idle_seconds``: how long a work thread with nothing to do waits before it ends."""
+    """Two work threads: the walk's jobs on one, the pages' lanes on the other, each
+    shared by CPU time (``web/server/lanes.py``). ``log``: an object with ``job(note)``
+    and ``turn(lane_kind, start, end, waited_since)`` (``web/server/timing.TurnLog``),
+    told of every job and turn; ``idle_seconds``: how long a work thread with nothing to
+    do waits before it ends; ``walks`` / ``walks_per_page``: how many walk jobs may be
+    in turns at once, in all and from one page (a job beyond is answered :class:`Busy`);
+    ``min_charge``: the least a turn is charged (``lanes.MIN_CHARGE``)."""
 
-    def __init__(self, log=None, idle_seconds=IDLE_SECONDS):
+    def __init__(self, log=None, idle_seconds=IDLE_SECONDS, *,
+                 walks=limits.MAX_WALKS_IN_TURNS,
+                 walks_per_page=limits.MAX_WALKS_IN_TURNS_PER_PAGE, **lanes):
         self.log = log
         self.idle_seconds = idle_seconds
+        self.walks, self.walks_per_page = walks, walks_per_page
         self._lock = threading.Lock()
         self._ready = {kind: threading.Condition(self._lock) for kind in (WALK, SESSION)}
-        self._walk = deque()            # walk jobs; the next turn is the first one's
-        self._lanes = OrderedDict()     # lane -> deque of jobs; the next lane first
+        self._lanes = {kind: Lanes(**lanes) for kind in (WALK, SESSION)}  # jobs waiting
+        self._held = {}                 # page -> its walk jobs in turns
         self._workers = dict.fromkeys((WALK, SESSION))  # kind -> its thread, or None
         self._dropped = {WALK: [], SESSION: []}  # cancelled jobs, to close between turns
         self._threads = []              # the work threads started (for join)
@@ -160,18 +200,22 @@ class TurnScheduler:
         """``fn(*args, **kwargs)`` as one turn of ``lane``; its result or its exception."""
         return await self.run(lane, _one_turn(fn, args, kwargs))
 
-    async def run(self, lane, gen, note=None):
+    async def run(self, lane, gen, note=None, page=None):
         """Run the generator ``gen`` one turn (one ``next``) at a time on a work
-        thread; its return value, or the exception it raised (:class:`JobAborted` for
-        one that is not an ``Exception``; :class:`SchedulerClosed` once the scheduler
-        is closed). ``note``: a TurnNote to fill in (one is made when None)."""
+        thread, in ``lane`` (:data:`WALK`, or a page's lane: any hashable key); its
+        return value, or the exception it raised (:class:`JobAborted` for one that is
+        not an ``Exception``; :class:`SchedulerClosed` once the scheduler is closed;
+        :class:`Busy` for a walk beyond the walks in turns allowed). ``note``: a
+        TurnNote to fill in (one is made when None); ``page``: the page a walk comes
+        from (its walks in turns are counted; None: the lane)."""
         loop = asyncio.get_running_loop()
         note = TurnNote() if note is None else note
         note.queued = time.perf_counter()
         if note.arrival is None:
             note.arrival = note.queued
         note.lane = "walk" if lane == WALK else "session"
-        job = _Job(gen, loop, loop.create_future(), note, lane)
+        job = _Job(gen, loop, loop.create_future(), note, lane,
+                   lane if page is None else page)
         job.fut.add_done_callback(functools.partial(self._forget, job))
         with self._lock:
             refused = self._closed
@@ -185,7 +229,12 @@ class TurnScheduler:
     def waiting(self):
         """(walk jobs, session jobs) waiting or running."""
         with self._lock:
-            return len(self._walk), sum(len(q) for q in self._lanes.values())
+            return len(self._lanes[WALK]), len(self._lanes[SESSION])
+
+    def walks_in_turns(self):
+        """How many walk jobs are in turns (counted against ``walks``)."""
+        with self._lock:
+            return sum(self._held.values())
 
     def close(self):
         """Take no more jobs; answer every job queued or in its turn with
@@ -195,7 +244,7 @@ class TurnScheduler:
             if self._closed:
                 return
             self._closed = True
-            jobs = [*self._walk, *(job for q in self._lanes.values() for job in q)]
+            jobs = [job for lanes in self._lanes.values() for job in lanes.jobs()]
             for ready in self._ready.values():
                 ready.notify_all()
         for job in jobs:
@@ -213,11 +262,9 @@ class TurnScheduler:
         return not any(thread.is_alive() for thread in threads)
 
     def _queue(self, job):
-        """(lock held) Put ``job`` in its queue; start its work thread if none runs."""
-        if job.kind == WALK:
-            self._walk.append(job)
-        else:
-            self._lanes.setdefault(job.lane, deque()).append(job)
+        """(lock held) Put ``job`` in its lane; start its work thread if none runs."""
+        # a walk is a lane of its own, charged to its page's account
+        self._lanes[job.kind].push(job.lane, job, job.page if job.kind == WALK else None)
         job.queued = True
         if self._workers[job.kind] is None:
             thread = threading.Thread(target=self._serve, args=(job.kind,), daemon=True,
@@ -242,9 +289,9 @@ class TurnScheduler:
 
     def _serve(self, kind):
         """A work thread's loop: drop the cancelled jobs, then one turn of the next job
-        (the walk: the first job, which then goes to the back; the sessions: the first
-        lane's first job, and that lane goes to the back). It ends when the scheduler
-        closes (closing the jobs left) or after ``idle_seconds`` with nothing to do."""
+        (the first job of the lane charged least), charged to its lane. It ends when the
+        scheduler closes (closing the jobs left) or after ``idle_seconds`` with nothing
+        to do."""
         last_end = None  # the end of the last session turn, while sessions wait
         while True:
             with self._lock:
@@ -258,71 +305,85 @@ class TurnScheduler:
             if job is None:
                 continue
             if kind == WALK:
-                done = self._turn(job, "walk")
+                done, cpu = self._turn(job, "walk")
             else:
-                done = self._turn(job, "session", last_end)
+                done, cpu = self._turn(job, "session", last_end)
                 last_end = job.note.end
             with self._lock:
                 self.turns += 1
-                self._after(job, done)
+                busy = None if done or kind != WALK else self._hold(job)
+                self._after(job, done or busy is not None, cpu)
+            if busy is not None:  # refused: nothing more of it runs
+                _close(job)
+                _answer(job, None, busy)
 
     def _next(self, kind):
         """(lock held) (the job whose turn is next or None, the jobs to close, "run",
         "idle" or "end")."""
+        lanes = self._lanes[kind]
         dropped = [job for job in self._dropped[kind] if job.queued]
         self._dropped[kind] = []
         for job in dropped:
             self._unqueue(job)
         if self._closed:
-            left = list(self._walk) if kind == WALK else [
-                job for q in self._lanes.values() for job in q]
+            left = lanes.jobs()
             for job in left:
                 self._unqueue(job)
             return None, dropped + left, "end"
         if dropped:
             return None, dropped, "run"
-        queued = self._walk if kind == WALK else self._lanes
-        if not queued:
+        if not lanes:
             woken = self._ready[kind].wait(self.idle_seconds)
-            if not (woken or queued or self._dropped[kind] or self._closed):
+            if not (woken or lanes or self._dropped[kind] or self._closed):
                 self._workers[kind] = None  # the next job starts another thread
                 return None, [], "end"
             return None, [], "idle"
-        job = self._walk[0] if kind == WALK else self._lanes[next(iter(self._lanes))][0]
+        _, job = lanes.first()
         return job, [], "run"
 
-    def _unqueue(self, job):
-        """(lock held) Take ``job`` out of its queue."""
-        if job.kind == WALK:
-            self._walk.remove(job)
-        else:
-            queue = self._lanes[job.lane]
-            queue.remove(job)
-            if not queue:
-                del self._lanes[job.lane]
-        job.queued = False
+    def _hold(self, job):
+        """(lock held) A walk job not done after a turn holds its graph until its next:
+        on its first turn, count it (None), or a :class:`Busy` refusal when ``walks``
+        are in turns already, or ``walks_per_page`` from its page."""
+        if job.held or job.note.turns != 1:
+            return None
+        total, mine = sum(self._held.values()), self._held.get(job.page, 0)
+        if total >= self.walks or mine >= self.walks_per_page:
+            whose = (f"all {self.walks} allowed at once" if total >= self.walks else
+                     f"{mine} from this page, the most one page may have")
+            return Busy(f"the server is busy with walks of big graphs: {total} are in "
+                        f"progress ({whose}); ask again in {WALKS_RETRY} s")
+        self._held[job.page] = mine + 1
+        job.held = True
+        return None
 
-    def _after(self, job, done):
-        """(lock held) After a turn of ``job`` (the first of its queue): a walk job goes
-        to the back of the walk's queue, a session's lane to the back of the line."""
-        if job.kind == WALK:
-            self._walk.popleft()
-            if not done:
-                self._walk.append(job)
-        else:
-            queue = self._lanes.pop(job.lane)
-            if done:
-                queue.popleft()
-            if queue:                 # this session goes to the back of the line
-                self._lanes[job.lane] = queue
+    def _release(self, job):
+        """(lock held) ``job`` leaves its lane: a walk counted in turns is no longer."""
+        job.queued = False
+        if job.held:
+            job.held = False
+            left = self._held.pop(job.page) - 1
+            if left:
+                self._held[job.page] = left
+
+    def _unqueue(self, job):
+        """(lock held) Take ``job`` out of its lane."""
+        self._lanes[job.kind].remove(job.lane, job)
+        self._release(job)
+
+    def _after(self, job, done, cpu):
+        """(lock held) After a turn of ``job`` (the first of its lane): the lane is
+        charged the turn's ``cpu`` seconds, and the job leaves it when ``done``."""
+        self._lanes[job.kind].charge(job.lane, job, cpu, done)
         if done:
-            job.queued = False
+            self._release(job)
 
     def _turn(self, job, kind, waited_since=None):
-        """One turn of ``job`` on this thread, in the job's own context; whether the
-        job is done (its answer or error then handed to its request)."""
+        """One turn of ``job`` on this thread, in the job's own context: (whether the
+        job is done, the turn's CPU seconds on this thread). A job done has its answer
+        or error handed to its request."""
         note = job.note
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.thread_time()
         done, result, error = False, None, None
         if job.fut.cancelled():   # its request is gone: do no more of its work
             done = True
@@ -338,7 +399,7 @@ class TurnScheduler:
                 done, error = True, exc
             except BaseException as exc:  # SystemExit, KeyboardInterrupt: the job's too
                 done, error = True, _aborted(exc)
-        end = time.perf_counter()
+        end, cpu = time.perf_counter(), time.thread_time() - cpu
         note.end, note.turns = end, note.turns + 1
         note.longest = max(note.longest, end - start)
         if self.log is not None:
@@ -347,7 +408,7 @@ class TurnScheduler:
                 self.log.job(note)
         if done:
             _answer(job, result, error)
-        return done
+        return done, cpu
 
 
 def _aborted(exc):

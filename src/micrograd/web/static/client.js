@@ -127,6 +127,12 @@ function toError(name, status, data) {
   return new ClientError("refused", message, { ...extra, field: fieldOf(data) });
 }
 
+/** This page's token, made once per page load and sent with every request: the server
+ *  runs a page's requests in one lane of its own (web/routers/answers.py) */
+const PAGE_TOKEN = Array.from(crypto.getRandomValues(new Uint8Array(16)),
+                              (b) => b.toString(16).padStart(2, "0")).join("");
+const PAGE_HEADER = "X-Micrograd-Page";
+
 /** The client of `micrograd serve`. `base`: where its routes are (default: beside the
  *  folder this module was served from, so a page at any path finds them). */
 export function httpClient({ base = new URL("../", import.meta.url).href, retry = true,
@@ -138,7 +144,7 @@ export function httpClient({ base = new URL("../", import.meta.url).href, retry 
 
     async call(name, request) {
       const { method, path, body } = toHttp(name, request);
-      const opts = { method, headers: {} };
+      const opts = { method, headers: { [PAGE_HEADER]: PAGE_TOKEN } };
       if (body !== undefined) {
         opts.headers["Content-Type"] = "application/json";
         opts.body = JSON.stringify(body);
@@ -176,7 +182,8 @@ export function httpClient({ base = new URL("../", import.meta.url).href, retry 
     farewell(name, request) {
       try {
         const { method, path } = toHttp(name, request);
-        fetch(new URL(path, base).href, { method, keepalive: true }).catch(() => {});
+        fetch(new URL(path, base).href, { method, keepalive: true,
+                                          headers: { [PAGE_HEADER]: PAGE_TOKEN } }).catch(() => {});
       } catch (e) { /* closing */ }
     },
   };
