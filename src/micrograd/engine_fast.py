@@ -8,7 +8,7 @@ faster; what each buys, measured, with its command, is in docs/performance.md.
 * ``interior_order``: ``backward()``'s sort, for ``topological_order(root)``: the same
   order, with the leaves left out and every grad set to 0.0. It reads a node's two input
   slots instead of calling ``inputs_of`` and making an iterator a node; it marks a
-  visited node by its grad (set to a float object made for the pass: the reset the pass
+  placed node by its grad (set to a float object made for the pass: the reset the pass
   needs anyway) instead of hashing it into a set; and it walks a folded sum (below) as
   any ``+`` node, with no case of its own (its ``x`` in ``_b``, its ``w``, a leaf, in
   ``_c``): no type check a visit.
@@ -61,7 +61,7 @@ from .ops import ADD, FLOAT, MUL, Op, contributions
 
 
 # ---------------------------------------------------------------------------------------
-# backward() for speed: its two phases
+# backward() for speed: its sort, then its loop
 # ---------------------------------------------------------------------------------------
 
 
@@ -86,14 +86,16 @@ def interior_order(root):
     """``engine.topological_order(root)`` without its leaves, every node's grad set to 0.0:
     the one sort, written for speed (call it holding ``ONE_PASS``).
 
-    The same depth-first search in the same order (a node's first input, then its
-    second; a node placed once both are), with three differences, each for speed. It
-    reads a node's two input slots, ``_a`` and ``_b``, instead of calling ``inputs_of``
-    and making an iterator a node. It goes over interior nodes only: a leaf passes
-    nothing on, and its grad accumulates. And it keeps no set of visited nodes: a node's
-    grad is set, as the node is visited, to a float object ``zero`` made for this pass
-    (the reset this pass needs anyway), so ``grad is zero`` says "visited" without
-    hashing the node (``ZERO_IS_FRESH``: no node holds that object before).
+    The same depth-first search, giving the same order (a node's first input built,
+    then its second, then the node), with three differences, each for speed. It reads a
+    node's two input slots, ``_a`` and ``_b``, instead of calling ``inputs_of`` and
+    making an iterator a node, and pushes both inputs at once, the second below the
+    first (so the first is built first; an input reached again while the first is built
+    is built there, and its older entry passed over). It goes over interior nodes only:
+    a leaf passes nothing on, and its grad accumulates. And it keeps no set of placed
+    nodes: a node's grad is set, as the node is placed, to a float object ``zero`` made
+    for this pass (the reset this pass needs anyway), so ``grad is zero`` says "placed"
+    without hashing the node (``ZERO_IS_FRESH``: no node holds that object before).
 
     A folded sum (``make_affine``) needs no case of its own: it holds ``act`` in ``_a``
     and ``x`` in ``_b``, so it is placed where the operators' ``act + w*x`` is, less its
@@ -105,7 +107,6 @@ def interior_order(root):
     if UNFOLDING:  # a folded sum left half unfolded by an interrupt: finish it first
         finish_unfolding()
     zero = _fresh_zero()
-    root.grad = zero
     order = []
     append = order.append
     stack = [root]
@@ -114,17 +115,19 @@ def interior_order(root):
     while stack:
         v = stack[-1]
         a = v._a
-        if a._a is not None and a.grad is not zero:  # an interior input not visited yet
-            a.grad = zero
-            push(a)
-            continue
         b = v._b
         if b is not None and b._a is not None and b.grad is not zero:
-            b.grad = zero
-            push(b)
+            push(b)  # an interior input not placed yet: the second below the first
+            if a._a is not None and a.grad is not zero:
+                push(a)
             continue
-        pop()  # every input placed: place v
-        append(v)
+        if a._a is not None and a.grad is not zero:
+            push(a)
+            continue
+        pop()  # every input placed: place v, unless an older entry of it was
+        if v.grad is not zero:
+            v.grad = zero
+            append(v)
     return order
 
 
@@ -337,9 +340,10 @@ def unfold(v):
     A folded sum (``make_affine``) holds ``act`` in ``_a``, ``x`` in ``_b``, ``w`` (a
     leaf) in ``_c`` and the product's number in ``_how`` (a float: how to tell it). Its
     ``*`` node is made here, once, with that number and the grad a backward pass gave it
-    (its one user's, added to its zero), and ``v`` becomes ``act + (w*x)``. Everything that reads
-    a node's inputs or op by name (``_prev``, ``_fn``, ``topological_order``) calls this
-    first; only ``backward()``'s two phases read a folded sum as it is.
+    (its one user's, added to its zero), and ``v`` becomes ``act + (w*x)``. Everything
+    that reads a node's inputs or op by name (``_prev``, ``_fn``, ``topological_order``,
+    and so engine.py's own loop) calls this first; only ``backward`` here (its sort and
+    its loop) reads a folded sum as it is.
 
     Read during a backward pass (a rule, a trace function, a signal handler, a debugger
     stopped in the pass), ``v`` stays folded until the pass ends, since the pass reads it
