@@ -11,6 +11,9 @@
 # - Pyodide, pinned in web-runtime/package-lock.json (npm ci; Node.js and npm from apt-get
 #   if missing), and the pinned pytest wheels it runs the tests with (web-runtime/wheels,
 #   checked by hash): the static site's runtime and the test run on Pyodide's Python
+# - JupyterLite's builder for the site's notebooks (web-runtime/site-build-requirements.txt,
+#   checked by hash); the notebooks' kernel wheels micrograd site downloads itself (pip,
+#   hash-checked) into its cache
 # Browser and torch tests never skip: a missing dependency fails the run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -37,6 +40,8 @@ fi
 command -v chromium >/dev/null 2>&1 || apt_install chromium
 
 "$PY" -m pip install -q -e '.[test]'
+# the notebooks' site's builder (JupyterLite), pinned and hash-checked: micrograd site uses it
+"$PY" -m pip install -q --require-hashes --no-deps -r web-runtime/site-build-requirements.txt
 command -v npm >/dev/null 2>&1 || apt_install nodejs npm
 npm ci --prefix web-runtime --no-audit --no-fund --loglevel=error
 "$PY" -m pip download -q --only-binary=:all: --no-deps --python-version 3.14 --platform any \

@@ -106,7 +106,10 @@ def test_it_says_the_size_and_how_to_serve_it(built):
     mb = f"{manifest['bytes'] / 1e6:.1f} MB"
     assert f"wrote {out}/ ({mb} in {len(files) + 1} files" in printed
     assert f"python -m http.server -d {out}/" in printed
-    assert 10e6 < manifest["bytes"] < 20e6  # Pyodide is most of it
+    lite = sum(size for rel, size in manifest["files"].items()
+               if rel.startswith("notebooks/"))
+    assert 10e6 < manifest["bytes"] - lite < 20e6  # Pyodide is most of it
+    assert 15e6 < lite < 40e6  # the notebooks: JupyterLite's page and the kernel's wheels
 
 
 class Refs(HTMLParser):

@@ -111,7 +111,8 @@ def test_the_pages_python_runs_the_bytecode_not_the_sources(compiled, plain):
 @pytest.mark.slow  # Pyodide in node, or a long run: CI runs it, the quick run does not
 def test_without_node_the_sources_ship_alone_and_it_says_so(tmp_path, compiled):
     no_node = dict(os.environ, PATH=str(tmp_path / "empty"), XDG_CACHE_HOME=str(tmp_path))
-    out, printed = build(tmp_path / "out", env=no_node)
+    # a cache of its own: the bytecode's alone (the notebooks' wheels and page left out)
+    out, printed = build(tmp_path / "out", "--no-notebooks", env=no_node)
     assert "ship as sources, not compiled (node is not installed)" in printed
     manifest = json.loads((out / "site.json").read_text())
     assert manifest["bytecode"] is False and manifest["no_bytecode"] == "node is not installed"
@@ -143,7 +144,7 @@ def test_a_failing_node_leaves_the_sources_alone_and_nothing_in_the_cache(tmp_pa
     node.write_text("#!/bin/sh\necho 'no WebAssembly here' >&2\nexit 3\n")
     node.chmod(0o755)
     env = dict(os.environ, PATH=str(tmp_path / "bin"), XDG_CACHE_HOME=str(tmp_path / "c"))
-    out, printed = build(tmp_path / "out", env=env)
+    out, printed = build(tmp_path / "out", "--no-notebooks", env=env)
     assert "not compiled (node failed: no WebAssembly here)" in printed
     assert json.loads((out / "site.json").read_text())["bytecode"] is False
     assert [p for p in (tmp_path / "c").rglob("*") if p.is_file()] == []

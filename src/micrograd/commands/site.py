@@ -19,6 +19,8 @@ DIR gets:
                           lesson itself next to these files, in an iframe elsewhere)
   lesson.html             a sample lesson: backprop's text with its walks in between
   pyodide-check.html      a page that starts Python and shows the lecture's grads
+  notebooks/              the lecture's notebooks in JupyterLite, on the same Pyodide
+                          (--no-notebooks leaves them out; see site_notebooks.py)
   site.json               what was written, with sizes and digests: the files a rebuild
                           replaces
 
@@ -66,6 +68,7 @@ import sys
 import zipfile
 from pathlib import Path
 
+from . import site_notebooks
 from .site_folder import (FORMAT, SiteError, check_replaces, listing, locked, make_stage,
                           move_in, owned_files, remove_stage, signals_held)
 
@@ -101,6 +104,7 @@ def add_parser(subparsers):
     p.add_argument("--no-bytecode", action="store_true",
                    help="ship the Python sources alone, not compiled (no node needed; "
                         "the page starts slower)")
+    site_notebooks.add_options(p)  # DIR/notebooks/: the lecture's notebooks, JupyterLite
     p.set_defaults(func=run)
     return p
 
@@ -281,7 +285,7 @@ def _prune(cache):
             p.unlink(missing_ok=True)
 
 
-def build(out, runtime, bytecode=True):
+def build(out, runtime, bytecode=True, notebooks=None):
     """Write the site's files into the folder ``out`` (which exists and is empty); with
     ``bytecode``, the Python modules compiled too (see ``compile_bytecode``). Returns
     its site.json (the caller writes it)."""
@@ -296,10 +300,12 @@ def build(out, runtime, bytecode=True):
         shutil.copyfile(runtime / name, out / "pyodide" / name)
     write_sources(out / SOURCES)
     why = compile_bytecode(out, runtime) if bytecode else "--no-bytecode"
+    lite = site_notebooks.build(out, runtime, notebooks, cache_folder(), _version())
     files, digests = listing(out)
     manifest = {"format": FORMAT, "version": 2, "micrograd": _version(),
                 "pyodide": PYODIDE_VERSION, "bytecode": why is None,
-                "bytes": sum(files.values()), "files": files, "sha256": digests}
+                "bytes": sum(files.values()), "notebooks": lite, "files": files,
+                "sha256": digests}
     if why is not None:
         manifest["no_bytecode"] = why
     return manifest
@@ -323,7 +329,7 @@ def _make_folder(real):
     return made[::-1]
 
 
-def write_site(out, runtime, bytecode=True):
+def write_site(out, runtime, bytecode=True, notebooks=None):
     """Write the site into the folder ``out`` (made if missing; through a symlink):
     built whole inside it, then moved over the files its site.json lists, every other
     file kept (micrograd.commands.site_folder). SiteError for a folder it did not write
@@ -336,7 +342,7 @@ def write_site(out, runtime, bytecode=True):
             remove_stage(real, out)  # a killed build's
             stage = make_stage(real)
             try:
-                manifest = build(stage, runtime, bytecode)
+                manifest = build(stage, runtime, bytecode, notebooks)
                 owned = owned_files(real, out)  # again: a file changed meanwhile stays
                 check_replaces(real, out, manifest["files"], owned)
                 move_in(real, manifest, owned)
@@ -366,6 +372,7 @@ def summary(out, manifest):
     return (f"micrograd site: wrote {shown} ({_mb(manifest['bytes'])} in {len(files) + 1} "
             f"files: Pyodide {PYODIDE_VERSION} {_mb(part['pyodide/'])}, micrograd's "
             f"sources {_mb(part[SOURCES])}, the page {_mb(part['static/'])})\n{note}"
+            f"{site_notebooks.summary(manifest, shown)}"
             f"serve it with: python -m http.server -d {shown}  "
             "(then open http://localhost:8000/)")
 
@@ -388,7 +395,8 @@ def run(args):
     try:
         runtime = find_runtime(args.pyodide)
         _check_target(out)
-        manifest = write_site(out, runtime, not args.no_bytecode)
+        manifest = write_site(out, runtime, not args.no_bytecode,
+                              site_notebooks.options(args))
     except SiteError as err:
         print(f"micrograd site: error: {err}", file=sys.stderr)
         return err.code
