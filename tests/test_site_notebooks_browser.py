@@ -20,17 +20,21 @@ from lite_kit import cpython_outputs, differences, open_notebook, run_all
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-#: the notebooks that run whole in the browser (08 too: its own test below; 06, 07 and 10
-#: need NumPy, matplotlib or torch, which Pyodide here lacks)
+#: the notebooks that run in the browser (08 too: its own test below; 10 needs NumPy,
+#: which Pyodide here lacks; 06's picture needs matplotlib and 07's column torch: those
+#: cells say what needs a local install)
 RUN_IN_BROWSER = ("01_derivative_as_a_nudge.ipynb", "02_value_and_its_graph.ipynb",
                   "03_backprop_by_hand.ipynb", "04_a_neuron.ipynb",
-                  "05_topological_sort_and_plus_equals.ipynb", "09_classic_mistakes.ipynb",
+                  "05_topological_sort_and_plus_equals.ipynb", "06_training_an_mlp.ipynb",
+                  "07_pytorch_side_by_side.ipynb", "09_classic_mistakes.ipynb",
                   "exercises.ipynb")
 
 #: cells whose browser output says what the browser's Python cannot run (CPython runs
 #: them): {notebook: {code cell: the words it prints}}. 09's ``__radd__`` recursion
-#: would overflow the browser's WebAssembly stack and end the kernel.
-BROWSER_SAYS = {"09_classic_mistakes.ipynb": {5: "not run here: needs a local install"}}
+#: would overflow the browser's WebAssembly stack and end the kernel; 06's picture is
+#: matplotlib's.
+BROWSER_SAYS = {"06_training_an_mlp.ipynb": {5: "needs matplotlib"},
+                "09_classic_mistakes.ipynb": {5: "not run here: needs a local install"}}
 
 #: what the mistakes gallery says where PyTorch is missing, in the browser and in a
 #: Jupyter without it (micrograd.mistakes.gallery.TORCH_MISSING on each platform)
