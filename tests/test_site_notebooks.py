@@ -1,9 +1,9 @@
 """The notebooks' part of ``micrograd site`` (DIR/notebooks/, JupyterLite), read from the
 folder it writes: every wheel the kernel loads is in the site and in its lock with its
 digest, the pinned ones as pinned; the kernel is pointed at the site's one Pyodide and
-never at another host; the student's exercises ship, the solutions do not; the licences
-ship; --no-notebooks leaves it all out. (tests/test_site_notebooks_browser.py runs the
-notebooks.)
+never at another host; the student's exercises ship, the solutions only in a teacher's
+build (--teacher); the licences ship; --no-notebooks leaves it all out.
+(tests/test_site_notebooks_browser.py runs the notebooks.)
 """
 
 import hashlib
@@ -95,6 +95,16 @@ def test_the_licences_ship_and_the_summary_names_the_notebooks(built):
     manifest = json.loads((out / "site.json").read_text())
     assert manifest["notebooks"]["included"] is True
     assert f"the notebooks: {out}/notebooks/" in printed
+
+
+def test_a_teachers_build_ships_the_solutions_too(tmp_path):
+    out, _ = build(tmp_path / "out", "--no-bytecode", "--teacher")
+    files = out / "notebooks" / "files"
+    assert (files / "exercises_solutions.ipynb").read_bytes() == \
+        (ROOT / "notebooks" / "exercises_solutions.ipynb").read_bytes()
+    assert (files / "exercises.ipynb").is_file()
+    manifest = json.loads((out / "site.json").read_text())
+    assert manifest["notebooks"]["notebooks"][-1] == "exercises_solutions.ipynb"
 
 
 def test_no_notebooks_leaves_them_out(tmp_path):

@@ -6,6 +6,7 @@ library for the whole site).
     DIR/notebooks/index.html          JupyterLite's page (its lab/, tree/ and notebooks/
                                       apps, build/, extensions/), by ``jupyter lite build``
     DIR/notebooks/files/              the notebooks: 01-10 and the student's exercises
+                                      (--teacher: the solutions too)
     DIR/notebooks/api/contents/       their listing (JupyterLite's Contents API)
     DIR/notebooks/kernel/             the kernel's wheels and its pyodide-lock.json
                                       (micrograd.commands.site_kernel)
@@ -49,6 +50,8 @@ NOTEBOOKS = ("01_derivative_as_a_nudge.ipynb", "02_value_and_its_graph.ipynb",
              "07_pytorch_side_by_side.ipynb", "08_walk_widget.ipynb",
              "09_classic_mistakes.ipynb", "10_everything_else_is_efficiency.ipynb",
              "exercises.ipynb")
+#: what a teacher's build adds (``--teacher``): the exercises with their solutions
+TEACHER = ("exercises_solutions.ipynb",)
 #: JupyterLite's apps the site ships: JupyterLab, and Jupyter Notebook's file list and
 #: one-notebook page
 APPS = ("lab", "tree", "notebooks")
@@ -62,6 +65,9 @@ def add_options(parser):
     """``micrograd site``'s options for the notebooks."""
     parser.add_argument("--no-notebooks", action="store_true",
                         help="leave the notebooks (DIR/notebooks/, JupyterLite) out")
+    parser.add_argument("--teacher", action="store_true",
+                        help="a teacher's build: the notebooks' site also ships the "
+                             "exercises' solutions (exercises_solutions.ipynb)")
     parser.add_argument("--wheels", metavar="PATH",
                         help="a folder holding the notebooks' pinned wheels "
                              "(commands/notebook_wheels.txt); default: downloaded once "
@@ -72,7 +78,8 @@ def options(args):
     """What ``build`` needs of the command line: None for no notebooks."""
     if getattr(args, "no_notebooks", False):
         return None
-    return {"wheels": getattr(args, "wheels", None)}
+    names = NOTEBOOKS + (TEACHER if getattr(args, "teacher", False) else ())
+    return {"wheels": getattr(args, "wheels", None), "notebooks": names}
 
 
 def _hint():
@@ -81,10 +88,10 @@ def _hint():
             "scripts/test.sh does it), or leave the notebooks out with --no-notebooks")
 
 
-def find_notebooks():
+def find_notebooks(names=NOTEBOOKS):
     """The checkout's notebooks/ folder; SiteError if it is not there."""
     for folder in (Path.cwd() / "notebooks", PACKAGE.parent.parent / "notebooks"):
-        if all((folder / name).is_file() for name in NOTEBOOKS):
+        if all((folder / name).is_file() for name in names):
             return folder
     raise SiteError("the notebooks (notebooks/*.ipynb of the project's checkout) are not "
                     "here: build from the checkout, or leave them out with --no-notebooks",
@@ -99,10 +106,10 @@ def _tools():
                         + _hint(), 1)
 
 
-def storage_name(notebooks):
+def storage_name(notebooks, names=NOTEBOOKS):
     """The browser storage's name for edits of these notebooks (their digest)."""
     h = hashlib.sha256()
-    for name in NOTEBOOKS:
+    for name in names:
         h.update(name.encode() + b"\0" + (notebooks / name).read_bytes())
     return f"micrograd-notebooks-{h.hexdigest()[:16]}"
 
@@ -201,12 +208,12 @@ def lite_build(out, wheels):
             raise SiteError(f"jupyter lite build failed: {printed.strip()[-600:]}", 1)
 
 
-def write_contents(out, notebooks, storage):
-    """The notebooks in ``out``/files, their listing in ``out``/api/contents, and the
-    browser storage's name for their edits (``storage``) in jupyter-lite.json."""
+def write_contents(out, notebooks, storage, names=NOTEBOOKS):
+    """The notebooks ``names`` in ``out``/files, their listing in ``out``/api/contents,
+    and the browser storage's name for their edits (``storage``) in jupyter-lite.json."""
     (out / "files").mkdir(exist_ok=True)
     models = []
-    for name in NOTEBOOKS:
+    for name in names:
         data = (notebooks / name).read_bytes()
         (out / "files" / name).write_bytes(data)
         models.append({"name": name, "path": name, "type": "notebook", "format": None,
@@ -279,16 +286,17 @@ def build(out, runtime, opts, cache, version):
     if opts is None:
         return {"included": False}
     _tools()
-    notebooks = find_notebooks()
+    names = opts.get("notebooks", NOTEBOOKS)
+    notebooks = find_notebooks(names)
     folder, download = wheels_folder(opts.get("wheels"), cache)
     wheels = fetch_wheels(folder, download)
     site = out / FOLDER
-    storage = storage_name(notebooks)
+    storage = storage_name(notebooks, names)
     cached_lite_build(site, wheels, cache)
-    write_contents(site, notebooks, storage)
+    write_contents(site, notebooks, storage, names)
     packages = write_kernel(site / "kernel", wheels, runtime, version)
     write_licences(site, site / "kernel", wheels)
-    return {"included": True, "folder": FOLDER, "notebooks": list(NOTEBOOKS),
+    return {"included": True, "folder": FOLDER, "notebooks": list(names),
             "storage": storage, "kernel": {name: packages[name]["version"]
                                            for name in sorted(packages)}}
 
