@@ -25,9 +25,10 @@ JSON-ready::
                  "sum_times", "label": ..., "help": ..., "choices": [...]}, ...],
      "limits": {"max_expr_chars": 1000, ...}}
 
-Field kinds are the experiment's (``micrograd.experiment``) and two more: ``text`` (at
-most ``max_len`` characters) and ``values`` (leaf name -> number; ``name:value,...`` in a
-link, each name percent-encoded as JavaScript's ``encodeURIComponent`` does). A field
+Each field is a set-up field (``micrograd.setup_field``: the one declaration the
+experiment's fields use too), of the kinds ``choice``, ``text`` (at most ``max_len``
+characters), ``int``, ``choices`` and ``values`` (leaf name -> number; ``name:value,...``
+in a link, each name percent-encoded as JavaScript's ``encodeURIComponent`` does). A field
 written as a list in a link names its separator (``sep``; ``values`` also ``pair``), the
 mode field the older keys that say a mode (``old_keys``: ``OLD_MODE_KEYS``), the preset
 that a link names it even at its default (``always``): the page's generic codec
@@ -52,7 +53,7 @@ title, its lesson and how a hint names its mistake in ``MODES``.
 from __future__ import annotations
 
 import math
-from dataclasses import MISSING, dataclass, field, fields, replace
+from dataclasses import dataclass, fields, replace
 from numbers import Real
 from urllib.parse import unquote
 
@@ -60,6 +61,7 @@ from . import walk as _walk
 from . import walk_modes
 from .expr import tokenize
 from .graph import fmt, nodes_and_edges
+from .setup_field import declare, declared
 from .urltext import NUMBER, WHOLE_NUMBER, js_component, js_number
 from .wire import encode
 
@@ -239,44 +241,42 @@ class WalkSetupError(ValueError):
         self.field = field
 
 
-def _f(kind, default, label, help, **meta):
-    meta.update(kind=kind, label=label, help=help)
-    if isinstance(default, (list, dict)):
-        return field(default_factory=lambda: type(default)(default), metadata=meta)
-    return field(default=default, metadata=meta)
-
-
 @dataclass
 class WalkSetup:
     """One Walk: ``preset`` or ``expr`` (exactly one), leaf ``values``, the ``mode``,
     ``step`` (steps shown), the question ``d(of)/d(ask)``, the kinds of ``questions`` asked
     in sequence, and controls to ``hide``."""
 
-    preset: str | None = _f("choice", "sum_times", "preset", "one of the lecture's "
-                            "graphs (none: your own expression)", choices=tuple(PRESETS),
-                            always=True)  # a link names its graph
-    expr: str | None = _f("text", None, "expression", "a graph in micrograd.expr's "
-                          "language, e.g. 'a = 2; b = a*a'", max_len=MAX_EXPR_CHARS,
-                          cli={"max_len": None})  # the language's own caps
-    values: dict = _f("values", {}, "leaf values", "a new value for a leaf, by its name",
-                      max_len=MAX_VALUES, max_name=MAX_NAME_CHARS, url="v",
-                      cli={"max_len": None, "pairs": (LINK_PAIR, "=")})
-    mode: str = _f("choice", "correct", "teaching mode", "the backward pass as written, "
-                   "or one of its classic mistakes", choices=tuple(MODES),
-                   old_keys=OLD_MODE_KEYS)
-    step: int = _f("int", 0, "step", "how many steps of the walk are shown", min=0,
-                   max=MAX_STEP)
-    ask: str | None = _f("text", None, "question: with respect to", "the node the "
-                         "question asks about (default: the preset's, or the first leaf)",
-                         max_len=MAX_NODE_CHARS)
-    of: str | None = _f("text", None, "question: of", "the question's output node "
-                        "(default: the root)", max_len=MAX_NODE_CHARS)
-    questions: list = _f("choices", list(QUESTIONS), "questions", "the kinds of question "
-                         "asked, in this order: " + ", ".join(
-                             f"{k} ({t})" for k, t in QUESTIONS.items()),
-                         choices=tuple(QUESTIONS), max_len=len(QUESTIONS))
-    hide: list = _f("choices", [], "hidden controls", "controls a lesson hides",
-                    choices=tuple(CONTROLS), max_len=len(CONTROLS))
+    preset: str | None = declare(
+        "choice", "sum_times", "preset", "one of the lecture's graphs (none: your own "
+        "expression)", choices=tuple(PRESETS), always=True,  # a link names its graph
+        cli={})
+    expr: str | None = declare(
+        "text", None, "expression", "a graph in micrograd.expr's language, e.g. "
+        "'a = 2; b = a*a'", max_len=MAX_EXPR_CHARS,
+        cli={"max_len": None})  # the language's own caps
+    values: dict = declare(
+        "values", {}, "leaf values", "a new value for a leaf, by its name", url="v",
+        max_len=MAX_VALUES, max_name=MAX_NAME_CHARS,
+        cli={"max_len": None, "pairs": (LINK_PAIR, "=")})
+    mode: str = declare(
+        "choice", "correct", "teaching mode", "the backward pass as written, or one of "
+        "its classic mistakes", choices=tuple(MODES), old_keys=OLD_MODE_KEYS, cli={})
+    step: int = declare(
+        "int", 0, "step", "how many steps of the walk are shown", min=0, max=MAX_STEP)
+    ask: str | None = declare(
+        "text", None, "question: with respect to", "the node the question asks about "
+        "(default: the preset's, or the first leaf)", max_len=MAX_NODE_CHARS)
+    of: str | None = declare(
+        "text", None, "question: of", "the question's output node (default: the root)",
+        max_len=MAX_NODE_CHARS)
+    questions: list = declare(
+        "choices", list(QUESTIONS), "questions", "the kinds of question asked, in this "
+        "order: " + ", ".join(f"{k} ({t})" for k, t in QUESTIONS.items()),
+        choices=tuple(QUESTIONS), max_len=len(QUESTIONS))
+    hide: list = declare(
+        "choices", [], "hidden controls", "controls a lesson hides",
+        choices=tuple(CONTROLS), max_len=len(CONTROLS))
 
     @property
     def source(self):
@@ -288,7 +288,7 @@ class WalkSetup:
         returns the set-up. ``surface="cli"``: with the command line's overrides of the
         declaration (a field's ``cli``: no cap on the expression but the language's)."""
         for f in fields(self):
-            meta = {**f.metadata, **f.metadata.get(surface, {})} if surface else f.metadata
+            meta = (declared(f, surface) or declared(f)) if surface else declared(f)
             _check_field(f.name, meta, getattr(self, f.name))
         if (self.preset is None) == (self.expr is None):
             raise WalkSetupError("give exactly one of preset and expr", "preset")
@@ -327,13 +327,13 @@ class WalkSetup:
                                  f"{type(query).__name__}")
         d = {}
         for f in fields(cls):
-            key, kind = f.metadata.get("url", f.name), f.metadata["kind"]
-            text = query.get(key)
-            if not isinstance(text, str) or (text == "" and kind != "choices"):
+            meta = declared(f)
+            text = query.get(meta["url"])
+            if not isinstance(text, str) or (text == "" and meta["kind"] != "choices"):
                 continue  # absent; "" asks for none of a list (questions=)
             try:
-                d[f.name] = _read_text(f.name, f.metadata, text, notes)
-                _check_field(f.name, f.metadata, d[f.name])
+                d[f.name] = _read_text(f.name, meta, text, notes)
+                _check_field(f.name, meta, d[f.name])
             except WalkSetupError as err:
                 d.pop(f.name, None)
                 _left_out(notes, err)
@@ -357,11 +357,11 @@ class WalkSetup:
         ``questions``, ``hide``), written by its kind."""
         out = {}
         for f in fields(self):
-            x, meta = getattr(self, f.name), f.metadata
-            if x is None or (x == _default(f) and not meta.get("always")):
+            x, meta = getattr(self, f.name), declared(f)
+            if x is None or (x == meta["default"] and not meta.get("always")):
                 continue
             kind = meta["kind"]
-            out[meta.get("url", f.name)] = (
+            out[meta["url"]] = (
                 str(x) if kind == "int" else LINK_SEP.join(x) if kind == "choices" else
                 LINK_SEP.join(f"{js_component(k)}{LINK_PAIR}{js_number(v)}"
                               for k, v in x.items()) if kind == "values" else x)
@@ -445,10 +445,6 @@ def _check_values(name, meta, x):
         if isinstance(v, bool) or not isinstance(v, Real) or not math.isfinite(v):
             raise WalkSetupError(f"the value of {k} must be a finite number, got "
                                  f"{v!r:.40}", name)
-
-
-def _default(f):
-    return f.default_factory() if f.default is MISSING else f.default
 
 
 def _left_out(notes, err):
@@ -543,11 +539,8 @@ def _constant(toks):
 
 
 def _field_spec(f):
-    meta = f.metadata
-    out = {"name": f.name, "url": meta.get("url", f.name),
-           "kind": meta["kind"],
-           "default": _default(f),
-           "label": meta["label"], "help": meta["help"]}
+    meta = declared(f)
+    out = {k: meta[k] for k in ("name", "url", "kind", "default", "label", "help")}
     for key in ("min", "max", "choices", "max_len"):
         if key in meta:
             out[key] = list(meta[key]) if isinstance(meta[key], tuple) else meta[key]

@@ -41,12 +41,20 @@ def passes_count(text):
     return n
 
 
+def _declared(name):
+    """A Walk set-up field's declaration as the command line reads it (its ``cli=``)."""
+    from dataclasses import fields
+
+    from ..setup_field import declared
+    from ..walk_setup import WalkSetup
+
+    return declared(next(f for f in fields(WalkSetup) if f.name == name), "cli")
+
+
 def _setup_help(name, table=None, default=False):
     """A Walk set-up field's help on the command line, from its declaration: its label,
     its help, its choices with their titles (``table``: PRESETS or MODES), its default."""
-    from ..walk_setup import WalkSetup
-
-    f = next(f for f in WalkSetup.spec()["fields"] if f["name"] == name)
+    f = _declared(name)
     text = f"{f['label']}: {f['help']}"
     if table is not None:
         text += "; " + "; ".join(v.title if v.title.startswith(f"{k}:") else
@@ -59,15 +67,14 @@ def _setup_help(name, table=None, default=False):
 def add_parser(subparsers):
     from argparse import RawDescriptionHelpFormatter
 
-    from ..walk_setup import LINK_PAIR, LINK_SEP, MODES, PRESETS, WalkSetup
+    from ..walk_setup import LINK_PAIR, LINK_SEP, MODES, PRESETS
 
-    default = WalkSetup()
     p = subparsers.add_parser(
         "graph", help="draw an expression's graph (SVG, PNG, DOT, JSON) or walk it",
         description=__doc__, formatter_class=RawDescriptionHelpFormatter)
     p.add_argument("expr", metavar="EXPR", nargs="?",
                    help=_setup_help("expr") + " (names from --values; or --preset)")
-    p.add_argument("--preset", choices=tuple(PRESETS), metavar="NAME",
+    p.add_argument("--preset", choices=_declared("preset")["choices"], metavar="NAME",
                    help=_setup_help("preset", PRESETS))
     p.add_argument("-o", "--output", metavar="FILE",
                    help="write the drawing here; the suffix picks the format "
@@ -86,7 +93,8 @@ def add_parser(subparsers):
     p.add_argument("--order", metavar="NAMES",
                    help="walk the backward pass in this visit order (labels or ids, "
                         "comma-separated) and print what was lost")
-    p.add_argument("--mode", choices=tuple(MODES), default=default.mode,
+    p.add_argument("--mode", choices=_declared("mode")["choices"],
+                   default=_declared("mode")["default"],
                    help=_setup_help("mode", MODES, default=True))
     p.add_argument("--passes", type=passes_count, default=None,
                    help=f"number of backward passes for --mode no_zero_grad, 1 to "
@@ -110,12 +118,9 @@ def _setup(args):
     values read as the declaration writes them (its ``cli`` pairs: name:value and
     name=value) and the mode, checked with the command line's overrides (no cap on the
     expression but the language's). ``WalkSetupError`` if refused."""
-    from dataclasses import fields
-
     from ..walk_setup import WalkSetup, WalkSetupError, parse_values
 
-    meta = next(f.metadata for f in fields(WalkSetup) if f.name == "values")
-    values = parse_values(args.values, key="--values", pairs=meta["cli"]["pairs"])
+    values = parse_values(args.values, key="--values", pairs=_declared("values")["pairs"])
     setup = WalkSetup(preset=args.preset, expr=args.expr, values=values, mode=args.mode)
     try:
         return setup.check(surface="cli")

@@ -85,7 +85,8 @@ from .fields import (ALIASES, CLI_DATASETS, DATASETS, DIGITS_CLASSES, DIGITS_IMA
                      DIGITS_PIXELS, FEATURES, MAX_CLASSES, MAX_EDITS, MAX_LAYERS,
                      MAX_NEURONS, MAX_PARAMETERS, MAX_SAMPLES, MAX_SEED, MULTICLASS,
                      OWN_SPREAD, REGRESSION, Depends, ExperimentError, count_parameters,
-                     declared, default_noise, n_outputs, n_test, task)
+                     default_noise, n_outputs, n_test, task)
+from ..setup_field import declared
 
 __all__ = ["Experiment", "ExperimentError", "Built", "build", "make_points", "split",
            "make_model", "make_optimizer", "penalty", "task", "n_outputs", "n_test",

@@ -81,11 +81,11 @@ class Experiment:
     features: list = declare(
         "feat", "choices", ["x1", "x2"], "input features", "the network's inputs, each "
         "a function of the point (x1, x2)", "features", choices=tuple(FEATURES),
-        max_len=len(FEATURES))
+        min_len=1, max_len=len(FEATURES))
     hidden: list = declare(
         "hidden", "ints", [4, 2], "hidden layers", "neurons per hidden layer, comma "
-        "separated, e.g. 4,2", "network", min=1, max=MAX_NEURONS, max_len=MAX_LAYERS,
-        max_parameters=MAX_PARAMETERS,
+        "separated, e.g. 4,2", "network", min=1, max=MAX_NEURONS, min_len=1,
+        max_len=MAX_LAYERS, max_parameters=MAX_PARAMETERS,
         cli=dict(default=[16, 16], max=CLI_MAX_NEURONS, max_len=CLI_MAX_LAYERS,
                  max_parameters=CLI_MAX_PARAMETERS, metavar="SIZES",
                  help="neurons per hidden layer, comma separated"))

@@ -1,18 +1,18 @@
 
 """What the experiment's fields are made of: the caps and the names they take (read from
 the library's registries), the page's groups, how one field is declared (``declare``,
-used by ``Experiment`` in ``experiment.py``) and how a surface reads that declaration
-(``declared``: the page's, or the command line's with its overrides); what a set-up
-implies (task, outputs, parameters, test points)."""
+used by ``Experiment`` in ``experiment.py``: a set-up field of ``micrograd.setup_field``,
+whose ``declared`` says how a surface reads it, with the page's group and place); what a
+set-up implies (task, outputs, parameters, test points)."""
 
 from __future__ import annotations
 
 import inspect
-from dataclasses import MISSING, field
 from typing import Callable, NamedTuple
 
 from .. import data as _data
 from .. import losses as _losses
+from .. import setup_field
 
 # ---------------------------------------------------------------------------------------
 # the caps: each keeps one experiment small enough to train live on a shared server
@@ -123,11 +123,6 @@ GROUPS = {
 PLACES = ("data", "network", "bar", None)
 
 
-#: what a surface's overrides may change in a field's declaration (``declare(cli=...)``)
-SURFACE_KEYS = frozenset({"flag", "metavar", "label", "help", "default", "min", "max",
-                          "max_len", "choices", "applies_to", "max_parameters", "same_as"})
-
-
 class Depends(NamedTuple):
     """A default that follows another field: ``pick(the value of on)``; ``shown`` is
     how a help text writes it (``Depends("optimizer", lambda o: ..., "1.0 for sgd")``)."""
@@ -139,49 +134,18 @@ class Depends(NamedTuple):
 
 def declare(url, kind, default, label, help, group, *, keeps_weights=False, place=None,
             cli=None, **meta):
-    """One field of Experiment with its metadata (read by spec(), validation and links).
-    ``group``: a key of GROUPS; ``place``: where its control goes when that is not its
-    group's place. ``cli``: the field is an option of ``micrograd train`` (None: it is
-    not), with what the command line reads differently (keys in ``SURFACE_KEYS``: its
-    caps, default, help...; ``same_as``: no option of its own, it takes that field's
-    value); ``declared(f, "cli")`` lays them over the rest."""
+    """One field of Experiment: a set-up's field (``micrograd.setup_field.declare``:
+    its kind, default, bounds, help and the command line's overrides, ``cli=``) with
+    what the page reads of an experiment's: its link key ``url``, its ``group`` (a key of
+    GROUPS), its control's ``place`` when that is not its group's, and whether a change
+    ``keeps_weights``."""
     if group not in GROUPS:
         raise ValueError(f"field {url!r}: no group {group!r}; groups: {', '.join(GROUPS)}")
     place = GROUPS[group].place if place is None else place
     if place not in PLACES:
         raise ValueError(f"field {url!r}: no place {place!r}; places: {PLACES}")
-    if cli is not None and not set(cli) <= SURFACE_KEYS:
-        raise ValueError(f"field {url!r}: the command line cannot override "
-                         f"{', '.join(sorted(set(cli) - SURFACE_KEYS))}")
-    meta.update(url=url, kind=kind, label=label, help=help, group=group, place=place,
-                keeps_weights=keeps_weights)
-    if cli is not None:
-        meta["cli"] = dict(cli)
-    if isinstance(default, list):
-        return field(default_factory=lambda: list(default), metadata=meta)
-    return field(default=default, metadata=meta)
-
-
-def default_of(f):
-    """A dataclass field's default (a fresh list for a list field)."""
-    return f.default_factory() if f.default is MISSING else f.default
-
-
-def declared(f, surface=None):
-    """Field ``f``'s declaration as ``surface`` reads it, a dict with its ``name`` and
-    ``default``: the page's (None), or the command line's (``"cli"``), its overrides
-    laid over the page's and its ``flag`` (``--weight-decay`` for ``weight_decay``);
-    None when that surface does not offer the field."""
-    meta = {k: v for k, v in f.metadata.items() if k != "cli"}
-    meta.update(name=f.name, default=default_of(f))
-    if surface is None:
-        return meta
-    over = f.metadata.get(surface)
-    if over is None:
-        return None
-    meta.update(over)
-    meta.setdefault("flag", "--" + f.name.replace("_", "-"))
-    return meta
+    return setup_field.declare(kind, default, label, help, url=url, cli=cli, group=group,
+                               place=place, keeps_weights=keeps_weights, **meta)
 
 
 # ---------------------------------------------------------------------------------------

@@ -8,10 +8,11 @@ import math
 from dataclasses import fields
 
 from .. import losses as _losses
+from ..setup_field import declared
 from ..urltext import NUMBER, js_number
 from .fields import (ALIASES, GROUPS, MAX_CLASSES, MAX_EDITS, MAX_LAYERS, MAX_NEURONS,
                      MAX_PARAMETERS, MAX_SAMPLES, MULTICLASS, OWN, REGRESSION,
-                     REGRESSION_LOSS, Depends, ExperimentError, declared, default_of)
+                     REGRESSION_LOSS, Depends, ExperimentError)
 
 
 def _resolve_aliases(d):
@@ -32,7 +33,7 @@ def _resolve_aliases(d):
 def _coerce(f, x):
     """A JSON number for an int field that is whole (``2.0``) becomes an int; a number
     field takes ints. Anything else is left for the check to refuse."""
-    kind = f.metadata["kind"]
+    kind = declared(f)["kind"]
     if kind == "int" and isinstance(x, float) and math.isfinite(x) and x == int(x):
         return int(x)
     if kind == "number" and isinstance(x, int) and not isinstance(x, bool):
@@ -98,7 +99,7 @@ def from_options(cls, values, surface="cli"):
 def _parse_number(text, f, what="a number"):
     text = text.strip()
     if not NUMBER.fullmatch(text):
-        raise ExperimentError(f"{f.metadata['url']} ({f.name}) must be {what}, got "
+        raise ExperimentError(f"{declared(f)['url']} ({f.name}) must be {what}, got "
                               f"{text!r:.40}", f.name)
     return float(text)
 
@@ -106,14 +107,14 @@ def _parse_number(text, f, what="a number"):
 def _parse_int(text, f):
     x = _parse_number(text, f, "a whole number")
     if x != int(x):
-        raise ExperimentError(f"{f.metadata['url']} ({f.name}) must be a whole number, "
+        raise ExperimentError(f"{declared(f)['url']} ({f.name}) must be a whole number, "
                               f"got {text!r:.40}", f.name)
     return int(x)
 
 
 def _parse(f, text):
     """One field from its link text (as the page has always written it)."""
-    kind = f.metadata["kind"]
+    kind = declared(f)["kind"]
     if kind == "choice":
         return text
     if kind == "int":
@@ -122,7 +123,7 @@ def _parse(f, text):
         return _parse_number(text, f)
     if kind == "bool":
         if text not in ("0", "1", "true", "false"):
-            raise ExperimentError(f"{f.metadata['url']} ({f.name}) is 1 or 0, got "
+            raise ExperimentError(f"{declared(f)['url']} ({f.name}) is 1 or 0, got "
                                   f"{text!r:.40}", f.name)
         return text in ("1", "true")
     if text == "":
@@ -141,18 +142,18 @@ def from_url(cls, query):
                               f"{type(query).__name__}")
     d = {}
     for f in fields(cls):
-        text = query.get(f.metadata["url"])
+        text = query.get(declared(f)["url"])
         if text is None:
             continue
         if not isinstance(text, str):
-            raise ExperimentError(f"{f.metadata['url']} must be text, got "
+            raise ExperimentError(f"{declared(f)['url']} must be text, got "
                                   f"{type(text).__name__}", f.name)
         d[f.name] = _parse(f, text)
     return from_dict(cls, d)
 
 
 def _text(f, x):
-    kind = f.metadata["kind"]
+    kind = declared(f)["kind"]
     if kind == "choice":
         return x
     if kind == "bool":
@@ -168,9 +169,9 @@ def to_url(exp):
     out = {}
     for f in fields(exp):
         x = getattr(exp, f.name)
-        if f.metadata["kind"] in ("points", "indices") and not x:
+        if declared(f)["kind"] in ("points", "indices") and not x:
             continue
-        out[f.metadata["url"]] = _text(f, x)
+        out[declared(f)["url"]] = _text(f, x)
     return out
 
 
@@ -183,9 +184,9 @@ _SPEC_KEYS = ("min", "max", "min_exclusive", "max_exclusive", "choices", "choice
 
 
 def _field_spec(f):
-    meta = f.metadata
+    meta = declared(f)
     out = {"name": f.name, "url": meta["url"], "kind": meta["kind"],
-           "default": default_of(f), "label": meta["label"], "help": meta["help"],
+           "default": meta["default"], "label": meta["label"], "help": meta["help"],
            "group": meta["group"], "place": meta["place"],
            "keeps_weights": meta["keeps_weights"]}
     for key in _SPEC_KEYS:

@@ -15,8 +15,9 @@ from numbers import Real
 
 from .. import losses as _losses
 from .. import optim as _optim
+from ..setup_field import declared
 from .fields import (MAX_COORD, MAX_EDITS, OWN, REGRESSION_LOSS, ExperimentError,
-                     count_parameters, declared, n_points, n_test, task)
+                     count_parameters, n_points, n_test, task)
 
 
 def check(exp):
@@ -114,8 +115,8 @@ def item_problem(meta, n):
 
 def length_problem(meta, x):
     """What is wrong with the number of items of a list field (``ints``), or None."""
-    if not 1 <= len(x) <= meta["max_len"]:
-        return f"give 1 to {meta['max_len']} {meta['label']}, got {len(x)}"
+    if not meta["min_len"] <= len(x) <= meta["max_len"]:
+        return f"give {meta['min_len']} to {meta['max_len']} {meta['label']}, got {len(x)}"
     return None
 
 

@@ -31,7 +31,7 @@ page: its viewer would load scripts from another host).
 
 How a request flows: the guard (``web/server/guard.py``) refuses foreign hosts and
 origins and bodies over the cap; the route (``web/routers/``) reads the body through its
-schema (``web/schemas.py``) and hands it, as plain data, to its handler's job
+schema (``web/schemas/``) and hands it, as plain data, to its handler's job
 (``web/handlers/``); the job runs in bounded turns (``web/server/schedule.py``: the
 walk on a work thread of its own, the sessions in rotation on another); its
 outcome becomes the JSON answer or the error's status (``web/routers/answers.py``).

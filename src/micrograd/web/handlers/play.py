@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 from dataclasses import fields
 
-from ...experiment import Experiment, ExperimentError, make_points
+from ...experiment import Experiment, ExperimentError, declared, make_points
 from ...experiment.changes import implied, makes_own
 from ...losses import LOSSES
 from ...points_csv import COLUMNS, PointsError, read_points, write_points
@@ -27,14 +27,14 @@ from .. import limits
 from ..play_pictures import follow, play_state
 from ..play_session import PlayError, PlaySession
 from .errors import Failure, StoreFull, clip
-from .request_fields import Field, read
+from .request_fields import REQUIRED, Field, read
 
 
-
-def _range(name):
-    """The range of the Experiment's field ``name``, for a request field like it."""
-    meta = next(f.metadata for f in fields(Experiment) if f.name == name)
-    return {"gt" if meta.get("min_exclusive") else "ge": meta["min"], "le": meta["max"]}
+def setup_field(name, **change):
+    """The Experiment's field ``name`` as a request field, from its one declaration
+    (``change``: what a request reads otherwise)."""
+    return Field.declared(declared(next(f for f in fields(Experiment) if f.name == name)),
+                          **change)
 
 
 INSPECT = (
@@ -56,11 +56,11 @@ RESTORE = (
 SID = (Field("sid", "str", description="the session's id"),)
 STEP = SID + (
     Field("steps", "int", 1, ge=1, le=limits.MAX_STEPS_PER_REQUEST),
-    Field("lr", "float", None, nullable=True, **_range("lr"),
-          description="change the learning rate first (no reset)"),
+    setup_field("lr", default=None, description="change the learning rate first (no "
+                                                "reset)"),
 )
-LR = SID + (Field("lr", "float", **_range("lr")),)
-RESET = SID + (Field("init_seed", "int", None, nullable=True, **_range("init_seed")),)
+LR = SID + (setup_field("lr", default=REQUIRED),)
+RESET = SID + (setup_field("init_seed", default=None),)
 WEIGHT = SID + (
     Field("name", "str", max_length=30,
           description="w<layer>.<neuron>.<input> or b<layer>.<neuron>, from 1"),

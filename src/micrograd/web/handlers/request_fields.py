@@ -9,6 +9,9 @@ declarations, so the OpenAPI page and the 422 answers say what is checked here.
     >>> STEP = (Field("steps", "int", 1, ge=1, le=20),)
     >>> read(STEP, {})
     {'steps': 1}
+
+A field of a set-up (an experiment's, a Walk's: ``micrograd.setup_field``) is not written
+again here: ``Field.declared`` makes the request field from its one declaration.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from ...setup_field import request_terms
 from .errors import Failure
 
 #: a field without a default must be given
@@ -32,7 +36,7 @@ class Field:
     ``kind``: ``int``; ``float`` (finite, an int accepted); ``number`` (the same, for
     a learner's answer: text refused even where a lenient reader would take it);
     ``bool``; ``str``; ``list`` of ``items``; ``dict`` from names to ``items``;
-    ``object`` (a nested request of ``fields``). ``ge``/``gt``/``le`` bound a number,
+    ``object`` (a nested request of ``fields``). ``ge``/``gt``/``le``/``lt`` bound a number,
     ``min_items``/``max_items`` a list's or a dict's size, ``max_length`` a text's.
     ``choices``: the values a text (or each text of a list) may take.
     ``nullable``: None is accepted (and is the usual default)."""
@@ -43,6 +47,7 @@ class Field:
     ge: float | None = None
     gt: float | None = None
     le: float | None = None
+    lt: float | None = None
     min_items: int | None = None
     max_items: int | None = None
     max_length: int | None = None
@@ -55,6 +60,16 @@ class Field:
     def __post_init__(self):
         if self.kind not in KINDS:
             raise ValueError(f"field {self.name}: unknown kind {self.kind!r}")
+
+    @classmethod
+    def declared(cls, meta, **change):
+        """The request field of a set-up's field, from its declaration (``meta``:
+        ``micrograd.setup_field.declared``): its kind, default, bounds, sizes, choices
+        and help; ``change``: what a request reads otherwise. A None default is
+        nullable."""
+        kw = dict(request_terms(meta), **change)
+        kw.setdefault("nullable", kw["default"] is None)
+        return cls(meta["name"], **kw)
 
     @property
     def required(self):
@@ -175,7 +190,8 @@ def _choice(f, v, path, field):
 def _bounds(f, v, path):
     for bound, ok, says in ((f.ge, lambda b: v >= b, "at least"),
                             (f.gt, lambda b: v > b, "greater than"),
-                            (f.le, lambda b: v <= b, "at most")):
+                            (f.le, lambda b: v <= b, "at most"),
+                            (f.lt, lambda b: v < b, "less than")):
         if bound is not None and not ok(bound):
             raise Failure("invalid", f"{path}: {says} {bound:g}, got {v:g}", field=path)
 

@@ -19,34 +19,21 @@ The walk's answer says the set-up it shows, so the page applies what Python deci
 
 from __future__ import annotations
 
-from dataclasses import MISSING, fields
+from dataclasses import fields
 
+from ...setup_field import declared
 from ...walk_setup import OLD_MODE_KEYS, PRESETS, WalkSetup, WalkSetupError
 from .. import limits, walk_questions, walkview
 from .errors import Failure, clip
 from .request_fields import Field, read
 
 _SETUP = {f.name: f for f in fields(WalkSetup)}
-_KINDS = {"choice": "str", "text": "str", "int": "int", "values": "dict", "choices": "list"}
 
 
 def setup_field(name, **change):
-    """WalkSetup's field ``name`` as a request field: its kind, default, caps, choices
-    and help from its one declaration (``change``: what a request reads otherwise)."""
-    f = _SETUP[name]
-    meta = f.metadata
-    kw = {"kind": _KINDS[meta["kind"]], "description": meta["help"],
-          "default": f.default_factory() if f.default is MISSING else f.default,
-          "choices": tuple(meta.get("choices", ()))}
-    if meta["kind"] == "text":
-        kw["max_length"] = meta["max_len"]
-    elif meta["kind"] == "int":
-        kw.update(ge=meta["min"], le=meta["max"])
-    elif meta["kind"] in ("values", "choices"):
-        kw.update(max_items=meta["max_len"],
-                  items="float" if meta["kind"] == "values" else "str")
-    kw.update(change)
-    return Field(name, nullable=kw["default"] is None, **kw)
+    """WalkSetup's field ``name`` as a request field, from its one declaration
+    (``change``: what a request reads otherwise)."""
+    return Field.declared(declared(_SETUP[name]), **change)
 
 
 GRAPH = (
