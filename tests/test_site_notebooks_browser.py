@@ -20,25 +20,30 @@ from lite_kit import NUMBER, cpython_outputs, differences, open_notebook, run_al
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-#: the notebooks that run in the browser (08 too: its own test below); 06's picture
-#: needs matplotlib, 07's column and 10's torch, 10's traced path NumPy, which Pyodide
-#: here lacks: those cells say what needs a local install
+#: the notebooks that run in the browser (08 too: its own test below); 07's column and
+#: 10's need torch, 10's traced path NumPy, which Pyodide here lacks: those cells say what
+#: needs a local install. 06's picture is matplotlib's in Jupyter, and where matplotlib is
+#: missing (the browser) the package's own SVG (micrograd.plot_svg)
 RUN_IN_BROWSER = ("01_derivative_as_a_nudge.ipynb", "02_value_and_its_graph.ipynb",
                   "03_backprop_by_hand.ipynb", "04_a_neuron.ipynb",
                   "05_topological_sort_and_plus_equals.ipynb", "06_training_an_mlp.ipynb",
                   "07_pytorch_side_by_side.ipynb", "09_classic_mistakes.ipynb",
                   "10_everything_else_is_efficiency.ipynb", "exercises.ipynb")
 #: what CPython's reference runs without, per notebook, besides PyTorch: as the browser
-HIDDEN = {"10_everything_else_is_efficiency.ipynb": ("numpy",)}
+#: (06 without matplotlib and NumPy: both draw its picture with micrograd.plot_svg)
+HIDDEN = {"06_training_an_mlp.ipynb": ("matplotlib", "numpy"),
+          "10_everything_else_is_efficiency.ipynb": ("numpy",)}
+#: pictures a cell must show in the browser (and does in CPython's reference run), then
+#: compared as the rest, their numbers within the rounding bound: {notebook: {code cell:
+#: mimetype}}. 06's decision boundary, the same SVG text on both sides.
+PICTURES = {"06_training_an_mlp.ipynb": {5: "image/svg+xml"}}
 #: cells that print times: their numbers are left out of the comparison
 TIMED = {"10_everything_else_is_efficiency.ipynb": (5,)}
 
 #: cells whose browser output says what the browser's Python cannot run (CPython runs
 #: them): {notebook: {code cell: the words it prints}}. 09's ``__radd__`` recursion
-#: would overflow the browser's WebAssembly stack and end the kernel; 06's picture is
-#: matplotlib's.
-BROWSER_SAYS = {"06_training_an_mlp.ipynb": {5: "needs matplotlib"},
-                "09_classic_mistakes.ipynb": {5: "not run here: needs a local install"}}
+#: would overflow the browser's WebAssembly stack and end the kernel.
+BROWSER_SAYS = {"09_classic_mistakes.ipynb": {5: "not run here: needs a local install"}}
 
 #: what the mistakes gallery says where PyTorch is missing, in the browser and in a
 #: Jupyter without it (micrograd.mistakes.gallery.TORCH_MISSING on each platform)
@@ -151,6 +156,9 @@ def test_a_notebook_runs_in_the_browser_as_in_jupyter(served, browser, tmp_path,
     assert not [o for cell in outputs for o in cell if o["output_type"] == "error"]
     outputs = without_times(name, without_kernel_depth(name, outputs))
     expected = without_times(name, without_kernel_depth(name, in_cpython(tmp_path, name)))
+    for cell, mime in PICTURES.get(name, {}).items():
+        for side in (outputs, expected):
+            assert [o for o in side[cell] if mime in o.get("data", {})], (cell, mime)
     for cell, words in BROWSER_SAYS.get(name, {}).items():
         assert words in "".join(o.get("text", "") for o in outputs[cell])
         outputs[cell] = expected[cell] = []
