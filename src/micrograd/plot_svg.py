@@ -234,15 +234,28 @@ def _contour(z, at):
     return segs
 
 
-def decision_boundary_svg(model, X, y, X_test=None, y_test=None, title=None, grid=40,
-                          width=480):
-    """The model's decision regions over the plane, with the training points (filled
-    circles) and the test points (hollow triangles), as an ``SvgPicture``.
+class _Frame:
+    """Where the plane lands in the picture: square cells of ``px`` pixels, the plane's
+    top-left corner (``x0``, ``y1``) at pixel (``left``, ``top``)."""
 
-    ``model`` is called on ``[x1, x2]`` and returns a number (a ``Value``: a score,
-    class +1 at or above 0, or 0.5 for a sigmoid output) or a list of them (one per
-    class: labels are class indices). ``grid`` cells along the longer side of the plane
-    (square cells); ``width`` the picture's width in pixels."""
+    def __init__(self, box, width, title):
+        self.x0, self.y1, self.cell, self.nx, self.ny = box
+        self.left, self.top = 44, (28 if title else 10)
+        self.px = max(2, (width - self.left - 12) // max(self.nx, self.ny))
+        self.pw, self.ph = self.nx * self.px, self.ny * self.px
+        self.width = self.left + self.pw + 12
+
+    def at(self, i, j):
+        """The centre of cell (i, j) in pixels."""
+        return self.left + (i + 0.5) * self.px, self.top + (j + 0.5) * self.px
+
+    def to_px(self, x, y):
+        return (self.left + (x - self.x0) / self.cell * self.px,
+                self.top + (self.y1 - y) / self.cell * self.px)
+
+
+def _check(model, X, y, X_test, y_test, title, grid, width):
+    """The points and labels, train and test, checked; a clear error otherwise."""
     if not callable(model):
         raise TypeError(f"model must be callable on a point [x1, x2], got "
                         f"{type(model).__name__}")
@@ -258,135 +271,162 @@ def decision_boundary_svg(model, X, y, X_test=None, y_test=None, title=None, gri
     checks.integer(width, "width", low=200)
     if title is not None and not isinstance(title, str):
         raise TypeError(f"title must be a string, got {type(title).__name__}")
+    return pts, labels, test, test_labels
 
-    x0, y1, cell, nx, ny = _box(pts + test, grid)
-    rows = _scores(model, x0, y1, cell, nx, ny)
+
+def _kind(model, rows, labels):
+    """(binary, threshold, scale) of the model's outputs ``rows``: one score, or one per
+    class (then the labels must be class indices)."""
     binary = not isinstance(rows[0][0], list)
-    if not binary:
-        k = len(rows[0][0])
-        if any(not isinstance(s, list) or len(s) != k for row in rows for s in row):
-            raise ValueError("the model returned lists of different lengths")
-        bad = [c for c in labels + test_labels if not 0 <= c < k]
-        if bad:
-            raise ValueError(f"a model with {k} outputs takes labels 0..{k - 1}, got {bad[0]}")
-    elif any(isinstance(s, list) for row in rows for s in row):
-        raise ValueError("the model returned a number at one point and a list at another")
-    threshold, scale = None, 1.0
     if binary:
+        if any(isinstance(s, list) for row in rows for s in row):
+            raise ValueError("the model returned a number at one point and a list at "
+                             "another")
         sigmoid = getattr(model, "output_activation", None) == "sigmoid"
-        threshold, scale = (0.5, 2.0) if sigmoid else (0.0, 1.0)
-    colours = _cell_colours(rows, threshold, scale)
+        return (True, 0.5, 2.0) if sigmoid else (True, 0.0, 1.0)
+    k = len(rows[0][0])
+    if any(not isinstance(s, list) or len(s) != k for row in rows for s in row):
+        raise ValueError("the model returned lists of different lengths")
+    bad = [c for c in labels if not 0 <= c < k]
+    if bad:
+        raise ValueError(f"a model with {k} outputs takes labels 0..{k - 1}, got {bad[0]}")
+    return False, None, 1.0
 
-    # layout: square cells of a whole number of pixels, ticks left and below, the
-    # legend under the ticks, the title above
-    left, right = 44, 12
-    top = 28 if title else 10
-    px = max(2, (width - left - right) // max(nx, ny))
-    pw, ph = nx * px, ny * px
-    W = left + pw + right
-    X0, Y0 = left, top
 
-    def at(i, j):  # the centre of cell (i, j) in pixels
-        return X0 + (i + 0.5) * px, Y0 + (j + 0.5) * px
+def _cells(frame, colours):
+    """The background: one rectangle a run of one colour in a row."""
+    out = ['<g class="cells" shape-rendering="crispEdges">']
+    for j, line in enumerate(colours):
+        i = 0
+        while i < frame.nx:
+            e = i
+            while e + 1 < frame.nx and line[e + 1] == line[i]:
+                e += 1
+            out.append(f'<rect x="{frame.left + i * frame.px}" y="{frame.top + j * frame.px}" '
+                       f'width="{(e - i + 1) * frame.px}" height="{frame.px}" '
+                       f'fill="{line[i]}"/>')
+            i = e + 1
+    out.append("</g>")
+    return out
 
-    def to_px(x, yv):
-        return X0 + (x - x0) / cell * px, Y0 + (y1 - yv) / cell * px
 
+def _axes(frame):
+    """The frame and its ticks, labelled in the plane's units."""
+    f = frame
+    out = [f'<rect class="frame" x="{f.left}" y="{f.top}" width="{f.pw}" height="{f.ph}" '
+           f'fill="none" stroke="{INK}" stroke-width="1"/>',
+           f'<g class="ticks" fill="{INK}" stroke="{INK}">']
+    bottom = f.top + f.ph
+    xt, xstep = _ticks(f.x0, f.x0 + f.nx * f.cell)
+    for v in xt:
+        p = _n(f.to_px(v, 0)[0])
+        out.append(f'<line x1="{p}" y1="{bottom}" x2="{p}" y2="{bottom + 4}"/>'
+                   f'<text x="{p}" y="{bottom + 15}" text-anchor="middle" stroke="none">'
+                   f"{_tick_text(v, xstep)}</text>")
+    yt, ystep = _ticks(f.y1 - f.ny * f.cell, f.y1)
+    for v in yt:
+        p = _n(f.to_px(0, v)[1])
+        out.append(f'<line x1="{f.left - 4}" y1="{p}" x2="{f.left}" y2="{p}"/>'
+                   f'<text x="{f.left - 6}" y="{p}" dy="0.35em" text-anchor="end" '
+                   f'stroke="none">{_tick_text(v, ystep)}</text>')
+    out.append("</g>")
+    return out
+
+
+class _Marks:
+    """How a class's points are drawn: train filled circles, test hollow triangles, in
+    the class's colour; named ``+1``/``-1`` when the labels are signed."""
+
+    def __init__(self, binary, classes):
+        self.binary, self.signed = binary, binary and min(classes) < 0
+
+    def colour(self, c):
+        if self.binary:
+            return _hex(POS if c > 0 else NEG)
+        return _hex(CLASS_COLOURS[c % len(CLASS_COLOURS)])
+
+    def name(self, c):
+        return f"{c:+d}" if self.signed else f"{c}"
+
+    def circle(self, x, y, c, r=3.5):
+        return (f'<circle cx="{_n(x)}" cy="{_n(y)}" r="{r}" fill="{self.colour(c)}" '
+                f'stroke="{INK}" stroke-width="0.75"/>')
+
+    def triangle(self, x, y, c, r=4.5):
+        corners = ((x, y - r), (x + 0.87 * r, y + 0.5 * r), (x - 0.87 * r, y + 0.5 * r))
+        return (f'<polygon points="{" ".join(f"{_n(a)},{_n(b)}" for a, b in corners)}" '
+                f'fill="none" stroke="{self.colour(c)}" stroke-width="1.5"/>')
+
+    def group(self, kind, frame, pts, labels):
+        draw = self.circle if kind == "train" else self.triangle
+        return ([f'<g class="points {kind}">']
+                + [f'<g data-label="{self.name(c)}">' + draw(*frame.to_px(*p), c) + "</g>"
+                   for p, c in zip(pts, labels)] + ["</g>"])
+
+
+def _legend(frame, marks, classes, test, binary):
+    """The legend under the ticks, in rows as wide as the picture; (its lines, the
+    baseline of its last row)."""
+    out = [f'<g class="legend" fill="{INK}">']
+    lx, ly = frame.left, frame.top + frame.ph + 36
+    entries = [("train", c) for c in classes] + [("test", c) for c in classes if test]
+    entries += [("boundary", None)] if binary else []
+    for kind, c in entries:
+        text = kind if c is None else f"{kind} {marks.name(c)}"
+        if lx > frame.left and lx + 18 + 7 * len(text) > frame.width:
+            lx, ly = frame.left, ly + 16
+        if c is None:
+            mark = (f'<line x1="{lx}" y1="{ly - 4}" x2="{lx + 10}" y2="{ly - 4}" '
+                    f'stroke="black" stroke-width="1.2"/>')
+        elif kind == "train":
+            mark = marks.circle(lx + 4, ly - 4, c)
+        else:
+            mark = marks.triangle(lx + 4, ly - 3, c)
+        out.append(mark + f'<text x="{lx + 14}" y="{ly}">{text}</text>')
+        lx += 14 + 7 * len(text) + 14
+    out.append("</g>")
+    return out, ly
+
+
+def decision_boundary_svg(model, X, y, X_test=None, y_test=None, title=None, grid=40,
+                          width=480):
+    """The model's decision regions over the plane, with the training points (filled
+    circles) and the test points (hollow triangles), as an ``SvgPicture``.
+
+    ``model`` is called on ``[x1, x2]`` and returns a number (a ``Value``: a score,
+    class +1 at or above 0, or 0.5 for a sigmoid output) or a list of them (one per
+    class: labels are class indices). ``grid`` cells along the longer side of the plane
+    (square cells); ``width`` the picture's width in pixels."""
+    pts, labels, test, test_labels = _check(model, X, y, X_test, y_test, title, grid,
+                                            width)
+    box = _box(pts + test, grid)
+    rows = _scores(model, *box)
+    binary, threshold, scale = _kind(model, rows, labels + test_labels)
+    frame = _Frame(box, width, title)
     what = title or "decision boundary"
     out = []  # the picture under its header, written last (the legend sets the height)
     if title:
-        out.append(f'<text x="{W / 2:g}" y="18" text-anchor="middle" font-size="12" '
-                   f'fill="{INK}">{_escape(title)}</text>')
-    out.append('<g class="cells" shape-rendering="crispEdges">')
-    for j, line in enumerate(colours):
-        i = 0
-        while i < nx:
-            e = i
-            while e + 1 < nx and line[e + 1] == line[i]:
-                e += 1
-            out.append(f'<rect x="{X0 + i * px}" y="{Y0 + j * px}" width="{(e - i + 1) * px}" '
-                       f'height="{px}" fill="{line[i]}"/>')
-            i = e + 1
-    out.append("</g>")
+        out.append(f'<text x="{frame.width / 2:g}" y="18" text-anchor="middle" '
+                   f'font-size="12" fill="{INK}">{_escape(title)}</text>')
+    out += _cells(frame, _cell_colours(rows, threshold, scale))
     if binary:
-        z = [[(s - threshold) for s in row] for row in rows]
-        segs = _contour(z, at)
+        segs = _contour([[s - threshold for s in row] for row in rows], frame.at)
         if segs:
             d = " ".join(f"M{_n(a[0])},{_n(a[1])}L{_n(b[0])},{_n(b[1])}" for a, b in segs)
             out.append(f'<path class="boundary" d="{d}" fill="none" stroke="black" '
                        f'stroke-width="1.2" stroke-linecap="round"/>')
-    # the frame and its ticks
-    out.append(f'<rect class="frame" x="{X0}" y="{Y0}" width="{pw}" height="{ph}" '
-               f'fill="none" stroke="{INK}" stroke-width="1"/>')
-    xt, xstep = _ticks(x0, x0 + nx * cell)
-    yt, ystep = _ticks(y1 - ny * cell, y1)
-    out.append(f'<g class="ticks" fill="{INK}" stroke="{INK}">')
-    for v in xt:
-        p = _n(to_px(v, 0)[0])
-        out.append(f'<line x1="{p}" y1="{Y0 + ph}" x2="{p}" y2="{Y0 + ph + 4}"/>'
-                   f'<text x="{p}" y="{Y0 + ph + 15}" text-anchor="middle" stroke="none">'
-                   f"{_tick_text(v, xstep)}</text>")
-    for v in yt:
-        p = _n(to_px(0, v)[1])
-        out.append(f'<line x1="{X0 - 4}" y1="{p}" x2="{X0}" y2="{p}"/>'
-                   f'<text x="{X0 - 6}" y="{p}" dy="0.35em" text-anchor="end" '
-                   f'stroke="none">{_tick_text(v, ystep)}</text>')
-    out.append("</g>")
-
-    # the points: train filled circles, test hollow triangles, in their class's colour
+    out += _axes(frame)
     classes = sorted(set(labels) | set(test_labels))
-    signed = min(classes) < 0
-
-    def colour(c):
-        if binary:
-            return _hex(POS if c > 0 else NEG)
-        return _hex(CLASS_COLOURS[c % len(CLASS_COLOURS)])
-
-    def name(c):
-        return f"{c:+d}" if binary and signed else f"{c}"
-
-    def circle(x, yv, c, r=3.5):
-        return (f'<circle cx="{_n(x)}" cy="{_n(yv)}" r="{r}" fill="{colour(c)}" '
-                f'stroke="{INK}" stroke-width="0.75"/>')
-
-    def triangle(x, yv, c, r=4.5):
-        corners = ((x, yv - r), (x + 0.87 * r, yv + 0.5 * r), (x - 0.87 * r, yv + 0.5 * r))
-        return (f'<polygon points="{" ".join(f"{_n(a)},{_n(b)}" for a, b in corners)}" '
-                f'fill="none" stroke="{colour(c)}" stroke-width="1.5"/>')
-
-    out.append('<g class="points train">')
-    out += [f'<g data-label="{name(c)}">' + circle(*to_px(*p), c) + "</g>"
-            for p, c in zip(pts, labels)]
-    out.append("</g>")
+    marks = _Marks(binary, classes)
+    out += marks.group("train", frame, pts, labels)
     if test:
-        out.append('<g class="points test">')
-        out += [f'<g data-label="{name(c)}">' + triangle(*to_px(*p), c) + "</g>"
-                for p, c in zip(test, test_labels)]
-        out.append("</g>")
-
-    # the legend under the ticks, in rows as wide as the picture
-    out.append(f'<g class="legend" fill="{INK}">')
-    lx, ly = X0, Y0 + ph + 36
-    entries = [("train", c) for c in classes] + ([("test", c) for c in classes] if test
-                                                  else [])
-    entries += [("boundary", None)] if binary else []
-    for kind, c in entries:
-        text = kind if c is None else f"{kind} {name(c)}"
-        if lx > X0 and lx + 18 + 7 * len(text) > W:
-            lx, ly = X0, ly + 16
-        if c is None:
-            mark = (f'<line x1="{lx}" y1="{ly - 4}" x2="{lx + 10}" y2="{ly - 4}" '
-                    f'stroke="black" stroke-width="1.2"/>')
-        else:
-            mark = circle(lx + 4, ly - 4, c) if kind == "train" else triangle(lx + 4, ly - 3, c)
-        out.append(mark + f'<text x="{lx + 14}" y="{ly}">{text}</text>')
-        lx += 14 + 7 * len(text) + 14
-    out.append("</g></svg>")
-    H = ly + 10
+        out += marks.group("test", frame, test, test_labels)
+    legend, last = _legend(frame, marks, classes, test, binary)
+    W, H = frame.width, last + 10
     head = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" '
             f'viewBox="0 0 {W} {H}" font-family="monospace" font-size="11" '
             f'class="micrograd-boundary">',
-            f"<title>{_escape(what)}: {nx} x {ny} cells, {len(pts)} training points"
-            + (f", {len(test)} test points" if test else "") + "</title>",
+            f"<title>{_escape(what)}: {frame.nx} x {frame.ny} cells, {len(pts)} training "
+            f"points" + (f", {len(test)} test points" if test else "") + "</title>",
             f'<rect x="0" y="0" width="{W}" height="{H}" fill="white"/>']
-    return SvgPicture("\n".join(head + out), W, H, what)
+    return SvgPicture("\n".join(head + out + legend + ["</svg>"]), W, H, what)
