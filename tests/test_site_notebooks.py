@@ -112,3 +112,73 @@ def test_no_notebooks_leaves_them_out(tmp_path):
     assert not (out / "notebooks").exists()
     assert json.loads((out / "site.json").read_text())["notebooks"] == {"included": False}
     assert "the notebooks are left out (--no-notebooks)" in printed
+
+
+# What the learner's browser keeps (start-over.html; tests/test_site_notebooks_storage_
+# browser.py drives it in Chromium)
+
+def test_the_browser_storage_is_one_database_named_by_the_notebooks_digest(built):
+    out = built[0]
+    config = json.loads((out / "notebooks" / "jupyter-lite.json").read_text())
+    config = config["jupyter-config-data"]
+    storage = json.loads((out / "site.json").read_text())["notebooks"]["storage"]
+    assert storage == site_notebooks.storage_name(ROOT / "notebooks")
+    assert re.fullmatch(r"micrograd-notebooks-[0-9a-f]{16}", storage)
+    # the files, the settings and the workspace: one database, which a start over deletes
+    assert config["contentsStorageName"] == config["settingsStorageName"] == \
+        config["workspacesStorageName"] == storage
+    # the pages find the other builds' storages by the same pattern
+    js = (ROOT / "src/micrograd/commands/lite_storage.js").read_text()
+    assert "/^micrograd-notebooks-[0-9a-f]{16}$/" in js
+
+
+def test_the_storage_name_changes_with_any_notebooks_bytes(tmp_path):
+    names = ("a.ipynb", "b.ipynb")
+    for name in names:
+        (tmp_path / name).write_text('{"cells": []}')
+    before = site_notebooks.storage_name(tmp_path, names)
+    assert site_notebooks.storage_name(tmp_path, names) == before  # the same bytes
+    (tmp_path / "b.ipynb").write_text('{"cells": [1]}')
+    assert site_notebooks.storage_name(tmp_path, names) != before
+    assert site_notebooks.storage_name(tmp_path, names[:1]) != before
+
+
+def test_the_start_over_page_ships_with_no_inline_script_and_is_at_hand(built):
+    folder = built[0] / "notebooks"
+    commands = ROOT / "src/micrograd/commands"
+    for name, source in site_notebooks.START_OVER_FILES.items():
+        assert (folder / name).read_bytes() == (commands / source).read_bytes()
+    page = (folder / "start-over.html").read_text()
+    # a strict Content-Security-Policy: scripts and styles from files only
+    assert re.findall(r"<script\b[^>]*>", page) == \
+        ['<script type="module" src="start-over.js">']
+    assert "<style" not in page and not re.search(r"\s(style|on\w+)=", page)
+    # its modules import each other by the names they ship under
+    for name in ("start-over.js", "start-over-notice.js"):
+        for imported in re.findall(r'from "\./([^"]+)"', (folder / name).read_text()):
+            assert (folder / imported).is_file(), (name, imported)
+    # JupyterLite's pages load the notice, once each
+    for rel in site_notebooks.NOTICE_PAGES:
+        text = (folder / rel).read_text()
+        assert text.count(site_notebooks.NOTICE_TAG) == 1
+        assert (folder / rel).parent.joinpath("../start-over-notice.js").resolve().is_file()
+    # the Help menu of JupyterLab and Jupyter Notebook links to the page, from one folder
+    # down (an app's page)
+    config = json.loads((folder / "jupyter-lite.json").read_text())["jupyter-config-data"]
+    menus = config["settingsOverrides"]["@jupyterlab/mainmenu-extension:plugin"]["menus"]
+    (item,) = [i for m in menus if m["id"] == "jp-mainmenu-help" for i in m["items"]]
+    assert item["command"] == "help:open" and item["args"]["url"] == "../start-over.html"
+    assert (folder / "lab" / item["args"]["url"]).resolve() == folder / "start-over.html"
+
+
+def test_the_notice_is_added_once_and_a_page_without_head_is_refused(tmp_path):
+    for rel in site_notebooks.NOTICE_PAGES:
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("<html><head><title>x</title></head><body></body></html>")
+    site_notebooks.write_start_over(tmp_path)
+    site_notebooks.write_start_over(tmp_path)  # again: still once
+    for rel in site_notebooks.NOTICE_PAGES:
+        assert (tmp_path / rel).read_text().count(site_notebooks.NOTICE_TAG) == 1
+    (tmp_path / "lab/index.html").write_text("<html><body></body></html>")
+    with pytest.raises(site_notebooks.SiteError, match="lab/index.html"):
+        site_notebooks.write_start_over(tmp_path)

@@ -20,10 +20,31 @@ to load Pyodide from ``../pyodide/``, to read its lock from ``kernel/`` and prel
 it every package it starts with, and never to ask PyPI. Nothing is requested from another
 host.
 
-Edits a learner makes are kept in the browser (JupyterLite's storage), under a name
-keyed by the shipped notebooks' digest: a site with other notebooks opens them as
-shipped, never shadowed by edits of older ones (those stay in the browser, under the
-older name).
+Edits a learner makes are kept in the browser: JupyterLite keeps every file saved, its
+settings and its workspace in IndexedDB (through localforage), in one database named by
+jupyter-lite.json's contentsStorageName, settingsStorageName and workspacesStorageName,
+which the site sets to ``micrograd-notebooks-<digest>``, the digest of the shipped
+notebooks (``storage_name``). A site with other notebooks thus opens them as shipped,
+never shadowed by edits of older ones; those stay in the browser under the older name,
+and are said, not silent:
+
+    DIR/notebooks/start-over.html     the site's own page (start-over.js/.css/-storage.js,
+                                      no inline script): the notebooks edited in this
+                                      browser, each one's copy to download or to start
+                                      over; "Start over", which deletes this build's
+                                      database and opens the notebooks as shipped; and,
+                                      when the browser keeps edits of older notebooks
+                                      (another micrograd-notebooks-* database), "this site
+                                      has newer notebooks", those copies to download and a
+                                      button to delete them
+    DIR/notebooks/start-over-notice.js   loaded by JupyterLite's lab/, notebooks/ and
+                                      tree/ pages: the same "newer notebooks" note there,
+                                      linking to start-over.html, and a note to reload
+                                      when a start over in another tab deleted the page's
+                                      storage
+
+JupyterLab's and Jupyter Notebook's Help menu link to start-over.html (a settings
+override of the main menu, ``START_OVER_MENU``): a start over is always at hand.
 """
 
 from __future__ import annotations
@@ -56,6 +77,24 @@ TEACHER = ("exercises_solutions.ipynb",)
 #: one-notebook page
 APPS = ("lab", "tree", "notebooks")
 KERNEL_PLUGIN = "@jupyterlite/pyodide-kernel-extension:kernel"
+#: the site's own page of what the browser keeps of the notebooks, and its files:
+#: {name in DIR/notebooks/: the file of this package's commands/ folder}
+START_OVER = "start-over.html"
+START_OVER_FILES = {"start-over.html": "lite_start_over.html",
+                    "start-over.js": "lite_start_over.js",
+                    "start-over.css": "lite_start_over.css",
+                    "start-over-storage.js": "lite_storage.js",
+                    "start-over-notice.js": "lite_notice.js"}
+#: JupyterLite's pages that load start-over-notice.js (relative to DIR/notebooks/)
+NOTICE_PAGES = ("lab/index.html", "notebooks/index.html", "tree/index.html")
+NOTICE_TAG = '<script type="module" src="../start-over-notice.js"></script>'
+#: the Help menu's item to start-over.html, in JupyterLab and Jupyter Notebook (their
+#: help:open command; the URL is relative to an app's page, one folder down)
+START_OVER_MENU = {"@jupyterlab/mainmenu-extension:plugin": {"menus": [{
+    "id": "jp-mainmenu-help", "items": [
+        {"command": "help:open", "rank": 0,
+         "args": {"text": "Your notebooks in this browser: start over, older edits",
+                  "url": f"../{START_OVER}", "newBrowserTab": True}}]}]}}
 #: a fixed time for the notebooks' listing: the same notebooks give the same bytes
 EPOCH = "2020-01-01T00:00:00Z"
 PACKAGE = Path(__file__).resolve().parent.parent
@@ -231,8 +270,28 @@ def write_contents(out, notebooks, storage, names=NOTEBOOKS):
     data = json.loads(config.read_text("utf-8"))
     data["jupyter-config-data"].update(contentsAllJsonFile="all.json",
                                        contentsStorageName=storage,
-                                       settingsStorageName=storage)
+                                       settingsStorageName=storage,
+                                       workspacesStorageName=storage)
+    overrides = data["jupyter-config-data"].setdefault("settingsOverrides", {})
+    overrides.update(START_OVER_MENU)
     config.write_text(json.dumps(data, indent=2, sort_keys=True), "utf-8")
+
+
+def write_start_over(out):
+    """start-over.html and its files in ``out`` (DIR/notebooks), and the notice's script
+    tag in JupyterLite's pages (NOTICE_PAGES); SiteError if a page has no </head>."""
+    here = Path(__file__).resolve().parent
+    for name, source in START_OVER_FILES.items():
+        shutil.copyfile(here / source, out / name)
+    for rel in NOTICE_PAGES:
+        page = out / rel
+        text = page.read_text("utf-8")
+        if NOTICE_TAG in text:
+            continue
+        if text.count("</head>") != 1:
+            raise SiteError(f"JupyterLite's {rel} has no single </head> for the notebooks' "
+                            "notice", 1)
+        page.write_text(text.replace("</head>", f"    {NOTICE_TAG}\n  </head>"), "utf-8")
 
 
 def _tool_wheel_licences():
@@ -294,6 +353,7 @@ def build(out, runtime, opts, cache, version):
     storage = storage_name(notebooks, names)
     cached_lite_build(site, wheels, cache)
     write_contents(site, notebooks, storage, names)
+    write_start_over(site)
     packages = write_kernel(site / "kernel", wheels, runtime, version)
     write_licences(site, site / "kernel", wheels)
     return {"included": True, "folder": FOLDER, "notebooks": list(names),
