@@ -5,7 +5,8 @@
 the page draws its controls from them; ``play_fields`` names the fields the Playground
 handles by themselves, by the part each plays there
 (``micrograd.experiment.changes.PAGE_FIELDS``). The other keys say the same in the
-older, flat form (canonical names), for a page written before those.
+older, flat form (canonical names), for a page written before those. ``notebooks`` is
+the lecture's notebook each part of the page links to (``micrograd.web.notebook_links``).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from ...nn import ACTIVATIONS
 from ...losses import LOSSES
 from ...optim import OPTIMIZERS
 from ...walk_setup import PRESETS, WalkSetup
-from .. import limits
+from .. import limits, notebook_links
 from ..walkview import FUNCTIONS
 
 
@@ -42,4 +43,5 @@ def meta(request=None, sessions=None):
             "optimizers": list(OPTIMIZERS), "play_defaults": Experiment().to_dict(),
             "limits": limits.as_dict(), "play_limits": play_limits(),
             "play_fields": {k: v if isinstance(v, str) else list(v)
-                            for k, v in PAGE_FIELDS.items()}}
+                            for k, v in PAGE_FIELDS.items()},
+            "notebooks": notebook_links.spec()}

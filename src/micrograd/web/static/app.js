@@ -5,6 +5,7 @@
 import { pageClient } from "./client.js";
 import { Gallery } from "./gallery.js";
 import { Playground } from "./playground.js";
+import { notebookLinks } from "./notebook_links.js";
 import { HashState } from "./urlstate.js";
 import { Walk } from "./walk.js";
 
@@ -35,9 +36,12 @@ async function main() {
   loading.hidden = true;
   document.body.dataset.pythonSeconds = String((performance.now() - started) / 1000);
   const url = new HashState();
-  const walk = new Walk(byId("page-walk"), { client, meta, url, idPrefix: "w-" });
+  // the lecture's notebook that teaches what each part shows (meta.notebooks)
+  const notebooks = notebookLinks(client, meta.notebooks);
+  const walk = new Walk(byId("page-walk"), { client, meta, url, idPrefix: "w-", notebooks });
   const play = new Playground(byId("page-play"), { client, meta, url, idPrefix: "p-", banner });
-  const gallery = new Gallery(byId("page-mistakes"), { client, url, idPrefix: "m-" });
+  notebooks.show(play.$("notebook"), "play", {});
+  const gallery = new Gallery(byId("page-mistakes"), { client, url, idPrefix: "m-", notebooks });
 
   function showPage(name, push) {
     for (const p of PAGES) {

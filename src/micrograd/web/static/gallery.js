@@ -1,12 +1,14 @@
 /* The gallery of classic mistakes, as a component: each entry the code a learner writes,
  * what it does to the numbers, why, and the fix.
  *
- *   const gallery = new Gallery(root, { client, url, idPrefix });
+ *   const gallery = new Gallery(root, { client, url, idPrefix, notebooks });
  *     root      an empty element: the gallery fills it
  *     client    client.js's interface (mistakes.list, mistakes.run)
  *     url       a HashState: the entry in view is the URL's `mistake` key (a teacher's
  *               link to one entry: #page=mistakes&mistake=assign); optional
  *     idPrefix  the prefix of its parts' ids (default: one of its own)
+ *     notebooks notebook_links.js's NotebookLinks: the lecture's notebook for the gallery
+ *               and for each entry (optional)
  *   gallery.start()  lists the entries and runs them, one after another (once; later
  *                    calls do nothing)
  *   gallery.fromUrl()  brings the entry the URL names into view (back, forward, a link)
@@ -30,6 +32,7 @@ const MARKUP = `
   <p>Each entry is code a learner of the lecture writes, shipped in micrograd's package
   and run now by its Python: what it does to the numbers (or the error it raises) beside
   micrograd.engine's gradients and a central finite-difference check, why, and the fix.</p>
+  <p data-role="notebook" class="nbnote" hidden></p>
   <nav data-role="toc" aria-label="the mistakes"></nav>
   <p data-role="status" class="mg-g-status" role="status"></p>
 </section>
@@ -55,7 +58,7 @@ function numberCell(x, tag = "td") {
 }
 
 export class Gallery {
-  constructor(root, { client, url = null, idPrefix } = {}) {
+  constructor(root, { client, url = null, idPrefix, notebooks = null } = {}) {
     this.root = root;
     this.client = client;
     this.url = url;
@@ -66,6 +69,8 @@ export class Gallery {
     root.classList.add("mg-gallery");
     root.gallery = this;  // the component, for the page around it (and its tests)
     this.$ = mount(root, MARKUP, this.prefix);
+    this.notebooks = notebooks;
+    if (notebooks) notebooks.show(this.$("notebook"), "mistakes", {});
   }
 
   async start() {
@@ -154,7 +159,9 @@ export class Gallery {
     }
     const self = el("a", { class: "mg-g-self", href: `#page=mistakes&mistake=${encodeURIComponent(entry.key)}`,
                            text: "link to this mistake" });
-    card.append(heading, self, el("div", { class: "mg-g-body" }, code, run),
+    const notebook = el("p", { class: "nbnote mg-g-nb", hidden: "" });
+    if (this.notebooks) this.notebooks.show(notebook, "mistakes", entry);
+    card.append(heading, self, notebook, el("div", { class: "mg-g-body" }, code, run),
                 el("h4", { text: "Why" }), el("p", { class: "mg-g-why" }, rich(entry.why)),
                 el("h4", { text: "The fix" }),
                 el("pre", { class: "mg-g-fix" }, el("code", { text: entry.fix })));

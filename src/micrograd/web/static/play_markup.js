@@ -66,6 +66,7 @@ export const PLAY_MARKUP = `
         <button type="button" data-role="edit-close">close</button>
       </div>
       <p class="hint">Edge width = |weight|, colour = sign (blue +, orange −). Click (or focus and press Enter) a link or a neuron to edit its weight or bias. Each square is that neuron's output over the plane.</p>
+      <p data-role="notebook" class="nbnote" hidden></p>
     </div>
     <div class="right" aria-label="output">
       <h3>output <small data-role="legend"></small></h3>

@@ -13,6 +13,8 @@
  *     reflect   (texts) => ..., told the set-up after every change as a link's texts by
  *               field name (an element's attributes: embed_walk.js keeps them so)
  *     idPrefix  the prefix of its parts' ids (default: one of its own)
+ *     notebooks notebook_links.js's NotebookLinks: the line naming the lecture's notebook
+ *               for the set-up shown (optional; a lesson's walk has none)
  *   walk.start()  draws the opening graph (once; later calls do nothing)
  *   walk.fromUrl()  reads the set-up from the URL again (back, forward, a link edited)
  *   walk.setupFrom(get)  a set-up from texts by WalkSetup's fields (a URL, an element's
@@ -41,13 +43,14 @@ import { LessonBuilder } from "./walk_lesson.js";
 import { Timeline } from "./walk_timeline.js";
 
 export class Walk {
-  constructor(root, { client, meta, url = null, setup = {}, reflect = null, idPrefix } = {}) {
+  constructor(root, { client, meta, url = null, setup = {}, reflect = null, idPrefix, notebooks = null } = {}) {
     this.root = root;
     this.client = client;
     this.meta = meta;
     this.url = url;
     this.setup = setup;
     this.reflect = reflect;
+    this.notebooks = notebooks;
     this.prefix = idPrefix || uniquePrefix("walk");
     this.doc = null;        // the Python side's document for the current graph
     this.k = 0;             // how many steps are applied
@@ -162,6 +165,7 @@ export class Walk {
     this.hide = this.current.hide;
     this.applyHide();
     this.lesson.ask(this.current.questions);
+    if (this.notebooks) this.notebooks.show($("notebook"), "walk", this.current);
     if (fresh) this.notes = setup.notes;
     else this.notes = this.notes.concat(setup.notes);
     this.say();

@@ -56,6 +56,7 @@ export const WALK_MARKUP = `
       </form>
     </div>
     <aside class="side">
+      <p data-role="notebook" class="nbnote" hidden></p>
       <h2>this step</h2>
       <div data-role="step" class="stepbox" aria-live="polite"></div>
       <div data-role="edge" class="edgebox" aria-live="polite" hidden></div>
