@@ -141,13 +141,20 @@ def test_an_edit_persists_and_start_over_brings_the_shipped_notebooks_back(site,
     open_notebook(page, url, SECOND)
     assert source(page) == "# my edit of the second"
 
-    # all of them: the page deletes this build's storage and opens the notebooks
+    # all of them: the page deletes this build's storage and opens the notebooks; a
+    # notebook's page open in another tab is asked to reload
+    other = context.new_page()
+    open_notebook(other, url, SECOND)
     open_start_over(page, url)
     page.get_by_role("button", name="Start over…").click()
     page.locator("#confirm").wait_for()
     assert "your edits of 1 file" in page.inner_text("#confirm-text")
     page.get_by_role("button", name="Delete my edits and start over").click()
     page.wait_for_url(re.compile(r"/notebooks/(index\.html|lab/)"), timeout=60_000)
+    told = other.locator("#mg-started-over")
+    told.wait_for(timeout=30_000)
+    assert "started over in another tab: reload this page" in told.inner_text()
+    other.close()
     open_notebook(page, url, SECOND)
     assert source(page) == second
     open_start_over(page, url)

@@ -46,12 +46,14 @@ async function main() {
   const storage = (await liteConfig(base)).contentsStorageName;
   if ("BroadcastChannel" in window) {
     new BroadcastChannel(CHANNEL).onmessage = (event) => {
-      if (event.data && event.data.storage === storage) {
-        note("mg-started-over", "These notebooks were started over in another tab: "
-             + "reload this page to see them as shipped (saving here would keep this "
-             + "page's copy again).", "Your notebooks",
-             [["Reload", () => location.reload()]]);
-      }
+      const { type, path } = event.data || {};
+      if (!event.data || event.data.storage !== storage) return;
+      const what = type === "forgot" && path
+        ? `${path} was started over in another tab: reload this page to see it as shipped`
+        : "These notebooks were started over in another tab: reload this page to see "
+          + "them as shipped";
+      note("mg-started-over", `${what} (saving here would keep this page's copy again).`,
+           "Your notebooks in this browser", [["Reload", () => location.reload()]]);
     };
   }
   const older = await otherStorages(storage);

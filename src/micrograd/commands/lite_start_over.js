@@ -43,8 +43,8 @@ async function shippedNames() {
   return (await r.json()).content.filter((m) => m.type !== "directory").map((m) => m.name);
 }
 
-function tell(storage, what) {
-  if (channel) channel.postMessage({ type: what, storage });
+function tell(storage, what, path = null) {
+  if (channel) channel.postMessage({ type: what, storage, path });
 }
 
 async function showThese(storage, shipped) {
@@ -65,7 +65,7 @@ async function showThese(storage, shipped) {
         button("Start this one over", `Start ${name} over: back to the shipped notebook`,
           async () => {
             await forgetFile(storage, file.key);
-            tell(storage, "forgot");
+            tell(storage, "forgot", file.key);
             await showThese(storage, shipped);
             $("state").textContent = `${name} is back as shipped.`;
           })));
@@ -79,7 +79,7 @@ async function showThese(storage, shipped) {
       el("span", { class: "actions" }, download(file, "Download"),
         button("Delete", `Delete ${file.key} from this browser`, async () => {
           await forgetFile(storage, file.key);
-          tell(storage, "forgot");
+          tell(storage, "forgot", file.key);
           await showThese(storage, shipped);
         }))));
   }
