@@ -66,7 +66,7 @@ from .urltext import NUMBER, WHOLE_NUMBER, js_component, js_number
 from .wire import encode
 
 __all__ = ["WalkSetup", "WalkSetupError", "Preset", "Mode", "Convention", "PRESETS",
-           "MODES", "CONVENTIONS", "compare_conventions", "CONTROLS", "QUESTIONS",
+           "MODES", "CONVENTIONS", "compare_conventions", "CONTROLS", "QUESTIONS", "ANSWERS",
            "MAX_EXPR_CHARS", "MAX_NAME_CHARS", "MAX_VALUES", "MAX_STEP"]
 
 MAX_EXPR_CHARS = 1000   # characters in an expression
@@ -219,7 +219,15 @@ def compare_conventions(root, passes=2):
 CONTROLS = {"graph": "the preset and the expression", "values": "the leaf values",
             "modes": "the teaching modes", "steps": "the step buttons",
             "question": "the question", "nudge": "the nudge check",
-            "order": "the visit-order experiment"}
+            "order": "the visit-order experiment",
+            "tabs": "the Playground and Mistakes tabs (the Walk alone)"}
+
+#: how a lesson shows the answer to its gradient question: on the graph as the walk
+#: reaches it, or hidden (the asked node's grad, and the steps that write it) until the
+#: learner has answered it right or given up: a classroom aid, not an exam (the page
+#: holds the walk's numbers)
+ANSWERS = {"shown": "on the graph as the walk reaches them",
+           "hidden": "hidden until the learner has tried"}
 
 #: the older ways to say the mode, each key -> its mode: a link's ``assign=1`` (the page's
 #: first links said ``nozero=1``), a request's ``"assign": true``; one at a time
@@ -245,7 +253,8 @@ class WalkSetupError(ValueError):
 class WalkSetup:
     """One Walk: ``preset`` or ``expr`` (exactly one), leaf ``values``, the ``mode``,
     ``step`` (steps shown), the question ``d(of)/d(ask)``, the kinds of ``questions`` asked
-    in sequence, and controls to ``hide``."""
+    in sequence, controls to ``hide`` (``tabs``: the Walk alone on its page), and whether
+    the ``answers`` are shown or hidden until tried."""
 
     preset: str | None = declare(
         "choice", "sum_times", "preset", "one of the lecture's graphs (none: your own "
@@ -277,6 +286,11 @@ class WalkSetup:
     hide: list = declare(
         "choices", [], "hidden controls", "controls a lesson hides",
         choices=tuple(CONTROLS), max_len=len(CONTROLS))
+    answers: str = declare(
+        "choice", "shown", "answers", "the gradient question's answer: shown on the graph "
+        "as the walk reaches it, or hidden (the asked node's grad and the steps that "
+        "write it) until the learner has answered it right or given up",
+        choices=tuple(ANSWERS))
 
     @property
     def source(self):
@@ -354,7 +368,7 @@ class WalkSetup:
     def to_url(self):
         """The link's query, canonical: ``preset`` or ``expr``, then each field that
         differs from its default (``v``, ``mode``, ``step``, ``ask``, ``of``,
-        ``questions``, ``hide``), written by its kind."""
+        ``questions``, ``hide``, ``answers``), written by its kind."""
         out = {}
         for f in fields(self):
             x, meta = getattr(self, f.name), declared(f)
@@ -387,6 +401,7 @@ class WalkSetup:
             "conventions": [{"key": c.key, "title": c.title, "rule": c.rule}
                             for c in CONVENTIONS.values()],
             "controls": dict(CONTROLS), "questions": dict(QUESTIONS),
+            "answers": dict(ANSWERS),
             "fields": [_field_spec(f) for f in fields(cls)],
             "limits": {"max_expr_chars": MAX_EXPR_CHARS, "max_name_chars": MAX_NAME_CHARS,
                        "max_values": MAX_VALUES, "max_step": MAX_STEP},

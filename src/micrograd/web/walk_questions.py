@@ -10,7 +10,8 @@ Each question is asked of the graph the learner sees and answered by the engine:
 ``data``, an edge's local derivative from the op table, ``Value.backward()``'s grads.
 A kind that does not apply to a graph (a path question where the asked node is used
 once) is left out. The answers are not in the questions: ``answer`` gives one to the
-checker only.
+checker only. A set-up that names the node asked about (``ask``) is a teacher's aim: its
+questions start at that node's own (``aimed``: the gradient, then one path's share).
 """
 
 from __future__ import annotations
@@ -21,6 +22,17 @@ from ..walk_setup import QUESTIONS as KINDS
 
 #: the ids a question names: the node (value), the edge (local, path), of and wrt
 _IDS = ("node", "edge", "of", "wrt")
+
+#: a teacher's aimed question (a set-up that names ``ask``) first: the asked node's own
+#: kinds, then the rest in the lecture's order
+AIMED = ("grad", "path")
+
+
+def aimed(questions):
+    """``ask``'s questions with the asked node's own (its gradient, one path's share)
+    first, the forward value and the local derivative after them: a lesson link that
+    names ``ask`` opens at the teacher's question."""
+    return sorted(questions, key=lambda q: q["kind"] not in AIMED)
 
 
 def ask(g, grad_question, kinds=tuple(KINDS)):

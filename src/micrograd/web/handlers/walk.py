@@ -2,7 +2,7 @@
 learner's answer. Each is one turn of work, or several for a big graph (its parse, walk,
 each sweep of its layout, its texts: ``walkview.build_in_turns``); the documents come
 from ``walkview``. A request's fields that are the Walk's set-up (``preset``, ``expr``,
-``values``, ``mode``, ``step``, ``ask``, ``of``, ``questions``, ``hide``) are made from
+``values``, ``mode``, ``step``, ``ask``, ``of``, ``questions``, ``hide``, ``answers``) are made from
 their one declaration, ``micrograd.walk_setup.WalkSetup``'s (:func:`setup_field`), and
 checked by its rules; the mode may also come as an older request's flag (``"assign":
 true``: ``walk_setup.OLD_MODE_KEYS``), the whole set-up as a link's texts (``link``).
@@ -58,7 +58,7 @@ LINK = Field("link", "dict", None, items="str", nullable=True,
                          "walk cannot use is left out and said in the answer's "
                          "setup.notes")
 WALK = GRAPH + ASKED + tuple(setup_field(name) for name in (
-    "questions", "mode", "step", "hide")) + OLD_MODES + (LINK,) + (
+    "questions", "mode", "step", "hide", "answers")) + OLD_MODES + (LINK,) + (
     Field("rankdir", "str", "LR", choices=("LR", "TB"),
           description="the drawing's direction: left to right (the lecture's) or top to "
                       "bottom (a narrow screen's)"),
@@ -140,6 +140,8 @@ def walk(request, sessions=None):
             stagger=req["stagger"])
     except walkview.WalkViewError as err:
         raise _refused(err) from None
+    if setup.ask:  # a teacher's aim: the sequence opens at the asked node's questions
+        doc["questions"] = walk_questions.aimed(doc["questions"])
     steps = len(doc["walk"]["forward"]) + len(doc["walk"]["backward"])
     if setup.step > steps and req["link"] is not None:
         notes.append(f"left out of the link: step {setup.step}; this walk has {steps} "
@@ -181,3 +183,55 @@ def nudge(request, sessions=None):
         return walkview.nudge(setup.source, req["leaf"], req["h"], setup.values)
     except walkview.WalkViewError as err:
         raise _refused(err) from None
+
+
+#: what a learner's record says it is (walk_questions.js writes it at the end of a
+#: lesson's questions)
+RECORD = "micrograd walk record"
+
+
+def recheck(record):
+    """A teacher's re-check of a learner's record (the JSON the Walk's questions offer to
+    copy or download at the end of a lesson): its set-up read from its link as the page
+    read it, each question asked again and each answer tried checked again by the engine
+    (``walkview.check``). A question whose text is not the engine's, or whose ``right``
+    is not what the engine says of its answers, is marked. It catches a wrong copy (an
+    edited verdict, a question of another graph), not a forgery: a learner can write the
+    right number into ``tried`` and the record says nothing of how it was found::
+
+        {"ok": False, "setup": {...}, "questions": [{"kind": "grad", "text": ...,
+          "claimed": True, "engine": False, "same_text": True, "agrees": False,
+          "tried": [{"answer": 5.0, "correct": False}]}, ...]}
+    """
+    if not isinstance(record, dict) or record.get("record") != RECORD \
+            or not isinstance(record.get("link"), dict) \
+            or not isinstance(record.get("questions"), list):
+        raise WalkSetupError(f"not a Walk record: a dict with record={RECORD!r}, its "
+                             "link's texts and its questions")
+    notes = []
+    setup = WalkSetup.from_url({k: str(v) for k, v in record["link"].items()}, notes)
+    setup = setup.replace(**walkview.usable(setup.source, setup.values, setup.ask,
+                                            setup.of, notes))
+    out = []
+    for q in record["questions"]:
+        kind = q.get("kind")
+        asked = _engine(setup, 0.0, kind)["question"]  # None: no such question here
+        tried = [{"answer": x, "correct": _engine(setup, x, kind)["correct"]}
+                 for x in q.get("tried") or []]
+        engine = any(t["correct"] for t in tried)
+        same = asked is not None and asked == q.get("text")
+        out.append({"kind": kind, "text": q.get("text"), "tried": tried,
+                    "claimed": bool(q.get("right")), "engine": engine, "same_text": same,
+                    "agrees": same and bool(q.get("right")) == engine})
+    return {"ok": all(q["agrees"] for q in out), "setup": setup.to_url(), "notes": notes,
+            "questions": out}
+
+
+def _engine(setup, x, kind):
+    """walkview.check's verdict on answer ``x`` to the set-up's question of ``kind``
+    (an answer or a kind it cannot take: not correct, no question)."""
+    try:
+        return walkview.check(setup.source, float(x), setup.values, ask=setup.ask,
+                              of=setup.of, preset=PRESETS.get(setup.preset), kind=kind)
+    except (walkview.WalkViewError, TypeError, ValueError):
+        return {"correct": False, "question": None}
