@@ -37,7 +37,7 @@ from . import __version__
 from . import interrupts as _interrupts
 
 #: the commands, in the order ``--help`` lists them
-COMMANDS = ("demo", "train", "graph", "serve", "notebooks", "site")
+COMMANDS = ("demo", "train", "gpt", "graph", "serve", "notebooks", "site")
 
 
 def build_parser():
