@@ -351,7 +351,7 @@ def test_each_lesson_is_one_sentence_and_the_conventions_are_told():
         assert m.lesson.startswith("Notice") and m.lesson.endswith(".")
         assert not re.search(r"[.!?]\s+[A-Z]", m.lesson), m.lesson  # one sentence
     lesson = MODES["no_zero_grad"].lesson
-    assert "PyTorch" in lesson and "micrograd's published engine" in lesson
+    assert "PyTorch and this package" in lesson and "micrograd 0.1.0" in lesson
     for c in CONVENTIONS.values():
         assert c.rule.endswith(".") and not re.search(r"[.!?]\s+[A-Z]", c.rule)
     spec = WalkSetup.spec()

@@ -130,16 +130,15 @@ MODES = {m.key: m for m in [
          mistake="writing grad = instead of grad += (a reused node keeps only its last "
                  "contribution)"),
     Mode("recursive", "the mistake: a recursive backward without a topological sort",
-         "Notice that a node reached by two paths passes its grad on once per path, "
-         "before the grad is complete: a = 1; b = a + a; c = b + b gives grad[a] = 8, "
-         "not 4.",
+         "Notice that a node reached by two paths is visited, and pushes its grad on, "
+         "once per path: b = a + a; c = b + b gives grad[a] = 8, not 4, whatever a is.",
          mistake="a recursive backward without a topological sort (a node reached by two "
                  "paths pushes its grad twice)"),
     Mode("no_zero_grad", "the mistake: two backward passes without zero_grad",
          "Notice that the second pass adds onto what the first one left: in PyTorch and "
-         "in this engine only the leaves add up (twice the gradient), while micrograd's "
-         "published engine also adds into every interior grad and pushes those sums on, "
-         "so the leaves get more still.",
+         "this package only the leaves add up (twice the gradient), while micrograd "
+         "0.1.0 also adds into every interior grad and pushes those sums on, so the "
+         "leaves get more still.",
          mistake="two backward passes without zero_grad"),
 ]}
 
@@ -159,21 +158,24 @@ class Convention:
 
 #: the two ways a second pass without zero_grad adds up, shown side by side
 CONVENTIONS = {c.key: c for c in [
-    Convention("micrograd", "micrograd's published engine",
+    Convention("micrograd", "micrograd 0.1.0",
                "backward() sets the root's grad to 1 and adds into every other grad, "
                "interior ones included, so each interior node pushes on the sum of both "
                "passes."),
-    Convention("pytorch", "PyTorch and this engine",
+    Convention("pytorch", "PyTorch and this package",
                "backward() starts every interior grad from zero, so only this pass's "
                "gradient flows through the graph and only the leaves add up (PyTorch "
                "also asks for retain_graph=True before it runs a graph backward twice)."),
 ]}
 #: what the side-by-side table says under its numbers
-CONVENTIONS_NOTE = ("The steps above run micrograd's published engine. An interior node's "
-                    "number under PyTorch and this engine is the gradient that flowed "
-                    "through it in the last pass, which is this engine's .grad there "
+CONVENTIONS_NOTE = ("The steps above run micrograd 0.1.0. An interior node's "
+                    "number under PyTorch and this package is the gradient that flowed "
+                    "through it in the last pass, which is this package's .grad there "
                     "(PyTorch keeps no grad on an interior tensor unless retain_grad() "
                     "asks for it).")
+#: what the side-by-side table marks
+CONVENTIONS_LEGEND = ("marked: a grad that is wrong after the last pass, not the gradient "
+                      "of one pass (the first column)")
 
 
 def compare_conventions(root, passes=2):
@@ -191,7 +193,8 @@ def compare_conventions(root, passes=2):
                      "pytorch": "after pass 2"},
          "rows": [{"id": "n0", "name": "a", "leaf": true, "one_pass": 6.0,
                    "micrograd": 24.0, "pytorch": 12.0,
-                   "texts": {"one_pass": "6", "micrograd": "24", "pytorch": "12"}}, ...]}
+                   "texts": {"one_pass": "6", "micrograd": "24", "pytorch": "12"},
+                   "wrong": ["micrograd", "pytorch"]}, ...], "legend": ...}
 
     Rows go root first, as the backward pass does."""
     if root._a is None:
@@ -206,13 +209,15 @@ def compare_conventions(root, passes=2):
         row = {"id": n.id, "name": w.said[n.id], "leaf": n.leaf, "one_pass": w.grads[n.id]}
         row.update((key, grads.get(n.value, 0.0)) for key, grads in last.items())
         row["texts"] = {k: fmt(row[k]) for k in ["one_pass", *last]}
+        row["wrong"] = [k for k in last if not math.isclose(row[k], row["one_pass"],
+                                                             rel_tol=1e-12, abs_tol=1e-300)]
         rows.append(row)
     return {"passes": passes, "title": f"{passes} backward passes without zero_grad",
             "conventions": [{"key": c.key, "title": c.title, "rule": c.rule}
                             for c in CONVENTIONS.values()],
             "columns": {"one_pass": "after pass 1 (correct)",
                         **{c.key: f"after pass {passes}" for c in CONVENTIONS.values()}},
-            "note": CONVENTIONS_NOTE, "rows": encode(rows)}
+            "note": CONVENTIONS_NOTE, "legend": CONVENTIONS_LEGEND, "rows": encode(rows)}
 
 
 #: groups of the Walk's controls a lesson link can hide

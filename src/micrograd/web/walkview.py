@@ -29,6 +29,7 @@ import math
 from .. import expr as _expr
 from .. import viz as _viz
 from .. import walk as _walk
+from .. import walk_explain
 from ..expr import FUNCTIONS
 from ..graph import fmt
 from ..graph import fmt4
@@ -297,7 +298,8 @@ def build(source, values=None, **options):
     ``rankdir``, its records' cells side by side or ``stack``-ed, its leaves on one rank
     or ``stagger``-ed over two, showing the walk's
     final grads), ``walk`` (the encoded ``Walk``), the leaves, the edges' texts, the
-    neurons, the reused-node lesson, the question d(of)/d(ask), the sequence of
+    neurons, the reused-node lesson, what the mode does to this graph
+    (``walk_explain.explain``), the question d(of)/d(ask), the sequence of
     ``questions`` of the kinds asked (``walk_questions``; their answers are not sent),
     and in the no-zero_grad mode the two conventions side by side
     (``walk_setup.compare_conventions``; else None). (``build_in_turns``, at once.)"""
@@ -316,7 +318,7 @@ def build_in_turns(source, values=None, *, mode="correct", title="", preset=None
     big = len(g.nodes) > TURN_NODES
     if big:
         yield
-    w = g.walk(mode=mode)
+    w = walk_explain.label_repeats(g.walk(mode=mode))  # a repeat visit says so
     if len(w.forward) + len(w.backward) > limits.MAX_STEPS:
         raise WalkViewError(f"this walk has {len(w.forward) + len(w.backward)} steps; the "
                             f"cap is {limits.MAX_STEPS}")
@@ -332,6 +334,9 @@ def build_in_turns(source, values=None, *, mode="correct", title="", preset=None
                        for name, n in g.leaves.items()],
             "free": g.free, "edge_notes": _edge_notes(g), "neurons": _neurons(g),
             "lesson": _lesson(g), "question": question,
+            # what the mode does to this graph, in its own numbers (and where nothing
+            # goes wrong, the preset where it does)
+            "explain": walk_explain.explain(g.root, w, question and question["wrt"]),
             "questions": walk_questions.ask(g, question, questions),
             # no zero_grad: micrograd's published engine beside PyTorch's and ours
             "conventions": compare_conventions(g.root) if mode == "no_zero_grad" else None}

@@ -101,6 +101,8 @@ class ConventionRow(BaseModel):
     micrograd: Num
     pytorch: Num
     texts: Dict[str, str]
+    wrong: List[str] = Field(description="the conventions whose grad here is not the "
+                                         "one-pass gradient (the cells marked)")
 
 
 class Conventions(BaseModel):
@@ -111,7 +113,17 @@ class Conventions(BaseModel):
     conventions: List[Dict[str, str]]
     columns: Dict[str, str]
     note: str
+    legend: str = Field(description="what the marked cells are")
     rows: List[ConventionRow]
+
+
+class ModeExplained(BaseModel):
+    """``micrograd.walk_explain.explain``: what the mode does to this graph."""
+    mode: str
+    text: str
+    offer: Optional[Dict[str, str]] = Field(
+        None, description="where nothing goes wrong here: the preset where it does "
+                          "({preset, label})")
 
 
 class WalkResponse(BaseModel):
@@ -126,6 +138,7 @@ class WalkResponse(BaseModel):
                                                    "and the op's rule")
     neurons: List[Neuron]
     lesson: Lesson
+    explain: ModeExplained
     question: Optional[Question]
     questions: List[AskedQuestion] = Field(description="the questions in sequence (their "
                                                        "answers are checked, not sent)")
