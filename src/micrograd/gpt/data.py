@@ -84,6 +84,9 @@ def read_capped(path, cap):
 def parse_names(raw, where="names file"):
     """The names in ``raw`` (bytes of UTF-8 text, one name a line), each stripped, blank
     lines left out; ``NamesFileError`` for binary, non-UTF-8 or empty input."""
+    if raw[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        raise NamesFileError(f"{where}: not UTF-8 text (it is UTF-16); save it as UTF-8, "
+                             f"one name a line")
     if b"\0" in raw:
         raise NamesFileError(f"{where}: a binary file (it holds NUL bytes), not a text "
                              f"file of names")
