@@ -74,8 +74,12 @@ export class Walk {
     this.modeSelect = el("select", { id: this.prefix + mode.name });
     fillSelect(this.modeSelect, this.modeList.map((m) => [m.key, m.title]));
     this.$("modes").appendChild(el("label", { title: mode.help }, mode.label + " ", this.modeSelect));
-    this.questions = new QuestionPanel(this.$, { client, spec: () => this.spec() });
-    this.lesson = new LessonBuilder(this.$, { described: this.described, setup: () => this.state() });
+    this.questions = new QuestionPanel(this.$, {
+      client, spec: () => this.spec(), onSettle: () => this.unveil(),
+      link: () => byKey(this.described.fields, encode(this.described.fields, this.state())) });
+    this.lesson = new LessonBuilder(this.$, {
+      described: this.described, setup: () => this.state(), change: (c) => this.reload(c, true),
+      nodes: () => (this.doc ? this.doc.graph.nodes : []) });
     // previous, next and a slider over every step; each move is setK (the URL's step)
     this.timeline = new Timeline(this.$("timeline"), { prefix: this.prefix, onMove: (k) => this.setK(k) });
   }
@@ -115,7 +119,7 @@ export class Walk {
     };
     this.view = new GraphView($("graph"), {
       label: "computation graph",
-      onNode: (id) => this.placeNode(id),
+      onNode: (id) => this.lesson.pick(id) || this.placeNode(id),  // the builder's "choose in the graph" first
       onEdge: (id) => this.selectEdge(id),
       keep: $("fwd").parentElement,  // the step controls stay on screen while stepping
     });
@@ -194,6 +198,8 @@ export class Walk {
     for (const e of this.root.querySelectorAll("[data-ctl]")) e.hidden = this.hidden(e.dataset.ctl);
     // the teacher's builder: on the page itself, not in a lesson (nor inside an embed)
     this.$("teach").hidden = this.hide.length > 0 || !this.url;
+    // the Walk alone on its page: no Playground or Mistakes tab (app.css)
+    this.root.toggleAttribute("data-alone", Boolean(this.url) && this.hidden("tabs"));
     if (this.doc) this.drawQuestion();
   }
 
@@ -344,7 +350,7 @@ export class Walk {
   }
   runAll() { this.setK(this.steps.length); }
   setK(k) {
-    this.k = k; this.orderResult = null; this.draw();
+    this.k = k; this.orderResult = null; this.draw();  // (draw stops it short of a hidden answer)
     this.showStep(true);
     this.writeUrl(false);
   }
@@ -400,12 +406,14 @@ export class Walk {
 
   draw() {
     const doc = this.doc, $ = this.$; if (!doc) return;
+    const limit = this.questions.limit(this.steps);  // a hidden answer's step: not yet
+    this.k = Math.min(this.k, limit);
     $("k").textContent = String(this.k);
     $("n").textContent = String(this.steps.length);
     $("phase").textContent = this.phase();
     const focused = document.activeElement;
-    $("fwd").disabled = this.k >= this.nFwd();
-    $("bwd").disabled = this.k >= this.steps.length;
+    $("fwd").disabled = this.k >= Math.min(this.nFwd(), limit);
+    $("bwd").disabled = this.k >= limit;
     this.timeline.update(this.k, this.steps);
     // a button the keyboard pressed to its end hands the focus on: forward to backward,
     // backward to reset (a disabled button keeps no focus ring)
@@ -438,6 +446,7 @@ export class Walk {
       "Press step forward to fill .data at each node from the leaves to the root, then step " +
       "backward to fill .grad from the root to the leaves. Choose an edge (click, or Tab " +
       "and Enter) to read its local derivative.";
+    if (this.k === limit && limit < this.steps.length) $("step").textContent += "\n\n" + this.questions.stopped(this.name(this.questions.veiled()));
 
     const nodeClass = {}, edgeClass = {};
     const contribs = cur && cur.phase === "backward" ? cur.s.contributions : [];
@@ -462,6 +471,14 @@ export class Walk {
     }
     this.view.update({ cells, pending, nodeClass, edgeClass });
     this.drawEdgeInfo();
+    this.questions.cover(this.root);  // what would tell a hidden answer waits with it
+  }
+
+  /** the hidden answer answered right or given up: what waited is shown again, and the
+   *  walk goes on to the step that completes the asked node's grad */
+  unveil() {
+    this.applyHide();
+    this.setK(Math.max(this.k, this.questions.reveal(this.steps)));
   }
 
   describeStep(step) {
@@ -491,7 +508,10 @@ export class Walk {
   }
 
   /* ---- the questions under the graph (walk_questions.js) ---- */
-  drawQuestion() { this.questions.show(this.doc.questions || [], this.hidden("question")); }
+  drawQuestion() {
+    const answers = this.fields.answers;  // a lesson that hides the answer until tried
+    this.questions.show(this.doc.questions || [], this.hidden("question"), this.current[answers.name] !== answers.default);
+  }
 
   /* ---- the visit-order experiment ---- */
   placeNode(id) {

@@ -2,13 +2,23 @@
  * questions to ask, the step to open at and the controls to hide, as a link to this page
  * and as the <micrograd-walk> element for a lesson page (the static site's embed.js).
  *
- *   const lesson = new LessonBuilder($, { described, setup });
+ *   const lesson = new LessonBuilder($, { described, setup, change, nodes });
  *     $          the Walk's parts by role (teach, teach-hide, teach-q, teach-step,
  *                teach-url, teach-embed)
- *     described  meta.walk (WalkSetup.spec(): fields, controls, questions)
+ *     described  meta.walk (WalkSetup.spec(): fields, controls, questions, answers)
  *     setup      () => the Walk's current set-up, in WalkSetup's fields (Walk.state)
+ *     change     (fields) => ..., the Walk's set-up changed (the node asked about)
+ *     nodes      () => the graph's nodes ({id, name, leaf, label})
  *   lesson.ask(kinds)  tick the questions a set-up asks (null: all)
+ *   lesson.pick(id)  a node clicked in the graph: true when the builder took it (the
+ *                node asked about, or the output, after "choose in the graph")
  *   lesson.update()  after any change of the Walk
+ *
+ * The teacher aims the question: the node asked about (`ask`) and the output whose
+ * derivative is asked (`of`), from a list or by a click on the graph; the Walk draws that
+ * question at once (its sequence opens at it) and the link says it. "Hide the answer"
+ * writes the set-up's `answers` as hidden: the learner's walk stops before the step that
+ * writes the asked node's grad until the question is answered right or given up.
  *
  * Both outputs are written by setup_codec.js from WalkSetup's fields: a link's keys are
  * the fields' `url`, an element's attributes their names. Nothing here is parsed as HTML: the element's
@@ -24,10 +34,12 @@ const ESCAPES = { "&": "&amp;", '"': "&quot;", "<": "&lt;", ">": "&gt;" };
 export function attr(text) { return String(text).replace(/[&"<>]/g, (c) => ESCAPES[c]); }
 
 export class LessonBuilder {
-  constructor($, { described, setup }) {
+  constructor($, { described, setup, change, nodes = () => [] }) {
     this.$ = $;
     this.described = described;
     this.setup = setup;
+    this.change = change;
+    this.nodes = nodes;
     const changed = () => this.update();
     for (const [group, text] of Object.entries(described.controls)) {
       const cb = el("input", { type: "checkbox", value: group });
@@ -41,6 +53,66 @@ export class LessonBuilder {
       $("teach-q").appendChild(el("label", { class: "chk" }, cb, " ask " + title));
     }
     $("teach-step").addEventListener("change", changed);
+    this.aim($, described, changed);
+  }
+
+  /** the question's nodes (a list each, or a click in the graph) and hidden answers */
+  aim($, described, changed) {
+    this.change = this.change || (() => {});
+    this.f = Object.fromEntries(described.fields.map((f) => [f.name, f]));
+    this.sel = {};
+    this.pickBtn = {};
+    this.picking = null;
+    const row = el("div", { class: "aim" });
+    for (const [field, words, none] of [[this.f.ask, "ask about", "(the graph's own)"],
+                                        [this.f.of, "the derivative of", "(the root)"]]) {
+      const sel = el("select", { "aria-label": `${words}: ${field.help}` });
+      sel.dataset.none = none;
+      sel.addEventListener("change", () => this.change({ [field.name]: sel.value || null }));
+      const pick = el("button", { type: "button", "aria-pressed": "false", text: "choose in the graph",
+                                  "aria-label": `${words}: choose a node in the graph` });
+      pick.onclick = () => this.picked(this.picking === field.name ? null : field.name);
+      row.append(el("label", {}, words + " ", sel), pick);
+      this.sel[field.name] = sel;
+      this.pickBtn[field.name] = pick;
+    }
+    $("teach-q").before(row);
+    const answers = this.f.answers;
+    this.hiddenAnswers = answers.choices.find((c) => c !== answers.default);
+    this.hideAnswers = el("input", { type: "checkbox" });
+    this.hideAnswers.addEventListener("change", changed);
+    $("teach-hide").before(el("label", { class: "chk", title: answers.help }, this.hideAnswers,
+      " hide the answer until the learner has tried (a classroom aid, not an exam: the page " +
+      "holds the numbers)"));
+  }
+
+  /** "choose in the graph" for a field (or none) */
+  picked(name) {
+    this.picking = name;
+    for (const [n, b] of Object.entries(this.pickBtn)) b.setAttribute("aria-pressed", String(n === name));
+  }
+
+  pick(id) {
+    if (!this.picking || this.$("teach").hidden) return false;
+    const node = this.nodes().find((n) => n.id === id), name = this.picking;
+    if (!node || (node.leaf && !node.label)) return true;  // a constant: no question
+    this.picked(null);
+    this.sel[name].value = node.name;
+    this.change({ [name]: node.name });
+    return true;
+  }
+
+  /** the lists of the graph's nodes (constants left out), the set-up's choice selected */
+  drawAim() {
+    const s = this.setup(), names = this.nodes().filter((n) => !(n.leaf && !n.label)).map((n) => n.name);
+    for (const [name, sel] of Object.entries(this.sel)) {
+      const items = [["", sel.dataset.none], ...names.map((n) => [n, n])];
+      if (sel.options.length !== items.length || items.some(([v], i) => sel.options[i].value !== v)) {
+        sel.textContent = "";
+        for (const [value, text] of items) sel.appendChild(el("option", { value, text }));
+      }
+      sel.value = s[name] || "";
+    }
   }
 
   /** tick the kinds of question the Walk asks (null: all) */
@@ -57,10 +129,12 @@ export class LessonBuilder {
   lesson() {
     const s = { ...this.setup(), hide: this.ticked("teach-hide"), questions: this.ticked("teach-q") };
     if (!this.$("teach-step").checked) s.step = 0;
+    s[this.f.answers.name] = this.hideAnswers.checked ? this.hiddenAnswers : this.f.answers.default;
     return encode(this.described.fields, s);
   }
 
   update() {
+    this.drawAim();
     const s = this.lesson();
     const q = new URLSearchParams({ page: "walk" });
     const attrs = [];
