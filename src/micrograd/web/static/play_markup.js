@@ -13,7 +13,6 @@ export const PLAY_MARKUP = `
     <span class="rate"><b data-role="rate">0</b> steps/s</span>
     <span class="rate" title="traced: micrograd.trace runs the network's scalar Value graph over the whole batch with NumPy (same numbers as the eager engine); lowered: the same program lowered by Python into primitive array instructions, run in JavaScript beside Python (the static site); eager: the Value graph, sample by sample">execution <b data-role="execution-name">·</b></span>
   </section>
-  <div data-role="notice" class="notice" role="status" hidden></div>
   <section data-role="hyper" class="bar hyper" aria-label="hyperparameters"></section>
   <div class="playgrid">
     <aside class="side pdata" aria-label="data">
@@ -72,12 +71,16 @@ export const PLAY_MARKUP = `
       <h3>output <small data-role="legend"></small></h3>
       <canvas data-role="boundary" class="boundary" width="400" height="400" role="img"
         aria-label="the network's output over the plane, with the data points; click to follow a point, add or remove one (or type x1, x2 under 'click on the plot')"></canvas>
+      <!-- under the plot, never above it: a notice that comes and goes moves nothing a
+           click aims at -->
+      <div data-role="notice" class="notice" role="status" hidden></div>
+      <p data-role="zl-note" class="hint zlnote" hidden></p>
       <div class="metrics">
-        <div>train loss <b data-role="trloss">–</b> · acc <b data-role="tracc">–</b></div>
-        <div>test loss <b data-role="teloss">–</b> · acc <b data-role="teacc">–</b></div>
+        <div>train loss <b data-role="trloss">–</b> · acc <b data-role="tracc">–</b> <small data-role="tracc-n" class="count"></small></div>
+        <div>test loss <b data-role="teloss">–</b> · acc <b data-role="teacc">–</b> <small data-role="teacc-n" class="count"></small></div>
       </div>
       <div data-ctl="curves">
-        <h3>loss <small>(hover for exact values)</small></h3>
+        <h3>loss <small>(<span data-role="curves-how">hover</span> for exact values)</small></h3>
         <canvas data-role="curves" class="curves" width="400" height="160" aria-label="train and test loss per step"></canvas>
         <div data-role="hover" class="hover">&nbsp;</div>
       </div>

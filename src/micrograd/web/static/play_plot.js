@@ -2,7 +2,7 @@
  * (the boundary), each neuron's small picture, the loss curves. Every value drawn is the
  * Python side's (a state of play.create / play.step); the colours are the page's. */
 
-import { fmt } from "./format.js";
+import { fmt, fmtShare } from "./format.js";
 
 const CLASS_COLOURS = [[224, 102, 47], [47, 111, 223], [27, 127, 59], [142, 68, 173], [181, 137, 0]];
 const POS = [47, 111, 223], NEG = [224, 102, 47];
@@ -65,12 +65,84 @@ function drawPoints(ctx, px, py, pts, test, { task, classes }) {
   }
 }
 
+/** what the dashed lines on the plot are */
+const ZERO_NOTE = "Dashed: each first-layer neuron's zero line, where its weighted sum " +
+  "w·x + b is 0 (h1.2: layer 1, neuron 2). On one side the sum is positive, on the " +
+  "other negative: the network bends the plane along these lines.";
+
+/** Where a label goes: candidate spots along a line's segments, the middle first. */
+function spots(segs, px, py) {
+  const out = [];
+  for (const f of [0.5, 0.3, 0.7, 0.15, 0.85, 0.4, 0.6, 0.05, 0.95]) {
+    const seg = segs[Math.min(segs.length - 1, Math.floor(f * segs.length))];
+    const t = segs.length === 1 ? f : 0.5;
+    out.push([px(seg[0] + t * (seg[2] - seg[0])), py(seg[1] + t * (seg[3] - seg[1]))]);
+  }
+  return out;
+}
+
+/** How much two boxes [x, y, w, h] overlap (an area; 0 when apart). */
+function overlap(a, b) {
+  const w = Math.min(a[0] + a[2], b[0] + b[2]) - Math.max(a[0], b[0]);
+  const h = Math.min(a[1] + a[3], b[1] + b[3]) - Math.max(a[1], b[1]);
+  return w > 0 && h > 0 ? w * h : 0;
+}
+
+/** The first layer's zero lines, dashed, each labelled with its neuron's name (h1.j) on
+ *  a white ground, the labels placed apart (the first free spot along the line, else the
+ *  least covered). Returns the labels' boxes: [name, x, y, width, height]. */
+function drawZeroLines(ctx, lines, px, py, W, H) {
+  ctx.save(); ctx.setLineDash([6, 4]); ctx.strokeStyle = "#1d232b"; ctx.lineWidth = 1.2;
+  ctx.font = "11px monospace";
+  const placed = [];
+  lines.forEach((segs, j) => {
+    if (!segs.length) return;
+    ctx.beginPath();
+    for (const seg of segs) { ctx.moveTo(px(seg[0]), py(seg[1])); ctx.lineTo(px(seg[2]), py(seg[3])); }
+    ctx.stroke();
+    const name = `h1.${j + 1}`, w = Math.ceil(ctx.measureText(name).width) + 4, h = 13;
+    let best = null, least = Infinity;
+    for (const [x, y] of spots(segs, px, py)) {
+      const box = [Math.min(Math.max(x + 3, 0), W - w), Math.min(Math.max(y - h - 2, 0), H - h), w, h];
+      const covered = placed.reduce((sum, p) => sum + overlap(box, [p[1] - 1, p[2] - 1, p[3] + 2, p[4] + 2]), 0);
+      if (covered < least) { least = covered; best = box; }
+      if (!covered) break;
+    }
+    placed.push([name, ...best]);
+  });
+  ctx.setLineDash([]);
+  for (const [name, x, y, w, h] of placed) {
+    ctx.fillStyle = "rgba(255, 255, 255, 0.85)"; ctx.fillRect(x, y, w, h);
+    ctx.fillStyle = "#1d232b"; ctx.fillText(name, x + 2, y + h - 3);
+  }
+  ctx.restore();
+  return placed;
+}
+
+/** The metrics under the plot: the losses, the accuracies as a person reads them
+ *  ("97.1%") with the counts beside ("100 of 103"; the title says it too), each
+ *  accuracy's exact share in its data-value. `points`: the state's {train, test}. */
+export function writeMetrics(part, s, points) {
+  const m = s.metrics, reg = s.task === "regression";
+  part("trloss").textContent = fmt(m.train_loss); part("teloss").textContent = fmt(m.test_loss);
+  for (const [role, share, set] of [["tracc", m.train_acc, "train"], ["teacc", m.test_acc, "test"]]) {
+    const n = points && points[set] ? points[set].length : 0;
+    const { text, count } = reg ? { text: "n/a", count: "" } : fmtShare(share, n);
+    const b = part(role), beside = part(role + "-n");
+    b.textContent = text; b.dataset.value = String(share);
+    b.title = count ? `${count} ${set} points classified right` : "";
+    beside.textContent = count ? `(${count})` : "";
+  }
+}
+
 /** The output over the plane, with the points; knows where a click on it lands. */
 export class BoundaryPlot {
-  /** @param canvas  the plot; @param legend  the element its legend is written into */
-  constructor(canvas, legend) {
+  /** @param canvas  the plot; @param legend  the element its legend is written into;
+   *  @param note  the element that says what the dashed zero lines are */
+  constructor(canvas, legend, note = null) {
     this.canvas = canvas;
     this.legend = legend;
+    this.note = note;  // where the zero lines are explained (optional)
     this.map = null;  // plane <-> canvas pixels, once drawn
   }
 
@@ -98,18 +170,12 @@ export class BoundaryPlot {
     const [x0, x1, y0, y1] = b.extent;
     const px = (x) => ((x - x0) / (x1 - x0)) * W, py = (y) => ((y1 - y) / (y1 - y0)) * H;
     this.map = { px, py, ix: (X) => x0 + (X / W) * (x1 - x0), iy: (Y) => y1 - (Y / H) * (y1 - y0) };
-    if (view.zeroLines && s.zero_lines) {
-      ctx.save(); ctx.setLineDash([6, 4]); ctx.strokeStyle = "#1d232b"; ctx.lineWidth = 1.2;
-      ctx.font = "11px monospace"; ctx.fillStyle = "#1d232b";
-      s.zero_lines.forEach((segs, j) => {
-        if (!segs.length) return;
-        ctx.beginPath();
-        for (const seg of segs) { ctx.moveTo(px(seg[0]), py(seg[1])); ctx.lineTo(px(seg[2]), py(seg[3])); }
-        ctx.stroke();
-        const mid = segs[Math.floor(segs.length / 2)];
-        ctx.fillText(`1.${j + 1}`, (px(mid[0]) + px(mid[2])) / 2 + 3, (py(mid[1]) + py(mid[3])) / 2 - 3);
-      });
-      ctx.restore();
+    const labels = view.zeroLines && s.zero_lines ? drawZeroLines(ctx, s.zero_lines, px, py, W, H) : [];
+    // where each label went (name, x, y, width, height), for a reader or a test
+    cv.dataset.zeroLabels = JSON.stringify(labels);
+    if (this.note) {
+      this.note.hidden = !labels.length;
+      this.note.textContent = labels.length ? ZERO_NOTE : "";
     }
     const how = { task: s.task, classes, k };
     drawPoints(ctx, px, py, points.train, false, how);
@@ -133,7 +199,8 @@ export class BoundaryPlot {
     this.map = { px, py, ix: (X) => x0 + (X / W) * (x1 - x0), iy: (Y) => y1 - (Y / H) * (y1 - y0) };
     ctx.beginPath(); ctx.moveTo(px(0), 0); ctx.lineTo(px(0), H); ctx.moveTo(0, py(0)); ctx.lineTo(W, py(0)); ctx.stroke();
     drawPoints(ctx, px, py, points, false, how);
-    cv.dataset.nanCells = "0";
+    cv.dataset.nanCells = "0"; cv.dataset.zeroLabels = "[]";
+    if (this.note) this.note.hidden = true;
     this.legend.textContent = `(${legendText(how.task, how.classes, how.k)}; your points, not trained on yet)`;
   }
 
@@ -156,14 +223,19 @@ export class BoundaryPlot {
   }
 }
 
-/** The train and test loss per step; hovering writes a step's exact numbers. */
+/** The train and test loss per step; hovering (a tap on a touch screen) writes a step's
+ *  exact numbers. */
 export class LossCurves {
-  constructor(canvas, hover) {
+  /** `how`: the word that says how to read a step ("hover", or "tap" where the
+   *  pointer cannot hover: a touch screen) */
+  constructor(canvas, hover, how = null) {
     this.canvas = canvas;
     this.hoverBox = hover;
     this.history = [];
+    const touch = window.matchMedia("(hover: none)").matches;
+    if (how) how.textContent = touch ? "tap" : "hover";
     canvas.addEventListener("mousemove", (ev) => this.hover(ev));
-    canvas.addEventListener("mouseleave", () => { hover.innerHTML = "&nbsp;"; });
+    canvas.addEventListener("mouseleave", () => { if (!touch) hover.innerHTML = "&nbsp;"; });
   }
 
   /** history: [step, train loss, test loss, train acc, test acc] rows */

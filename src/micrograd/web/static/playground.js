@@ -37,7 +37,7 @@ import { YourData } from "./play_data.js";
 import { PLAY_MARKUP } from "./play_markup.js";
 import { NetworkView } from "./play_network.js";
 import { ParamTable } from "./play_params.js";
-import { BoundaryPlot, LossCurves } from "./play_plot.js";
+import { BoundaryPlot, LossCurves, writeMetrics } from "./play_plot.js";
 import { PointGraph } from "./play_pointgraph.js";
 
 /** the + button's largest layer (a larger one is typed into the sizes) */
@@ -72,8 +72,8 @@ export class Playground {
     this.data = new YourData(this);
     // the + and - of the hidden layers sit right after their sizes
     this.controls.input(this.roles.layers).closest("label").after($("layer-buttons"));
-    this.plot = new BoundaryPlot($("boundary"), $("legend"));
-    this.curves = new LossCurves($("curves"), $("hover"));
+    this.plot = new BoundaryPlot($("boundary"), $("legend"), $("zl-note"));
+    this.curves = new LossCurves($("curves"), $("hover"), $("curves-how"));
     this.table = new ParamTable($("params"));
     this.pointGraph = new PointGraph($);
     this.net = new NetworkView($, this.controls.field(this.roles.inputs), {
@@ -479,11 +479,7 @@ export class Playground {
     // an op with no lowering: eager, and the note says why (shown as text, never HTML)
     $("execution-name").textContent = s.execution_note || s.execution;
     $("stepn").textContent = String(s.step);
-    const m = s.metrics, reg = s.task === "regression";
-    $("trloss").textContent = fmt(m.train_loss); $("teloss").textContent = fmt(m.test_loss);
-    $("tracc").textContent = reg ? "n/a" : fmt(m.train_acc * 100) + "%";
-    $("teacc").textContent = reg ? "n/a" : fmt(m.test_acc * 100) + "%";
-    $("tracc").dataset.value = String(m.train_acc); $("teacc").dataset.value = String(m.test_acc);
+    writeMetrics($, s, this.points);
     $("netsum").textContent = `(${s.network.sizes.join("-")}, ${s.nparams} parameters)`;
     // your own points: no points generated, so no count or noise to set
     const own = this.spec.own.includes(s.config.dataset);
