@@ -24,8 +24,6 @@ ALLOWED = {
     'mode !== "add"': "the same click mode",
     '.value = "add"': "the same click mode, chosen for drawing your own points",
     '<option value="add">': "the same click mode, in the menu",
-    'kind === "points"': "a field's kind (a list of [x1, x2, label]), not the field "
-                         "'points'",
     'outputs === "classes"': "a loss's outputs: one per class (losses.LossSpec.outputs)",
     '? "regression" : "classes"': "a task (fields.task), not the number of classes",
     'text: "features"': "the header word over the network view's first column",

@@ -15,6 +15,17 @@ from .fields import (ALIASES, GROUPS, MAX_CLASSES, MAX_EDITS, MAX_LAYERS, MAX_NE
                      REGRESSION_LOSS, Depends, ExperimentError)
 
 
+#: how a link writes a list (``hidden=4,2``) and points (``pts=0.5:1:1;-1:0:-1``: a point's
+#: coordinates and label by POINT_PAIR, the points by POINT_SEP); the page's codec
+#: (``web/static/setup_codec.js``) reads these marks from ``spec()``
+LINK_SEP = ","
+POINT_SEP = ";"
+POINT_PAIR = ":"
+#: the kinds a link leaves out when they hold nothing (every other field is written, so a
+#: link keeps its meaning if a default changes)
+OMITTED_WHEN_EMPTY = ("points", "indices")
+
+
 def _resolve_aliases(d):
     """``d`` with the page's older names replaced (an alias may set other fields too,
     unless ``d`` gives them)."""
@@ -129,11 +140,12 @@ def _parse(f, text):
     if text == "":
         return []
     if kind == "choices":
-        return text.split(",")
+        return text.split(LINK_SEP)
     if kind in ("ints", "indices"):
-        return [_parse_int(t, f) for t in text.split(",")]
+        return [_parse_int(t, f) for t in text.split(LINK_SEP)]
     # points: x1:x2:label;...
-    return [[_parse_number(t, f) for t in p.split(":")] for p in text.split(";")]
+    return [[_parse_number(t, f) for t in p.split(POINT_PAIR)]
+            for p in text.split(POINT_SEP)]
 
 
 def from_url(cls, query):
@@ -161,15 +173,15 @@ def _text(f, x):
     if kind in ("int", "number"):
         return js_number(x)
     if kind == "points":
-        return ";".join(":".join(js_number(v) for v in p) for p in x)
-    return ",".join(js_number(v) if not isinstance(v, str) else v for v in x)
+        return POINT_SEP.join(POINT_PAIR.join(js_number(v) for v in p) for p in x)
+    return LINK_SEP.join(js_number(v) if not isinstance(v, str) else v for v in x)
 
 
 def to_url(exp):
     out = {}
     for f in fields(exp):
         x = getattr(exp, f.name)
-        if declared(f)["kind"] in ("points", "indices") and not x:
+        if declared(f)["kind"] in OMITTED_WHEN_EMPTY and not x:
             continue
         out[declared(f)["url"]] = _text(f, x)
     return out
@@ -194,6 +206,12 @@ def _field_spec(f):
             value = meta[key]
             out[key] = (list(value) if isinstance(value, tuple) else
                         dict(value) if isinstance(value, dict) else value)
+    if meta["kind"] in ("ints", "indices", "choices", "points"):  # how a link writes it
+        out["sep"] = POINT_SEP if meta["kind"] == "points" else LINK_SEP
+    if meta["kind"] == "points":
+        out["pair"] = POINT_PAIR
+    if meta["kind"] not in OMITTED_WHEN_EMPTY:  # a link writes it even at its default
+        out["always"] = True
     if "choice_labels" in out:
         out["choice_labels"] = {c: out["choice_labels"].get(c, c) for c in out["choices"]}
     return out

@@ -2,16 +2,19 @@
  * description of an experiment (meta.experiment: the Python side's Experiment.spec()).
  *
  * Each field is {name, url, kind, default, label, help, group, place, keeps_weights, and
- * where they apply min, max, choices, choice_labels, max_len}; spec.groups lists the
- * groups in the page's order, each {name, text, place}. A field of kind choice, int,
+ * where they apply min, max, choices, choice_labels, max_len, and how a link writes it:
+ * sep, pair, always}; spec.groups lists the groups in the page's order, each {name,
+ * text, place}. A field of kind choice, int,
  * number, ints or bool becomes a control; `choices` (the features) are toggled in the
  * network view; `points` and `indices` (points added and removed) by clicks on the plot.
- * The page adds no names of its own: a link's values go to the Python side as they are
+ * The page adds no names of its own: a link is read and written by the set-ups' one
+ * codec (setup_codec.js, the Walk's too), its values go to the Python side as they are
  * (an old name such as ds=circle is read there), and the page writes the names that
  * come back.
  */
 
 import { el, fillSelect } from "./dom.js";
+import { byKey, decode, encode } from "./setup_codec.js";
 
 /** the page's part for each place the spec gives a group's controls (spec.groups: their
  *  order and text; a field's `place`) */
@@ -123,38 +126,19 @@ export class PlayControls {
 
   /* ---------------------------------------------------------------- the URL */
 
-  /** The set-up a link gives: only the fields it names, as they are written there (the
-   *  Python side fills in the rest and reads old names). */
+  /** The set-up a link gives: only the fields it names, read by the set-ups' one link
+   *  codec from the spec (the Python side fills in the rest, reads old names and
+   *  refuses what it cannot use). */
   fromUrl(q) {
-    const cfg = {};
-    for (const f of this.fields) {
-      if (!q.has(f.url)) continue;
-      const v = q.get(f.url);
-      const list = (sep) => (v === "" ? [] : v.split(sep));
-      if (f.kind === "int" || f.kind === "number") cfg[f.name] = Number(v);
-      else if (f.kind === "bool") cfg[f.name] = v === "1" || v === "true";
-      else if (f.kind === "ints" || f.kind === "indices") cfg[f.name] = list(",").map(Number);
-      else if (f.kind === "choices") cfg[f.name] = list(",");
-      else if (f.kind === "points") cfg[f.name] = list(";").map((p) => p.split(":").map(Number));
-      else cfg[f.name] = v;
-    }
-    return cfg;
+    const texts = {};
+    for (const f of this.fields) if (q.has(f.url)) texts[f.url] = q.get(f.url);
+    return decode(this.fields, texts);
   }
 
-  /** A set-up as a link's keys (every field, so a link keeps its meaning if a default
-   *  changes; points added and removed only when there are some). */
-  toUrl(cfg) {
-    const out = {};
-    for (const f of this.fields) {
-      const v = cfg[f.name];
-      if (v === undefined) continue;
-      if (f.kind === "points") out[f.url] = v.length ? v.map((p) => p.join(":")).join(";") : null;
-      else if (f.kind === "indices") out[f.url] = v.length ? v.join(",") : null;
-      else if (f.kind === "bool") out[f.url] = v ? "1" : "0";
-      else out[f.url] = Array.isArray(v) ? v.join(",") : v;
-    }
-    return out;
-  }
+  /** A set-up as a link's keys, written as Experiment.to_url writes it (every field, so
+   *  a link keeps its meaning if a default changes; points added and removed only when
+   *  there are some); a key the set-up leaves out is null. */
+  toUrl(cfg) { return byKey(this.fields, encode(this.fields, cfg)); }
 
   /* ---------------------------------------------------------------- lesson links */
 

@@ -1,8 +1,9 @@
 /* A set-up's link, read and written from the description of its fields alone: the
- * `fields` of a set-up's spec (micrograd.walk_setup.WalkSetup.spec()), each
- * {name, url, kind, default, sep, pair, old_keys, always}. No set-up's names are written
- * here: one codec for every set-up whose spec says how its link is written, read and
- * checked by the Python side (WalkSetup.from_url), which says what it cannot use.
+ * `fields` of a set-up's spec (micrograd.walk_setup.WalkSetup.spec(), and the
+ * Playground's micrograd.experiment.Experiment.spec()), each {name, url, kind, default,
+ * sep, pair, old_keys, always}. No set-up's names are written here: one codec for every
+ * set-up whose spec says how its link is written; the Python side reads and checks the
+ * same texts (WalkSetup.from_url, Experiment.from_dict) and says what it cannot use.
  *
  *   linkTexts(fields, get)  a link's texts by their keys, for the Python side: each
  *                           field's by its key (`url`) or, as an element's attribute, by
@@ -15,23 +16,39 @@
  *   byName(fields, texts)   the same as an element's attributes: by field name, a
  *                           field's other keys null
  *   decode(fields, texts)   a set-up from a link's texts by key, each field by its kind;
- *                           a text that cannot be read is left out (the Python side,
- *                           reading the same texts, says why)
+ *                           a number that is not one reads as NaN (an empty item of a
+ *                           list of choices is passed over), so the Python side,
+ *                           checking what it is sent, refuses it with the field named
  *
  * Each kind is read and written by the link's own marks from the spec (a list's `sep`,
- * a leaf value's `pair`); a leaf's name is encoded as encodeURIComponent does, a number
- * written as String(x) (micrograd.urltext: the Python side writes them alike). Nothing
- * here is parsed as HTML.
+ * a leaf value's or a point's `pair`); a leaf's name is encoded as encodeURIComponent
+ * does, a number written as String(x) (micrograd.urltext: the Python side writes them
+ * alike). Nothing here is parsed as HTML.
  */
 
-const asText = { read: (t) => (t === "" ? undefined : t), write: String };
+const asText = { read: (t) => t, write: String };
+const number = (t) => (t.trim() === "" ? NaN : Number(t));
+const asNumber = { read: number, write: String };
+/** a list's items: none for an empty text; an empty item of a list of choices passed
+ *  over, of a list of numbers read as NaN */
+const items = (t, f) => t.split(f.sep).map((x) => x.trim()).filter((x) => x !== "");
+const parts = (t, sep) => (t === "" ? [] : t.split(sep));
+const numbers = {
+  read: (t, f) => parts(t, f.sep).map(number),
+  write: (v, f) => v.map(String).join(f.sep),
+};
 const KINDS = {
   text: asText,
   choice: asText,
-  int: { read: (t) => (/^[0-9]+$/.test(t.trim()) ? Number(t) : undefined), write: String },
-  choices: {
-    read: (t, f) => t.split(f.sep).map((x) => x.trim()).filter((x) => x !== ""),
-    write: (v, f) => v.join(f.sep),
+  int: asNumber,
+  number: asNumber,
+  bool: { read: (t) => t === "1" || t === "true", write: (v) => (v ? "1" : "0") },
+  ints: numbers,
+  indices: numbers,
+  choices: { read: items, write: (v, f) => v.join(f.sep) },
+  points: {
+    read: (t, f) => parts(t, f.sep).map((p) => parts(p, f.pair).map(number)),
+    write: (v, f) => v.map((p) => p.map(String).join(f.pair)).join(f.sep),
   },
   values: {
     read: (t, f) => {
