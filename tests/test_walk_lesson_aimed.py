@@ -104,3 +104,9 @@ def test_what_is_no_record_is_refused():
     for bad in (None, [], {"record": "other"}, {**record(), "questions": "all right"}):
         with pytest.raises(WalkSetupError):
             recheck(copy.deepcopy(bad))
+
+
+def test_the_page_writes_the_record_the_recheck_reads():
+    from pathlib import Path
+    js = Path(__file__).resolve().parents[1] / "src/micrograd/web/static/walk_questions.js"
+    assert f'const RECORD = "{RECORD}";' in js.read_text()
