@@ -198,6 +198,7 @@ export class QuestionPanel {
     this.entry(q.kind).gave_up = true;
     this.redraw(() => this.onSettle());
     this.$("q-out").textContent = "given up: the graph shows the answer now";
+    this.$("q-answer").focus({ preventScroll: true });  // the pressed button is gone
     this.ended();
   }
 
@@ -247,7 +248,7 @@ export class QuestionPanel {
     const lines = [`micrograd Walk: a learner's record, ${data.at}`,
                    "set-up: " + new URLSearchParams(data.link).toString(), ""];
     data.questions.forEach((q, i) => {
-      const verdict = q.right ? "right" : q.gave_up ? "given up" : "not answered right";
+      const verdict = q.right ? "right" : q.gave_up ? "given up" : q.tried.length ? "not answered right" : "not tried";
       lines.push(`${i + 1}. ${q.text}`,
                  `   tried: ${q.tried.length ? q.tried.join(", ") : "nothing"}; hints: ${q.hints}; ${verdict}`);
     });
@@ -257,9 +258,8 @@ export class QuestionPanel {
   showRecord() {
     const data = this.data(), json = JSON.stringify(data, null, 1), text = this.text(data);
     const box = this.record, note = el("span", { class: "qnote", "aria-live": "polite" });
-    const file = (name, body, type) => {
-      const a = el("a", { href: URL.createObjectURL(new Blob([body], { type })), download: name, text: "download " + name.split(".").pop() });
-      return a;
+    const file = (name, body, type, what) => {
+      return el("a", { href: URL.createObjectURL(new Blob([body], { type })), download: name, text: "download " + what });
     };
     const copy = el("button", { type: "button", text: "copy" });
     copy.onclick = async () => {
@@ -271,8 +271,8 @@ export class QuestionPanel {
     box.append(el("h3", { text: "your record" }),
                el("p", { text: "Each question, the answers you tried, the hints you opened and whether you got it. " +
                            "Copy it (as JSON) or download it for your teacher." }),
-               pre, el("div", { class: "qrow" }, copy, file("walk-record.json", json, "application/json"),
-                       file("walk-record.txt", text, "text/plain"), note));
+               pre, el("div", { class: "qrow" }, copy, file("walk-record.json", json, "application/json", "JSON"),
+                       file("walk-record.txt", text, "text/plain", "text"), note));
     box.hidden = false;
   }
 }
