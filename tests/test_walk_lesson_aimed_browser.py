@@ -6,9 +6,10 @@ page) opens the same lesson. Each checks that the question is the chosen one and
 that the answer is nowhere in the page (text, titles, tooltips, attributes, fields) before
 an attempt, also after "run all" and a wrong answer, and that the graph shows it after a
 right answer (served) or after giving up (the site). The learner's record is re-checked
-by the engine (``handlers.walk.recheck``). One browser for the module, four page loads.
+by the engine (``handlers.walk.recheck``, and the teacher's page). One browser for the module, four page loads.
 """
 
+import json
 import re
 from urllib.parse import urlparse
 
@@ -136,8 +137,19 @@ def test_a_built_lesson_hides_its_answer_until_answered_right(context, server):
     assert [q["kind"] for q in record["questions"]] == ["grad", "path", "value", "local"]
     assert record["questions"][0]["tried"] == [1.5, 1.926]
     assert recheck(record)["ok"]
-    record["questions"][1]["right"] = True
+    # the teacher's page re-checks it too (walk.check, question by question)
+    box = teacher.get_by_label("a learner's record (JSON)")
+    box.fill(json.dumps(record))
+    teacher.click("text=re-check with the engine")
+    said = teacher.locator("#w-teach .recheck p")
+    said.wait_for()
+    assert said.text_content().startswith("all 4 questions agree with the engine")
+    record["questions"][1]["right"] = True  # a wrong copy: the path's share marked right
     assert not recheck(record)["ok"]
+    box.fill(json.dumps(record))
+    teacher.click("text=re-check with the engine")
+    teacher.wait_for_function("() => document.querySelector('#w-teach .recheck p.bad')")
+    assert said.text_content().startswith("1 of 4 questions do not agree")
 
 
 @pytest.fixture(scope="module")

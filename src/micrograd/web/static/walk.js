@@ -79,7 +79,7 @@ export class Walk {
       link: () => byKey(this.described.fields, encode(this.described.fields, this.state())) });
     this.lesson = new LessonBuilder(this.$, {
       described: this.described, setup: () => this.state(), change: (c) => this.reload(c, true),
-      nodes: () => (this.doc ? this.doc.graph.nodes : []) });
+      nodes: () => (this.doc ? this.doc.graph.nodes : []), check: (r) => client.call("walk.check", r) });
     // previous, next and a slider over every step; each move is setK (the URL's step)
     this.timeline = new Timeline(this.$("timeline"), { prefix: this.prefix, onMove: (k) => this.setK(k) });
   }
@@ -198,6 +198,8 @@ export class Walk {
     for (const e of this.root.querySelectorAll("[data-ctl]")) e.hidden = this.hidden(e.dataset.ctl);
     // the teacher's builder: on the page itself, not in a lesson (nor inside an embed)
     this.$("teach").hidden = this.hide.length > 0 || !this.url;
+    // the Walk alone on its page: no Playground or Mistakes tab (app.css)
+    this.root.toggleAttribute("data-alone", Boolean(this.url) && this.hidden("tabs"));
     // the Walk alone on its page: no Playground or Mistakes tab (app.css)
     this.root.toggleAttribute("data-alone", Boolean(this.url) && this.hidden("tabs"));
     if (this.doc) this.drawQuestion();
@@ -446,6 +448,7 @@ export class Walk {
       "Press step forward to fill .data at each node from the leaves to the root, then step " +
       "backward to fill .grad from the root to the leaves. Choose an edge (click, or Tab " +
       "and Enter) to read its local derivative.";
+    if (this.k === limit && limit < this.steps.length) $("step").textContent += "\n\n" + this.questions.stopped(this.name(this.questions.veiled()));
     if (this.k === limit && limit < this.steps.length) $("step").textContent += "\n\n" + this.questions.stopped(this.name(this.questions.veiled()));
 
     const nodeClass = {}, edgeClass = {};

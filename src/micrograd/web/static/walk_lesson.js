@@ -9,6 +9,7 @@
  *     setup      () => the Walk's current set-up, in WalkSetup's fields (Walk.state)
  *     change     (fields) => ..., the Walk's set-up changed (the node asked about)
  *     nodes      () => the graph's nodes ({id, name, leaf, label})
+ *     check      (request) => walk.check's answer: the re-check of a learner's record
  *   lesson.ask(kinds)  tick the questions a set-up asks (null: all)
  *   lesson.pick(id)  a node clicked in the graph: true when the builder took it (the
  *                node asked about, or the output, after "choose in the graph")
@@ -20,13 +21,19 @@
  * writes the set-up's `answers` as hidden: the learner's walk stops before the step that
  * writes the asked node's grad until the question is answered right or given up.
  *
+ * A learner's record (walk_questions.js) pasted here is re-checked against the engine:
+ * each question asked again, each answer tried checked again (walk.check), a question
+ * whose text or verdict is not the engine's marked. It catches a wrong copy, not a
+ * forgery (micrograd.web.handlers.walk.recheck does the same in Python).
+ *
  * Both outputs are written by setup_codec.js from WalkSetup's fields: a link's keys are
  * the fields' `url`, an element's attributes their names. Nothing here is parsed as HTML: the element's
  * text is written into a read-only field, its attribute values escaped.
  */
 
 import { el } from "./dom.js";
-import { encode } from "./setup_codec.js";
+import { decode, encode } from "./setup_codec.js";
+import { RECORD } from "./walk_questions.js";
 
 const ESCAPES = { "&": "&amp;", '"': "&quot;", "<": "&lt;", ">": "&gt;" };
 
@@ -34,8 +41,9 @@ const ESCAPES = { "&": "&amp;", '"': "&quot;", "<": "&lt;", ">": "&gt;" };
 export function attr(text) { return String(text).replace(/[&"<>]/g, (c) => ESCAPES[c]); }
 
 export class LessonBuilder {
-  constructor($, { described, setup, change, nodes = () => [] }) {
+  constructor($, { described, setup, change, nodes = () => [], check = null }) {
     this.$ = $;
+    this.check = check;
     this.described = described;
     this.setup = setup;
     this.change = change;
@@ -54,6 +62,56 @@ export class LessonBuilder {
     }
     $("teach-step").addEventListener("change", changed);
     this.aim($, described, changed);
+    if (check) this.recheckBox($);
+  }
+
+  /** the teacher's re-check of a learner's record: paste it, ask the engine */
+  recheckBox($) {
+    const text = el("textarea", { rows: "3", "aria-label": "a learner's record (JSON)", placeholder: "paste a learner's record (JSON) here" });
+    const go = el("button", { type: "button", text: "re-check with the engine" });
+    const out = el("div", { class: "recheck", "aria-live": "polite" });
+    go.onclick = async () => {
+      out.textContent = "checking…";
+      try { this.said(out, await this.recheck(text.value)); } catch (e) { out.textContent = e.message; }
+    };
+    $("teach-embed").parentElement.after(el("div", { class: "fld wide" },
+      el("b", { text: "re-check a learner's record" }), text, go, out));
+  }
+
+  /** a record re-checked: per question {text, claimed, engine, same} (walk.check's answers) */
+  async recheck(json) {
+    let rec;
+    try { rec = JSON.parse(json); } catch (e) { throw new Error("not JSON: copy the record whole"); }
+    if (!rec || rec.record !== RECORD || typeof rec.link !== "object" || !Array.isArray(rec.questions)) {
+      throw new Error("not a Walk record (it starts {\"record\": \"" + RECORD + "\" ...)");
+    }
+    const s = decode(this.described.fields, rec.link), graph = {};
+    for (const f of [this.f.preset, this.f.expr, this.f.values, this.f.ask, this.f.of]) {
+      if (s[f.name] !== null && s[f.name] !== undefined) graph[f.name] = s[f.name];
+    }
+    const ask = async (kind, answer) => {
+      try { return await this.check({ ...graph, kind, answer }); } catch (e) { return { correct: false, question: null }; }
+    };
+    const out = [];
+    for (const q of rec.questions) {
+      const asked = (await ask(q.kind, 0)).question;
+      let engine = false;
+      for (const x of q.tried || []) if ((await ask(q.kind, Number(x))).correct) engine = true;
+      out.push({ text: q.text, claimed: Boolean(q.right), engine, same: asked === q.text });
+    }
+    return out;
+  }
+
+  said(box, checked) {
+    box.textContent = "";
+    const bad = checked.filter((q) => !q.same || q.claimed !== q.engine).length;
+    box.appendChild(el("p", { class: bad ? "bad" : "good", text: bad ?
+      `${bad} of ${checked.length} questions do not agree with the engine: not the record the page wrote` :
+      `all ${checked.length} questions agree with the engine (a wrong copy would show; a forgery need not)` }));
+    checked.forEach((q, i) => box.appendChild(el("div", { class: !q.same || q.claimed !== q.engine ? "bad" : "", text:
+      `${i + 1}. ${q.text}: the record says ${q.claimed ? "right" : "not right"}, ` +
+      (q.same ? `the engine ${q.engine ? "finds a right answer among those tried" : "finds none right"}` :
+        "the engine asks another question here") })));
   }
 
   /** the question's nodes (a list each, or a click in the graph) and hidden answers */

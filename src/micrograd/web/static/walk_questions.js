@@ -33,7 +33,7 @@
 import { el } from "./dom.js";
 
 /** what a record says it is (micrograd.web.handlers.walk.RECORD) */
-const RECORD = "micrograd walk record";
+export const RECORD = "micrograd walk record";
 /** the groups of controls whose numbers would tell a hidden answer (and the parts by
  *  role: the conventions' table, the mode's sentence about this graph) */
 const TELLING = ["nudge", "order"];
