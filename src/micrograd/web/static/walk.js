@@ -200,8 +200,6 @@ export class Walk {
     this.$("teach").hidden = this.hide.length > 0 || !this.url;
     // the Walk alone on its page: no Playground or Mistakes tab (app.css)
     this.root.toggleAttribute("data-alone", Boolean(this.url) && this.hidden("tabs"));
-    // the Walk alone on its page: no Playground or Mistakes tab (app.css)
-    this.root.toggleAttribute("data-alone", Boolean(this.url) && this.hidden("tabs"));
     if (this.doc) this.drawQuestion();
   }
 
@@ -448,7 +446,6 @@ export class Walk {
       "Press step forward to fill .data at each node from the leaves to the root, then step " +
       "backward to fill .grad from the root to the leaves. Choose an edge (click, or Tab " +
       "and Enter) to read its local derivative.";
-    if (this.k === limit && limit < this.steps.length) $("step").textContent += "\n\n" + this.questions.stopped(this.name(this.questions.veiled()));
     if (this.k === limit && limit < this.steps.length) $("step").textContent += "\n\n" + this.questions.stopped(this.name(this.questions.veiled()));
 
     const nodeClass = {}, edgeClass = {};
