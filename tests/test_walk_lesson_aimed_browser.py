@@ -6,7 +6,8 @@ page) opens the same lesson. Each checks that the question is the chosen one and
 that the answer is nowhere in the page (text, titles, tooltips, attributes, fields) before
 an attempt, also after "run all" and a wrong answer, and that the graph shows it after a
 right answer (served) or after giving up (the site). The learner's record is re-checked
-by the engine (``handlers.walk.recheck``, and the teacher's page). One browser for the module, four page loads.
+by the engine (``handlers.walk.recheck``, and on the teacher's page). One browser for the
+module, three page loads.
 """
 
 import json
