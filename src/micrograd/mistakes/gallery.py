@@ -28,7 +28,9 @@ from .record import (
 #: the engines an outcome can run on (``Outcome.runs_on``)
 LEARNER = "the learner's engine"
 PUBLISHED = "micrograd's published engine"  # the lecture's, = LectureValue
-OURS = "micrograd.engine"
+#: the mistake's code run on this package's engine (``micrograd.engine``): not to be read
+#: as that engine done right (``record.RIGHT``)
+OURS = "the mistake's code on this package's engine"
 TORCH = "PyTorch (float64)"
 FIXED = "the learner's code, fixed"
 

@@ -10,6 +10,7 @@ and central finite differences of the graph's function, all computed on the call
 from __future__ import annotations
 
 import inspect
+import math
 import textwrap
 from dataclasses import dataclass, field
 from typing import Callable
@@ -77,14 +78,29 @@ class Result:
                        f"{', '.join(o.runs_on for o in self.learner)}")
 
     def to_dict(self):
-        """JSON-ready (``micrograd.wire.encode``: nan and inf as strings)."""
-        return encode(self)
+        """JSON-ready (``micrograd.wire.encode``: nan and inf as strings); each of the
+        learner's outcomes with ``wrong``, its cells that differ from ``right``'s."""
+        out = encode(self)
+        for o, d in zip(self.learner, out["learner"]):
+            d["wrong"] = self.wrong(o)
+        return out
+
+    def wrong(self, outcome):
+        """The cells of ``outcome`` that differ from ``right``'s: ``"value"`` and the
+        leaves whose grad differs (relative 1e-9; nan equals nan). A cell the right
+        outcome lacks, or one the outcome never reached, is not compared."""
+        cells = []
+        if not _same(outcome.value, self.right.value):
+            cells.append("value")
+        cells += [k for k, g in outcome.grads.items()
+                  if k in self.right.grads and not _same(g, self.right.grads[k])]
+        return cells
 
     def report(self):
         """The result as lines of text: one per outcome, then the facts.
 
             the learner's engine: value 9, grads a 3
-            micrograd.engine (right): value 9, grads a 6
+            this package's engine (right): value 9, grads a 6
         """
         rows = [("example", self.example)]
         rows += [(o.runs_on, _outcome_text(o)) for o in self.learner]
@@ -95,6 +111,16 @@ class Result:
             rows.append((self.fixed.runs_on, _outcome_text(self.fixed)))
         rows += [(k, _num_text(v)) for k, v in self.facts.items()]
         return "\n".join(f"{k}: {v}" for k, v in rows)
+
+
+def _same(a, b):
+    """Two cells read the same: equal texts, both nan, or floats within 1e-9 (relative);
+    a cell missing on either side is not a difference."""
+    if a is None or b is None or a == b:
+        return True
+    if isinstance(a, float) and isinstance(b, float):
+        return (math.isnan(a) and math.isnan(b)) or math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
+    return False
 
 
 def _num_text(x):
@@ -186,9 +212,14 @@ def _backward(root):
     root.backward()
 
 
+#: what the reference runs on (``Result.right``): ``micrograd.engine``, done right (a
+#: page adds "(right)")
+RIGHT = "this package's engine"
+
+
 def right(build, **point):
     """The graph on ``micrograd.engine``, one ``backward()``: the reference."""
-    return run_graph("micrograd.engine", lambda **p: build(Value, **p), **point)
+    return run_graph(RIGHT, lambda **p: build(Value, **p), **point)
 
 
 def point_of(build, **given):

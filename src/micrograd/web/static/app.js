@@ -43,7 +43,11 @@ async function main() {
   notebooks.show(play.$("notebook"), "play", {});
   const gallery = new Gallery(byId("page-mistakes"), { client, url, idPrefix: "m-", notebooks });
 
+  let shown = null;
   function showPage(name, push) {
+    // another page opens at its top, the tabs in view (not where the last one was scrolled)
+    if (shown !== null && name !== shown) window.scrollTo(0, 0);
+    shown = name;
     for (const p of PAGES) {
       byId("page-" + p).hidden = p !== name;
       byId("tab-" + p).classList.toggle("active", p === name);

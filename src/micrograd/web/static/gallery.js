@@ -199,8 +199,13 @@ export class Gallery {
                               "fd", "finite differences"));
     if (r.fixed) body.appendChild(this.row(r.fixed, leaves, "fixed", r.fixed.runs_on));
     table.appendChild(body);
+    const legend = el("p", { class: "mg-g-legend" },
+      el("span", { class: "mg-g-key mg-g-wrong", text: "red" }),
+      " a number the mistake got wrong (it differs from this package's engine, micrograd.engine, " +
+      "done right: the green row); the rest of a mistake's row is what the right code gives too.");
     const parts = [example, el("div", { class: "mg-g-scroll", tabindex: "0", role: "region",
                                "aria-label": "the numbers" }, table)];
+    if (r.learner.some((o) => o.wrong && o.wrong.length)) parts.push(legend);
     const facts = Object.entries(r.facts);
     if (facts.length) {
       const dl = el("dl", { class: "mg-g-facts" });
@@ -211,15 +216,24 @@ export class Gallery {
     card.dataset.state = "done";
   }
 
+  /** a row of the table; in a mistake's row the cells that differ from the right row
+   *  (the Python side's `wrong`: "value" and leaf names) are marked, and only those */
   row(outcome, leaves, kind, label) {
+    const wrong = new Set(outcome.wrong || []);
+    const mark = (cell, name) => {
+      if (!wrong.has(name)) return cell;
+      cell.classList.add("mg-g-wrong");
+      cell.title = `${cell.title}: differs from this package's engine done right`;
+      return cell;
+    };
     const tr = el("tr", { class: `mg-g-${kind}` }, el("th", { scope: "row", text: label }),
-                  numberCell(outcome.value));
+                  mark(numberCell(outcome.value), "value"));
     if (outcome.error) {
       tr.appendChild(el("td", { class: "mg-g-raised", colspan: String(leaves.length),
                                 text: `raised ${outcome.error.type}: ${outcome.error.message}` }));
     } else {
       for (const k of leaves) {
-        const cell = numberCell(outcome.grads[k]);
+        const cell = mark(numberCell(outcome.grads[k]), k);
         cell.dataset.leaf = k;
         tr.appendChild(cell);
       }
