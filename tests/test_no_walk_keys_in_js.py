@@ -26,8 +26,6 @@ ALLOWED = {
     'data-role="step"': "the same part, in the markup",
     'data-ctl="values"': "a group of controls a lesson hides (WalkSetup's CONTROLS: the "
                          "leaf fields), a value of hide, not the field values",
-    'doc.mode === "recursive"': "a teaching mode (MODES' recursive backward), whose lesson "
-                                "the page shows, not an older link's key",
     'class="expr"': "the expression box's style (app.css)",
     'setAttribute("aria-current", "step")': "ARIA's word for the current item of a "
                                             "sequence (the question shown)",

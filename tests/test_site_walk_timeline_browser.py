@@ -76,7 +76,8 @@ def test_a_link_with_a_step_opens_there_in_the_site(context, site):
     page.wait_for_function("location.hash.includes('step=13')")
     assert (cell(page, "d", "grad"), cell(page, "f", "grad")) == (-4.0, 8.0)
     # the conventions, from the worker's Python
-    assert page.inner_text("#w-mode-lesson") == MODES["no_zero_grad"].lesson
+    assert page.get_attribute("#w-mode", "title") == MODES["no_zero_grad"].lesson
+    assert "micrograd 0.1.0 ends with 24" in page.inner_text("#w-mode-text")  # this graph's
     table = compare_conventions(parse(PRESETS["lecture"].expr))
     for key in ("micrograd", "pytorch"):
         got = page.locator(f"#w-conventions [data-convention={key}] tr[data-node=n0] td")

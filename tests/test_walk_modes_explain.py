@@ -113,3 +113,18 @@ def test_a_graph_that_is_one_leaf():
     root = parse("a = 2")
     out = explain(root, walk(root))
     assert "a = 2" in out["text"] and out["offer"] is None
+
+
+def test_the_widget_says_what_the_mode_does_to_its_graph():
+    from micrograd.widget import WalkModel
+    m = WalkModel("lecture")
+    m.set_mode("assign")
+    assert m.state()["mode_explain"] == said("lecture", "assign")["text"]
+    m = WalkModel("reused")
+    m.set_mode("recursive")
+    m.go_to(m.steps_total())
+    assert any("(again: path 2 of 2)" in line for line in m.state()["log"])
+    assert m.state()["conventions"] is None
+    m.set_mode("no_zero_grad")
+    rows = {r["name"]: r for r in m.state()["conventions"]["rows"]}
+    assert rows["a"]["wrong"] == ["micrograd", "pytorch"] and rows["c"]["wrong"] == []

@@ -38,14 +38,14 @@ def top(page, sel):
 def test_a_phone_shows_the_graph_under_the_steps_and_the_lessons_below(phone, server):  # noqa: F811
     # the reused preset has a preset lesson and questions: all of them go below the graph
     open_preset(phone, server, "reused")
-    phone.wait_for_selector("#w-lesson:not([hidden])")
+    phone.wait_for_selector("#w-mode-text:not(:empty)")
     phone.wait_for_selector("#w-q:not([hidden])")
     port = phone.locator("#w-graph .gv-port").bounding_box()
     assert top(phone, "#w-fwd") < top(phone, "#w-timeline") < port["y"]
     assert port["y"] < PHONE["height"] / 2, "the graph does not start on the first screen"
-    for below in ("#w-q", "#w-mode-lesson", "#w-lesson"):
+    for below in ("#w-q", "#w-mode-lesson"):
         assert top(phone, below) >= port["y"] + port["height"], below
-    assert top(phone, "#w-q") < top(phone, "#w-mode-lesson") < top(phone, "#w-lesson")
+    assert top(phone, "#w-q") < top(phone, "#w-mode-lesson")
     # the timeline's buttons beside its slider: one row
     slider = phone.locator("#w-slider").bounding_box()
     for sel in ("#w-prev", "#w-next"):
@@ -56,9 +56,9 @@ def test_a_phone_shows_the_graph_under_the_steps_and_the_lessons_below(phone, se
 
 def test_a_desktop_keeps_the_lessons_above_the_graph_beside_the_side_panel(desktop, server):  # noqa: F811,E501
     open_preset(desktop, server, "reused")
-    desktop.wait_for_selector("#w-lesson:not([hidden])")
+    desktop.wait_for_selector("#w-mode-text:not(:empty)")
     port = desktop.locator("#w-graph .gv-port").bounding_box()
-    assert top(desktop, "#w-mode-lesson") < top(desktop, "#w-lesson") < port["y"]
+    assert top(desktop, "#w-mode-lesson") < port["y"]
     side = desktop.locator("#w-step").bounding_box()
     assert side["x"] >= port["x"] + port["width"], "the side panel is not beside the graph"
     assert port["y"] + port["height"] <= DESKTOP["height"]

@@ -310,7 +310,7 @@ def test_the_page_sends_the_mode_and_reads_older_links(browser, server, link, mo
             assert page.input_value("#w-leaf-a") == "3"
         page.select_option("#w-mode", "correct")
         page.wait_for_function(f"!location.hash.includes('mode={mode}')")
-        page.wait_for_function("document.querySelector('#w-mode-lesson').textContent"
+        page.wait_for_function("document.querySelector('#w-mode').title"
                                f".startsWith({json.dumps(MODES['correct'].lesson[:20])})")
         assert sent[-1]["mode"] == "correct"
     finally:

@@ -7,8 +7,8 @@ headless Chromium (Debian's, through playwright) against a real ``micrograd serv
   record, the step's sentence, the counter, the highlighted nodes and edges);
 * the slider scrubs the whole walk, from the keyboard too (Tab to it; arrows, Home, End);
 * the URL keeps the step: every move writes it, and a link with a step opens there;
-* each teaching mode says what to notice, on the page; "no zero_grad" shows micrograd's
-  published engine beside PyTorch's and ours, with Python's numbers (24 against 12 for
+* each teaching mode says what it does to the graph shown, on the page; "no zero_grad"
+  shows micrograd 0.1.0 beside PyTorch and this package, with Python's numbers (24 against 12 for
   the lecture's a).
 """
 
@@ -18,6 +18,7 @@ import pytest
 
 from micrograd.expr import evaluate, parse
 from micrograd.walk_setup import CONVENTIONS, MODES, PRESETS, compare_conventions
+from micrograd.web.walkview import build
 from browser_kit import chromium
 from test_web_walk_browser import server  # noqa: F401  (the fixture)
 
@@ -218,9 +219,15 @@ def test_each_mode_says_what_to_notice_and_no_zero_grad_shows_both(page, server)
         page.wait_for_function("([key]) => location.hash.includes('mode=' + key) || "
                                "(key === 'correct' && !location.hash.includes('mode='))",
                                arg=[key])
-        lesson = page.locator("#w-mode-lesson")
+        lesson = page.locator("#w-mode-text")
         lesson.wait_for()
-        assert lesson.is_visible() and lesson.inner_text() == mode.lesson
+        # what the mode does to this graph (walk_explain's sentence), its general lesson
+        # as the menu's tooltip
+        want = build(PRESETS["lecture"].expr, mode=key, preset=PRESETS["lecture"])
+        page.wait_for_function("([t]) => document.querySelector('#w-mode-text')"
+                               ".textContent === t", arg=[want["explain"]["text"]])
+        assert lesson.is_visible() and "a = 2" in lesson.inner_text()
+        assert page.get_attribute("#w-mode", "title") == mode.lesson
         box = page.locator("#w-conventions")
         if key == "no_zero_grad":
             box.wait_for()

@@ -1,8 +1,8 @@
 // The Walk widget's page side: it only draws the state the kernel sends (every number
 // comes from micrograd.walk in Python) and sends the buttons' actions back. As on the
 // Walk page: a timeline (previous, next, a slider over every step: arrows, Home and End
-// move it), each mode's lesson by the mode, and in the no-zero_grad mode micrograd's
-// published engine beside PyTorch's and ours.
+// move it), each mode's lesson and what it does to this graph, and in the no-zero_grad mode
+// micrograd 0.1.0 beside PyTorch and this package, the grads wrong after the second pass marked.
 
 const CSS = `
 .mg-walk { font-family: monospace; font-size: 13px; }
@@ -32,7 +32,7 @@ const CSS = `
 .mg-walk .conventions > div { flex: 1 1 16em; border: 1px solid #ddd; padding: 4px 8px; }
 .mg-walk .conventions table { border-collapse: collapse; }
 .mg-walk .conventions th, .mg-walk .conventions td { padding: 1px 8px; text-align: right; }
-.mg-walk .conventions td.differ { font-weight: bold; background: #fff4d6; }
+.mg-walk .conventions td.wrong { font-weight: bold; background: #fde2dc; outline: 1px solid #e0662f; }
 .mg-walk .conventions tr > th:first-child { text-align: left; }
 .mg-walk .conventions > div.note { flex-basis: 100%; border: 0; color: #555; }
 .mg-walk .link { color: #555; }
@@ -155,7 +155,7 @@ function drawConventions(conventions, conv) {
   conventions.replaceChildren();
   conventions.hidden = !conv;
   if (!conv) return;
-  const keys = conv.conventions.map((c) => c.key);
+  conventions.appendChild(element("div", "text note", conv.legend));
   for (const c of conv.conventions) {
     const box = element("div");
     box.dataset.convention = c.key;
@@ -167,10 +167,10 @@ function drawConventions(conventions, conv) {
     table.appendChild(head);
     for (const row of conv.rows) {
       const tr = element("tr");
-      const differ = keys.some((k) => row[k] !== row[c.key]);
+      const wrong = row.wrong.includes(c.key);  // not the one-pass gradient (Python's)
       tr.append(element("th", "", row.name + (row.leaf ? " (leaf)" : "")),
                 element("td", "", row.texts.one_pass),
-                element("td", differ ? "differ" : "", row.texts[c.key]));
+                element("td", wrong ? "wrong" : "", row.texts[c.key]));
       table.appendChild(tr);
     }
     box.appendChild(table);
@@ -186,6 +186,7 @@ function render({ model, el }) {
   const top = controls(send), steps = timeline(send), visits = orderBar(send);
   const box = {};
   for (const [name, className] of [["status", "text status"], ["lesson", "text lesson"],
+                                   ["explain", "text explain"],
                                    ["conventions", "conventions"], ["graph", "graph"],
                                    ["text", "text step"], ["edge", "text edge-text"],
                                    ["error", "text error"], ["summary", "summary"],
@@ -201,6 +202,7 @@ function render({ model, el }) {
     box.status.textContent = `${s.phase}: forward ${s.forward_done}/${s.forward_total}, ` +
       `backward ${s.backward_done}/${s.backward_total} (${s.mode_text})`;
     box.lesson.textContent = s.mode_lesson || "";
+    box.explain.textContent = s.mode_explain || "";
     drawTimeline(steps, s);
     drawConventions(box.conventions, s.conventions);
     box.link.textContent = s.link ? "the Walk page at this step: #page=walk&" +

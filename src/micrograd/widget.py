@@ -24,8 +24,9 @@ tested) from plain Python:
 As on the page, a timeline moves to any step, back as well as forward
 (:meth:`WalkModel.go_to`, :meth:`~WalkModel.previous`, :meth:`~WalkModel.next`; the
 widget's slider and buttons), each mode shows its lesson (``MODES``, the page's table),
-and the no-zero_grad mode shows micrograd's published engine beside PyTorch's and ours
-(``walk_setup.compare_conventions``). :meth:`WalkModel.setup` is the state as a
+and the no-zero_grad mode shows micrograd 0.1.0 beside PyTorch and this package
+(``walk_setup.compare_conventions``, the wrong grads marked); each mode says what it
+does to this graph (``walk_explain``). :meth:`WalkModel.setup` is the state as a
 ``WalkSetup``, so ``setup().to_url()`` opens the page at the same step:
 
     >>> m.go_to(3); m.setup().to_url()
@@ -38,6 +39,7 @@ import copy
 import pathlib
 
 from . import walk as _walk
+from . import walk_explain
 from .engine import Value
 from .walk_setup import MODES, PRESETS, WalkSetup, WalkSetupError, compare_conventions
 from .graph import fmt, num
@@ -118,7 +120,7 @@ class WalkModel:
         self._rewalk()
 
     def _rewalk(self):
-        w = _walk.walk(self.root, order=self.order, mode=self.mode)
+        w = walk_explain.label_repeats(_walk.walk(self.root, order=self.order, mode=self.mode))
         self.walk = w
         self.names = w.names
         self.fpos = 0  # forward steps done
@@ -348,6 +350,8 @@ class WalkModel:
         return {
             "preset": self.preset, "source": self.source, "mode": self.mode,
             "mode_text": MODES[self.mode].title, "mode_lesson": MODES[self.mode].lesson,
+            # what the mode does to this graph (not for a visit order of one's own)
+            "mode_explain": "" if self.order else walk_explain.explain(self.root, w)["text"],
             "order": self.order, "presets": {k: p.title for k, p in PRESETS.items()},
             "modes": list(_walk.MODES),
             "mode_titles": {k: m.title for k, m in MODES.items()},

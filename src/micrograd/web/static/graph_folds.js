@@ -4,6 +4,8 @@
  * above, the output's cells inside); its other nodes and the edges between them are
  * hidden, and each edge from outside into the neuron is drawn dashed to the box. Each
  * function takes the GraphView whose neurons, folded set and layers it draws into.
+ * Also the legend under a Walk's drawing (drawLegend: what each colour of a node or an
+ * edge means, each swatch drawn with the graph's own class).
  */
 
 import { curve, svg } from "./svg.js";
@@ -68,4 +70,36 @@ export function drawFolds(view) {
                     "marker-end": `url(#${view.arrow})` }, view.foldLayer);
     }
   }
+}
+
+/** what the node and edge classes a Walk sets look like here (app.css styles them): the
+ *  class, and what it says; each swatch is drawn with the same class as the graph */
+export const LEGEND = [
+  ["node done-fwd", "data computed"],
+  ["node done-bwd", "grad computed"],
+  ["node current", "this step's node"],
+  ["node contrib", "gets a share of grad now"],
+  ["edge active", "edge of this step"],
+  ["node const", "a constant"],
+];
+
+/** the legend under the drawing: a swatch and a few words per class, wrapping */
+export function drawLegend() {
+  const box = document.createElement("div");
+  box.className = "gv-legend";
+  box.setAttribute("role", "note");
+  box.setAttribute("aria-label", "what the colours of the graph mean");
+  for (const [cls, text] of LEGEND) {
+    const item = document.createElement("span");
+    item.className = "gv-key";
+    item.dataset.key = cls;
+    // the swatch is an <svg> of the class itself (no <g class="node">: the graph's own
+    // nodes are the only such groups in the view)
+    const sw = svg("svg", { class: "gv-swatch " + cls, width: "24", height: "14", "aria-hidden": "true" }, item);
+    if (cls.startsWith("edge")) svg("path", { class: "vis", d: "M 1 7 H 23" }, sw);
+    else svg("rect", { x: "2", y: "2", width: "20", height: "10" }, svg("g", { class: "record" }, sw));
+    item.append(text);
+    box.appendChild(item);
+  }
+  return box;
 }

@@ -1,6 +1,8 @@
 /* micrograd serve: GraphView, a reusable view of a graph laid out by the server.
  *
- *   const view = new GraphView(element, { label, onNode(id), onEdge(id) });
+ *   const view = new GraphView(element, { label, onNode(id), onEdge(id), legend });
+ *                                   // legend: a key to the Walk's node and edge classes
+ *                                   // under the drawing (graph_folds.js's LEGEND)
  *   view.setGraph(graph, neurons);  // graph: micrograd.viz.layout_to_dict (positions,
  *                                   // records' cells and their widths); neurons: optional
  *                                   // [{id, output, title, members}] that can be folded
@@ -32,7 +34,7 @@
  * map sits in the toolbar, never over the drawing, and only while part of the graph is
  * off screen.
  */
-import { drawFolds, foldButtons, foldLabels } from "./graph_folds.js";
+import { drawFolds, drawLegend, foldButtons, foldLabels } from "./graph_folds.js";
 import { curve, escapeMarkup, svg } from "./svg.js";
 import { uniquePrefix } from "./dom.js";
 
@@ -103,6 +105,7 @@ export class GraphView {
     this.port.setAttribute("aria-label", (this.opts.label || "graph") +
       ": arrow keys pan, + and - zoom, 0 fits; Tab reaches every node and edge");
     host.appendChild(this.port);
+    if (this.opts.legend) host.appendChild(drawLegend());
     this.svg = svg("svg", { class: "gv-svg", role: "img" }, this.port);
     const defs = svg("defs", {}, this.svg);
     this.arrow = uniquePrefix("graph") + "arrow";  // one marker per view: ids are per page

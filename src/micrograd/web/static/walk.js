@@ -122,6 +122,7 @@ export class Walk {
       onNode: (id) => this.lesson.pick(id) || this.placeNode(id),  // the builder's "choose in the graph" first
       onEdge: (id) => this.selectEdge(id),
       keep: $("fwd").parentElement,  // the step controls stay on screen while stepping
+      legend: true,  // what the colours of the nodes and edges mean
     });
     if (this.url) this.fromUrl(); else this.open(this.setup);
   }
@@ -183,12 +184,20 @@ export class Walk {
     box.hidden = !this.notes.length;
   }
 
-  /** the chosen mode's lesson (what a learner should notice), shown by the mode and
-   *  as the select's tooltip */
+  /** the chosen mode's lesson (what a learner should notice) as the select's tooltip */
   modeTitle() {
     const m = this.modeList.find((x) => x.key === this.modeSelect.value);
     this.modeSelect.title = m ? m.lesson : "";
-    this.$("mode-lesson").textContent = m ? m.lesson : "";
+  }
+
+  /** what the mode does to this graph (Python's sentence, micrograd.walk_explain), and
+   *  where nothing goes wrong here, a button to the preset where it does */
+  drawExplain() {
+    const said = this.doc.explain, offer = this.$("mode-offer");
+    this.$("mode-text").textContent = said.text;
+    offer.hidden = !said.offer || this.hidden("graph");  // a lesson that fixes its graph: none
+    offer.textContent = said.offer ? said.offer.label : "";
+    offer.onclick = said.offer ? () => this.load(this.newGraph({ preset: said.offer.preset }), true, true) : null;
   }
 
   hidden(group) { return this.hide.includes(group); }
@@ -262,6 +271,7 @@ export class Walk {
       this.orderResult = null;
       this.view.setGraph(doc.graph, doc.neurons);
       drawConventions(this.$("conventions"), doc.conventions);
+      this.drawExplain();
       this.buildLeaves();
       this.drawQuestion();
       this.drawOrder();
@@ -421,9 +431,6 @@ export class Walk {
     if (focused === $("bwd") && $("bwd").disabled) $("reset").focus();
     const done = this.k === this.steps.length;
     $("notes").textContent = done && !doc.walk.ok ? doc.walk.notes.join("\n") : "";
-    const showLesson = doc.mode === "recursive" || doc.lesson.reused_inner.length > 0;
-    $("lesson").textContent = showLesson ? doc.lesson.text : "";
-    $("lesson").hidden = !showLesson;
     $("order-lesson").textContent = doc.lesson.text;
 
     let cells, pending, cur = null;
@@ -447,6 +454,8 @@ export class Walk {
       "backward to fill .grad from the root to the leaves. Choose an edge (click, or Tab " +
       "and Enter) to read its local derivative.";
     if (this.k === limit && limit < this.steps.length) $("step").textContent += "\n\n" + this.questions.stopped(this.name(this.questions.veiled()));
+    // the same sentence beside the graph where the side panel is below it (a phone)
+    $("now").textContent = this.orderResult || cur ? $("step").textContent : "";
 
     const nodeClass = {}, edgeClass = {};
     const contribs = cur && cur.phase === "backward" ? cur.s.contributions : [];

@@ -1,6 +1,7 @@
 /* The Walk's markup: one copy per Walk on a page (dom.js's mount gives each part its id).
  * The presets, the teaching modes and the leaves are added by walk.js, the timeline by
- * walk_timeline.js, the no-zero_grad conventions by walk_conventions.js; data-ctl names
+ * walk_timeline.js (the "now" line: the step's sentence under it, where the side panel
+ * is not beside the graph), the no-zero_grad conventions by walk_conventions.js; data-ctl names
  * the group of controls a lesson can hide (the Walk set-up's `hide`). */
 
 export const WALK_MARKUP = `
@@ -32,8 +33,9 @@ export const WALK_MARKUP = `
     <span class="switches" data-role="modes" data-ctl="modes"></span>
   </section>
   <div data-role="timeline" data-ctl="steps" role="group" aria-label="timeline: every step of the forward and backward pass"></div>
-  <p data-role="mode-lesson" class="modelesson" aria-live="polite"></p>
-  <p data-role="lesson" class="lesson" hidden></p>
+  <div data-role="now" class="nowline" aria-hidden="true"></div>
+  <p data-role="mode-lesson" class="modelesson" aria-live="polite"><span data-role="mode-text"></span>
+    <button type="button" data-role="mode-offer" hidden></button></p>
 
   <div class="walkgrid">
     <div class="graphcol">
