@@ -197,6 +197,7 @@ export class QuestionPanel {
     if (!q) return;
     this.entry(q.kind).gave_up = true;
     this.redraw(() => this.onSettle());
+    this.$("q-out").className = "qout";  // no verdict: neither right nor wrong
     this.$("q-out").textContent = "given up: the graph shows the answer now";
     this.$("q-answer").focus({ preventScroll: true });  // the pressed button is gone
     this.ended();
