@@ -25,8 +25,8 @@ const codec = await import("data:text/javascript," + encodeURIComponent(
   fs.readFileSync(process.argv[1], "utf8")));
 const jobs = JSON.parse(fs.readFileSync(0, "utf8"));
 const out = jobs.map(({ fields, setup, link }) => {
-  const written = setup ? Object.fromEntries(
-    Object.entries(codec.byKey(fields, codec.encode(fields, setup))).filter(([, t]) => t !== null)) : link;
+  const texts = setup ? codec.byKey(fields, codec.encode(fields, setup)) : link;
+  const written = Object.fromEntries(Object.entries(texts).filter(([, t]) => t !== null));
   return { link: written, back: codec.decode(fields, written) };
 });
 process.stdout.write(JSON.stringify(out));
