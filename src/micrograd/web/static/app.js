@@ -3,39 +3,97 @@
  * loads). */
 
 import { pageClient } from "./client.js";
-import { Gallery } from "./gallery.js";
+import { el, mount } from "./dom.js";
+import { GALLERY_MARKUP, Gallery } from "./gallery.js";
+import { PLAY_MARKUP } from "./play_markup.js";
 import { Playground } from "./playground.js";
 import { notebookLinks } from "./notebook_links.js";
 import { HashState } from "./urlstate.js";
 import { Walk } from "./walk.js";
+import { WALK_MARKUP } from "./walk_markup.js";
 
 const PAGES = ["walk", "play", "mistakes"];
 const byId = (id) => document.getElementById(id);
+/** each page's frame while Python starts: its component's own markup and class */
+const FRAMES = { walk: [WALK_MARKUP, "mg-walk"], play: [PLAY_MARKUP, "mg-play"],
+                 mistakes: [GALLERY_MARKUP, "mg-gallery"] };
 
-async function main() {
-  const loading = byId("loading");
-  const started = performance.now();
-  // the static site's Python says how its loading goes (the HTTP door says nothing)
-  const progress = (text) => {
-    loading.textContent = `Starting Python in this page: ${text}…`;
+/** The page while Python starts (2-7 s on a first visit to the static site; a moment
+ *  behind `micrograd serve`): the tabs, the chosen one selected, its page drawn from its
+ *  component's own markup, greyed and inert (so nothing moves when the component takes
+ *  its place), and over it a card, #loading, that says Python is starting and how far it
+ *  got (shown at once when the worker speaks, else after 400 ms). Returns
+ *  {progress(text), done()}; done() leaves the pages empty for their components. */
+function startingFrame(url) {
+  const loading = byId("loading"), started = performance.now();
+  document.body.dataset.starting = "1";
+  const show = (name) => {
+    for (const p of PAGES) {
+      const main = byId("page-" + p), on = p === name;
+      main.hidden = !on;
+      byId("tab-" + p).classList.toggle("active", on);
+      byId("tab-" + p).setAttribute("aria-selected", on ? "true" : "false");
+      if (on && !main.firstChild) {
+        mount(main, FRAMES[p][0], `start-${p}-`);
+        main.classList.add("starting", FRAMES[p][1]);
+        main.inert = true;
+      }
+    }
+  };
+  const first = url.read().get("page");
+  show(PAGES.includes(first) ? first : "walk");
+  for (const b of byId("tabs").querySelectorAll("button")) {
+    b.onclick = () => { url.write({ page: b.dataset.page }); show(b.dataset.page); };
+  }
+  let said = "";
+  const state = { door: "pyodide" };  // the client's door, told by main()
+  const write = () => {
+    const seconds = Math.floor((performance.now() - started) / 1000), python = state.door === "pyodide";
+    loading.replaceChildren(
+      el("strong", { text: python ? "Starting Python in this page" : "Waiting for the micrograd server" }),
+      said ? `: ${said}…` : "…", el("span", { class: "secs", text: seconds ? ` ${seconds} s` : "" }),
+      el("progress", { "aria-label": python ? "starting Python" : "waiting for the server" }),
+      python ? el("small", { text: "The first visit loads Python into the page; later ones start " +
+                                    "from the browser's cache." }) : null);
     loading.hidden = false;
   };
-  const client = pageClient({ onProgress: progress });
+  const timer = setTimeout(write, 400), ticker = setInterval(() => { if (!loading.hidden) write(); }, 1000);
+  return {
+    set door(door) { state.door = door; },
+    progress(text) { said = text; write(); },
+    done() {
+      clearTimeout(timer); clearInterval(ticker);
+      loading.hidden = true;
+      delete document.body.dataset.starting;
+      for (const p of PAGES) {
+        const main = byId("page-" + p);
+        if (main.inert) { main.inert = false; main.classList.remove("starting"); main.replaceChildren(); }
+      }
+    },
+  };
+}
+
+async function main() {
+  const started = performance.now();
+  const url = new HashState();
+  const starting = startingFrame(url);
+  // the static site's Python says how its loading goes (the HTTP door says nothing)
+  const client = pageClient({ onProgress: (text) => starting.progress(text) });
+  starting.door = client.door;
   const conn = byId("conn"), banner = byId("banner");
   client.onConnection = (down, message) => { conn.textContent = message || ""; conn.hidden = !down; };
   let meta;
   try {
     meta = await client.call("meta", {});
   } catch (e) {
-    loading.hidden = true;
+    starting.done();
     banner.textContent = (client.door === "pyodide" ? "cannot start Python: "
       : "cannot reach the micrograd server: ") + e.message;
     banner.hidden = false;
     return;
   }
-  loading.hidden = true;
+  starting.done();
   document.body.dataset.pythonSeconds = String((performance.now() - started) / 1000);
-  const url = new HashState();
   // the lecture's notebook that teaches what each part shows (meta.notebooks)
   const notebooks = notebookLinks(client, meta.notebooks);
   const walk = new Walk(byId("page-walk"), { client, meta, url, idPrefix: "w-", notebooks });

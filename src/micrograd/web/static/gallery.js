@@ -26,7 +26,7 @@
 import { el, mount, uniquePrefix } from "./dom.js";
 import { fmt } from "./format.js";
 
-const MARKUP = `
+export const GALLERY_MARKUP = `
 <section class="mg-g-intro">
   <h2>The classic mistakes, run</h2>
   <p>Each entry is code a learner of the lecture writes, shipped in micrograd's package
@@ -68,7 +68,7 @@ export class Gallery {
     this.cards = new Map();  // key -> the entry's <article>
     root.classList.add("mg-gallery");
     root.gallery = this;  // the component, for the page around it (and its tests)
-    this.$ = mount(root, MARKUP, this.prefix);
+    this.$ = mount(root, GALLERY_MARKUP, this.prefix);
     this.notebooks = notebooks;
     if (notebooks) notebooks.show(this.$("notebook"), "mistakes", {});
   }
