@@ -34,7 +34,8 @@ LOOK = """() => {
     inert: play.inert, greyed: play.classList.contains('starting'),
     buttons: play.querySelectorAll('button').length,
     opacity: Number(getComputedStyle(play).opacity),
-    tabs: box('#tabs'), controls: box('#page-play .controls'), plot: box('#page-play canvas.boundary'),
+    tabs: box('#tabs'), controls: box('#page-play .controls'),
+    plot: box('#page-play canvas.boundary'),
   };
 }"""
 
