@@ -467,4 +467,5 @@ def _hint(g, q, answer, truth):
         return ("that is a local derivative only: multiply it by the grad of the node it "
                 f"feeds (the chain rule: grad[{wrt}] += grad[user] · local)")
     return (f"walk it backward: grad[{of_name}] = 1, then every node passes grad · local "
-            f"to its inputs; step backward and watch grad[{wrt}] fill in")
+            f"to its inputs; step backward to the nodes that use {wrt} and add up what "
+            "each one passes on to it")
