@@ -57,7 +57,7 @@ function drawPoints(ctx, px, py, pts, test, { task, classes }) {
     ctx.fillStyle = classes ? `rgb(${CLASS_COLOURS[label % CLASS_COLOURS.length]})`
       : reg ? `rgb(${targetColour(label)})` : label > 0 ? "#2f6fdf" : "#e0662f";
     ctx.strokeStyle = reg || test ? "#000" : "#fff";
-    ctx.lineWidth = reg ? 1.5 : 1;
+    ctx.lineWidth = reg ? 2 : 1;  // a regression point's ring: dark and whole at any sub-pixel place
     const r = reg ? 5 : 3.5;
     ctx.beginPath();
     if (test) ctx.rect(px(x) - r, py(y) - r, 2 * r, 2 * r); else ctx.arc(px(x), py(y), r, 0, 2 * Math.PI);
@@ -88,10 +88,11 @@ function overlap(a, b) {
   return w > 0 && h > 0 ? w * h : 0;
 }
 
-/** The first layer's zero lines, dashed, each labelled with its neuron's name (h1.j) on
- *  a white ground, the labels placed apart (the first free spot along the line, else the
- *  least covered). Returns the labels' boxes: [name, x, y, width, height]. */
-function drawZeroLines(ctx, lines, px, py, W, H) {
+/** The first layer's zero lines, dashed, and where each one's label goes (its neuron's
+ *  name, h1.j): apart from the others and off the data points `dots` (boxes) where it can
+ *  (the first free spot along the line, else the least covered). Returns the labels'
+ *  boxes: [name, x, y, width, height] (drawLabels). */
+function drawZeroLines(ctx, lines, px, py, W, H, dots) {
   ctx.save(); ctx.setLineDash([6, 4]); ctx.strokeStyle = "#1d232b"; ctx.lineWidth = 1.2;
   ctx.font = "11px monospace";
   const placed = [];
@@ -104,19 +105,26 @@ function drawZeroLines(ctx, lines, px, py, W, H) {
     let best = null, least = Infinity;
     for (const [x, y] of spots(segs, px, py)) {
       const box = [Math.min(Math.max(x + 3, 0), W - w), Math.min(Math.max(y - h - 2, 0), H - h), w, h];
-      const covered = placed.reduce((sum, p) => sum + overlap(box, [p[1] - 1, p[2] - 1, p[3] + 2, p[4] + 2]), 0);
+      // another label covered counts far more than a data point
+      const covered = placed.reduce((sum, p) => sum + 100 * overlap(box, [p[1] - 1, p[2] - 1, p[3] + 2, p[4] + 2]), 0) +
+        dots.reduce((sum, d) => sum + overlap(box, d), 0);
       if (covered < least) { least = covered; best = box; }
       if (!covered) break;
     }
     placed.push([name, ...best]);
   });
-  ctx.setLineDash([]);
+  ctx.restore();
+  return placed;
+}
+
+/** The zero lines' labels on a white ground (drawn before the points: a point stays seen). */
+function drawLabels(ctx, placed) {
+  ctx.save(); ctx.font = "11px monospace";
   for (const [name, x, y, w, h] of placed) {
     ctx.fillStyle = "rgba(255, 255, 255, 0.85)"; ctx.fillRect(x, y, w, h);
     ctx.fillStyle = "#1d232b"; ctx.fillText(name, x + 2, y + h - 3);
   }
   ctx.restore();
-  return placed;
 }
 
 /** The metrics under the plot: the losses, the accuracies as a person reads them
@@ -170,7 +178,10 @@ export class BoundaryPlot {
     const [x0, x1, y0, y1] = b.extent;
     const px = (x) => ((x - x0) / (x1 - x0)) * W, py = (y) => ((y1 - y) / (y1 - y0)) * H;
     this.map = { px, py, ix: (X) => x0 + (X / W) * (x1 - x0), iy: (Y) => y1 - (Y / H) * (y1 - y0) };
-    const labels = view.zeroLines && s.zero_lines ? drawZeroLines(ctx, s.zero_lines, px, py, W, H) : [];
+    const shown = points.train.concat(view.showTest ? points.test : []);
+    const dots = shown.map(([x, y]) => [px(x) - 7, py(y) - 7, 14, 14]);  // a point and its ring
+    const labels = view.zeroLines && s.zero_lines ? drawZeroLines(ctx, s.zero_lines, px, py, W, H, dots) : [];
+    drawLabels(ctx, labels);
     // where each label went (name, x, y, width, height), for a reader or a test
     cv.dataset.zeroLabels = JSON.stringify(labels);
     if (this.note) {
