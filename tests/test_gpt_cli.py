@@ -3,7 +3,9 @@ refused with one line on stderr and exit code 2, never a traceback."""
 
 from __future__ import annotations
 
+import json
 import os
+import signal
 import subprocess
 import sys
 
@@ -144,3 +146,17 @@ def test_the_real_command_refuses_a_binary_file_without_a_traceback(tmp_path):
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr.count("\n") == 1 and "a binary file (it holds NUL bytes)" in proc.stderr
+
+
+def test_ctrl_c_stops_after_the_step_and_still_saves(tmp_path):
+    path = tmp_path / "gpt.json"
+    proc = subprocess.Popen([sys.executable, "-m", "micrograd", "gpt", "--steps", "500",
+                             "--save", str(path), "--no-progress"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    seen = [proc.stdout.readline() for _ in range(3)]  # the header and two steps
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    assert seen[2].startswith("step    2 /  500 | loss ")
+    assert proc.returncode == 130 and "Traceback" not in err
+    done = json.loads(path.read_text())["meta"]["steps"]
+    assert 2 <= done < 500 and f"trained {done} steps" in out and "samples" not in out

@@ -182,7 +182,7 @@ class _Bar:
         if self.bar is not None:
             self.bar.write(text, file=sys.stdout)
         else:
-            print(text)
+            print(text, flush=True)  # a step's line as it comes, through a pipe too
 
     def close(self):
         if self.bar is not None:
