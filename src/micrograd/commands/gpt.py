@@ -198,8 +198,9 @@ def _train(run, steps, progress, ctrl_c):
     bar = _Bar(steps, progress)
     try:
         for i in range(steps):
-            with ctrl_c.interruptible():
-                loss = run.step()
+            with ctrl_c.interruptible():  # a second press may cut the loss and the grads
+                loss = run.backward()
+            run.update()  # never cut: the weights are whole when saved
             losses.append(loss)
             bar.step(loss)
             bar.say(f"step {i + 1:4d} / {steps:4d} | loss {loss:.4f}")
@@ -207,6 +208,7 @@ def _train(run, steps, progress, ctrl_c):
                 break
     except KeyboardInterrupt:  # a second press, inside a step: that step is dropped
         ctrl_c.hit = True
+        run.zero_grad()
     finally:
         bar.close()
     return losses

@@ -139,12 +139,26 @@ class Run:
 
     def step(self):
         """Train on the next name; its loss (before the update)."""
+        loss = self.backward()
+        self.update()
+        return loss
+
+    def backward(self):
+        """The next name's loss (a float), its gradients in the weights' ``grad``."""
         doc = self.docs[self.done % len(self.docs)]
         loss = loss_of(self.model, self.tokenizer.encode(doc))
         loss.backward()
+        return loss.data
+
+    def update(self):
+        """The optimizer's step from the grads, which it zeroes; one more step done."""
         self.optimizer.step(self.done, self.steps)
         self.done += 1
-        return loss.data
+
+    def zero_grad(self):
+        """Forget the grads of a step cut short (its update never made)."""
+        for p in self.model.params:
+            p.grad = 0.0
 
     def sample(self, temperature=0.5, prefix=""):
         return sample(self.model, self.tokenizer, self.rng, temperature, prefix)
