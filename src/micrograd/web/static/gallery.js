@@ -46,6 +46,14 @@ function rich(text) {
   return frag;
 }
 
+/** Code as a <code> of one block per line (its text the code's, newlines included): a
+ *  long line wraps with a hanging indent, never mistaken for a line of its own. */
+function codeLines(code) {
+  const lines = code.split("\n");
+  return el("code", {}, ...lines.map((line, i) =>
+    el("span", { class: "mg-g-line", text: line + (i < lines.length - 1 ? "\n" : "") })));
+}
+
 /** A number as the page shows it, its full value in the title and data-value (a text,
  *  such as a fact's sentence, as it is). */
 function numberCell(x, tag = "td") {
@@ -148,7 +156,7 @@ export class Gallery {
     const lines = entry.code.split("\n").length;
     const code = el("div", { class: "mg-g-code" },
       el("h4", { text: `The code a learner writes (${lines} lines, as micrograd ships it)` }),
-      el("pre", { tabindex: "0", "aria-label": "the learner's code" }, el("code", { text: entry.code })));
+      el("pre", { tabindex: "0", "aria-label": "the learner's code" }, codeLines(entry.code)));
     const run = el("div", { class: "mg-g-run" }, el("h4", { text: "What it does to the numbers" }));
     if (entry.not_run) {
       card.dataset.state = "not-run";
