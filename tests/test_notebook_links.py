@@ -199,4 +199,4 @@ def test_the_page_keys_are_the_pages():
     app = (ROOT / "src/micrograd/web/static/app.js").read_text()
     gallery = (ROOT / "src/micrograd/web/static/gallery.js").read_text()
     assert all(f'"{p}"' in app for p in PAGES) and f'get("{nl.MISTAKE_KEY}")' in gallery
-    assert f'url.push({{ {nl.PAGE_KEY}: name }})' in app
+    # that a tab writes PAGE_KEY in the URL: tests/test_site_notebook_links_browser.py

@@ -209,6 +209,56 @@ def test_the_boundary_line_is_where_the_score_is_zero():
         assert abs(x + 2 * y - 1) < 0.01, (x, y)
 
 
+def segments(d):
+    """A boundary path's segments, ((x, y), (x, y)) in pixels."""
+    return [tuple(tuple(map(float, p.split(","))) for p in seg.split("L"))
+            for seg in d.split("M")[1:]]
+
+
+def test_a_saddle_cell_joins_the_corners_its_centre_sides_with():
+    """x y + 0.05 = 0: a hyperbola in the 2nd and 4th quadrants. On 6 x 6 cells the
+    cell around the origin has its four corners' signs alternating (+ on the diagonal
+    x = y, - off it) and its centre positive: the line cuts off the two negative corners;
+    the other way round it would cross the middle, where x y + 0.05 is 0.05."""
+    X = [[-1.0, -1.0], [1.0, 1.0], [-1.0, 1.0], [1.0, -1.0]]
+    pic = Picture(decision_boundary_svg(lambda p: Value(p[0]) * Value(p[1]) + 0.05, X,
+                                        [1, 1, -1, -1], grid=6).text)
+    (d,) = pic.boundary
+    segs = segments(d)
+    assert len(segs) >= 8
+    for (ax, ay), (bx, by) in segs:  # a chord of the curve: near it, not on it
+        x, y = pic.plane_x((ax + bx) / 2), pic.plane_y((ay + by) / 2)
+        assert abs(x * y + 0.05) < 0.03, (x, y)
+
+
+@pytest.mark.parametrize("width", [200, 333, 480, 641])
+@pytest.mark.parametrize("shape", ["wide", "tall"])
+def test_the_picture_is_width_pixels_wide_the_plane_between_its_margins(width, shape):
+    X = [[-2.0, -1.0], [2.0, 1.0], [0.0, 0.5]]
+    if shape == "tall":
+        X = [[b, a] for a, b in X]
+    picture = decision_boundary_svg(linear, X, [-1, 1, 1], title="t", width=width)
+    pic = Picture(picture.text)
+    assert picture.width == width and pic.root.get("width") == str(width)
+    assert pic.root.get("viewBox").split()[:3] == ["0", "0", str(width)]
+    left = float(pic.frame["x"])
+    right = width - left - float(pic.frame["width"])
+    assert left >= 44 and right >= 12  # the y ticks' margin, and the right's
+    assert abs((left - 44) - (right - 12)) <= 1  # the pixels left over, split
+    if shape == "wide":  # 40 cells across as wide as fits: a pixel more each would not
+        assert float(pic.frame["width"]) % 40 == 0
+        assert float(pic.frame["width"]) + 40 > width - 44 - 12
+
+
+def test_the_legend_names_the_boundary_only_when_a_line_is_drawn():
+    X = [[-1.0, -1.0], [1.0, 1.0]]
+    pic = Picture(decision_boundary_svg(lambda p: Value(1.0), X, [-1, 1]).text)
+    assert not pic.boundary  # one class everywhere: no line
+    assert set(pic.legend) == {"train -1", "train +1"}
+    pic = Picture(decision_boundary_svg(linear, X, [-1, 1]).text)
+    assert pic.boundary and "boundary" in pic.legend
+
+
 def test_the_same_input_gives_the_same_text_and_a_repr_without_an_address(moons):
     model, Xtr, _, ytr, _ = moons
     a = decision_boundary_svg(model, Xtr, ytr, title="a <b> & c")
@@ -249,6 +299,8 @@ def three_outputs(p):
     (lambda: decision_boundary_svg(linear, [[0, 0]], [1], grid=1000), ValueError, "grid"),
     (lambda: decision_boundary_svg(linear, [[0, 0]], [1], grid="40"), TypeError, "grid"),
     (lambda: decision_boundary_svg(linear, [[0, 0]], [1], width=10), ValueError, "width"),
+    (lambda: decision_boundary_svg(linear, [[0, 0]], [1], grid=200, width=400), ValueError,
+     "give width at least 456 or a smaller grid"),
     (lambda: decision_boundary_svg(linear, [[0, 0]], [1], title=3), TypeError, "title"),
     (lambda: decision_boundary_svg(lambda p: "yes", [[0, 0]], [1]), TypeError,
      "must return a number"),

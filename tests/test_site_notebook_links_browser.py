@@ -3,7 +3,9 @@ under a sub-path (/course/micrograd/) by a plain static server, every request to
 host refused and counted (any one fails the test).
 
 - The Walk's line names the notebook of the set-up shown; its link opens JupyterLite's
-  page with that notebook, in a new tab.
+  page with that notebook, in a new tab. The Playground's line and the gallery's (under
+  its title and in each entry) link the notebooks notebook_links' table gives them; a
+  tab writes its page's key in the URL.
 - A notebook's link to the page (a markdown cell, micrograd.web.notebook_links) opens the
   page in that state: JupyterLab leaves the link as written, the Walk shows the preset
   and the step the link names.
@@ -14,6 +16,7 @@ host refused and counted (any one fails the test).
 import pytest
 
 from browser_kit import ARTIFACTS, SUB, StaticServer, build_site, chromium, guard, serve
+from micrograd.mistakes import GALLERY
 from micrograd.web import notebook_links as nl
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -22,6 +25,14 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 OPENED = """() => {
   const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;
   return w && w.context ? w.context.path : null;
+}"""
+#: each gallery entry's key -> the notebooks its line links (once every entry has one)
+ENTRY_NOTEBOOKS = """() => {
+  const cards = [...document.querySelectorAll('#page-mistakes article.mg-g-entry')];
+  const lines = cards.map(c => [...c.querySelectorAll('.mg-g-nb a.nblink')]);
+  if (!cards.length || lines.some(as => !as.length)) return null;
+  return Object.fromEntries(cards.map((c, i) =>
+    [c.dataset.key, lines[i].map(a => a.dataset.notebook)]));
 }"""
 #: a rendered markdown cell's links (JupyterLab's own heading anchors left out)
 MARKDOWN_LINKS = ".jp-RenderedMarkdown a:not(.jp-InternalAnchorLink)"
@@ -48,19 +59,24 @@ def page_ready(page):
     page.wait_for_selector("body[data-ready='1']", timeout=120_000)
 
 
-def test_the_walks_notebook_link_opens_that_notebook(browser, served):
+def linked(page, selector):
+    """The notebooks a line links, once it has its links."""
+    links = page.locator(selector)
+    links.first.wait_for(timeout=120_000)
+    return links.evaluate_all("as => as.map(a => a.dataset.notebook)")
+
+
+def test_each_parts_notebook_line_and_the_walks_link_opens_it(browser, served):
     context = browser.new_context(viewport={"width": 1280, "height": 800})
     seen = guard(context)
     try:
         page = context.new_page()
         page.goto(served + "index.html#page=walk&preset=neuron")
         page_ready(page)
-        links = page.locator("#w-notebook a.nblink")
-        links.first.wait_for(timeout=120_000)
-        assert links.evaluate_all("as => as.map(a => a.dataset.notebook)") == \
+        assert linked(page, "#w-notebook a.nblink") == \
             nl.notebooks_for("walk", {"preset": "neuron", "mode": "correct"})
         with context.expect_page() as opened:
-            links.first.click()
+            page.locator("#w-notebook a.nblink").first.click()
         notebook = opened.value
         notebook.wait_for_function(OPENED, timeout=120_000)
         assert notebook.evaluate(OPENED) == "04_a_neuron.ipynb"
@@ -70,6 +86,15 @@ def test_the_walks_notebook_link_opens_that_notebook(browser, served):
         page.select_option("#w-mode", "assign")
         page.wait_for_function("""() => document.querySelector('#w-notebook a.nblink')
                                   .dataset.notebook.startsWith('05_')""", timeout=60_000)
+        # the Playground's line, its tab's key in the URL; the gallery's, title and entries
+        page.click("#tab-play")
+        assert f"{nl.PAGE_KEY}=play" in page.url.split("#", 1)[1].split("&")
+        assert linked(page, "#p-notebook a.nblink") == nl.notebooks_for("play", {})
+        page.click("#tab-mistakes")
+        assert linked(page, "#m-notebook a.nblink") == nl.notebooks_for("mistakes", {})
+        page.wait_for_function(ENTRY_NOTEBOOKS, timeout=120_000)
+        assert page.evaluate(ENTRY_NOTEBOOKS) == \
+            {m.key: nl.notebooks_for("mistakes", {"key": m.key}) for m in GALLERY}
     finally:
         context.close()
     assert seen["foreign"] == []

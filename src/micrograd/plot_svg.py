@@ -234,16 +234,21 @@ def _contour(z, at):
     return segs
 
 
+LEFT, RIGHT = 44, 12  # the margins beside the plane at least: the y ticks', the right's
+MIN_CELL = 2  # pixels a cell at least
+
+
 class _Frame:
     """Where the plane lands in the picture: square cells of ``px`` pixels, the plane's
-    top-left corner (``x0``, ``y1``) at pixel (``left``, ``top``)."""
+    top-left corner (``x0``, ``y1``) at pixel (``left``, ``top``); the picture ``width``
+    wide exactly, the pixels left over after whole cells split between the margins."""
 
     def __init__(self, box, width, title):
         self.x0, self.y1, self.cell, self.nx, self.ny = box
-        self.left, self.top = 44, (28 if title else 10)
-        self.px = max(2, (width - self.left - 12) // max(self.nx, self.ny))
+        self.px = (width - LEFT - RIGHT) // max(self.nx, self.ny)
         self.pw, self.ph = self.nx * self.px, self.ny * self.px
-        self.width = self.left + self.pw + 12
+        self.left, self.top = LEFT + (width - LEFT - RIGHT - self.pw) // 2, (28 if title else 10)
+        self.width = width
 
     def at(self, i, j):
         """The centre of cell (i, j) in pixels."""
@@ -269,6 +274,10 @@ def _check(model, X, y, X_test, y_test, title, grid, width):
     if grid > MAX_GRID:
         raise ValueError(f"grid must be at most {MAX_GRID} cells, got {grid}")
     checks.integer(width, "width", low=200)
+    if width < LEFT + RIGHT + MIN_CELL * grid:
+        raise ValueError(f"width {width} leaves {width - LEFT - RIGHT} pixels for {grid} "
+                         f"cells of {MIN_CELL} pixels: give width at least "
+                         f"{LEFT + RIGHT + MIN_CELL * grid} or a smaller grid")
     if title is not None and not isinstance(title, str):
         raise TypeError(f"title must be a string, got {type(title).__name__}")
     return pts, labels, test, test_labels
@@ -364,13 +373,13 @@ class _Marks:
                    for p, c in zip(pts, labels)] + ["</g>"])
 
 
-def _legend(frame, marks, classes, test, binary):
-    """The legend under the ticks, in rows as wide as the picture; (its lines, the
-    baseline of its last row)."""
+def _legend(frame, marks, classes, test, line):
+    """The legend under the ticks, in rows as wide as the picture, "boundary" in it when
+    ``line`` (a boundary is drawn); (its lines, the baseline of its last row)."""
     out = [f'<g class="legend" fill="{INK}">']
     lx, ly = frame.left, frame.top + frame.ph + 36
     entries = [("train", c) for c in classes] + [("test", c) for c in classes if test]
-    entries += [("boundary", None)] if binary else []
+    entries += [("boundary", None)] if line else []
     for kind, c in entries:
         text = kind if c is None else f"{kind} {marks.name(c)}"
         if lx > frame.left and lx + 18 + 7 * len(text) > frame.width:
@@ -396,7 +405,9 @@ def decision_boundary_svg(model, X, y, X_test=None, y_test=None, title=None, gri
     ``model`` is called on ``[x1, x2]`` and returns a number (a ``Value``: a score,
     class +1 at or above 0, or 0.5 for a sigmoid output) or a list of them (one per
     class: labels are class indices). ``grid`` cells along the longer side of the plane
-    (square cells); ``width`` the picture's width in pixels."""
+    (square cells); ``width`` the picture's width in pixels, exactly (at least 56 + 2
+    ``grid``: a cell is 2 pixels at least); "boundary" in the legend when a line is
+    drawn (not where the model gives one class everywhere)."""
     pts, labels, test, test_labels = _check(model, X, y, X_test, y_test, title, grid,
                                             width)
     box = _box(pts + test, grid)
@@ -409,19 +420,18 @@ def decision_boundary_svg(model, X, y, X_test=None, y_test=None, title=None, gri
         out.append(f'<text x="{frame.width / 2:g}" y="18" text-anchor="middle" '
                    f'font-size="12" fill="{INK}">{_escape(title)}</text>')
     out += _cells(frame, _cell_colours(rows, threshold, scale))
-    if binary:
-        segs = _contour([[s - threshold for s in row] for row in rows], frame.at)
-        if segs:
-            d = " ".join(f"M{_n(a[0])},{_n(a[1])}L{_n(b[0])},{_n(b[1])}" for a, b in segs)
-            out.append(f'<path class="boundary" d="{d}" fill="none" stroke="black" '
-                       f'stroke-width="1.2" stroke-linecap="round"/>')
+    segs = _contour([[s - threshold for s in row] for row in rows], frame.at) if binary else []
+    if segs:
+        d = " ".join(f"M{_n(a[0])},{_n(a[1])}L{_n(b[0])},{_n(b[1])}" for a, b in segs)
+        out.append(f'<path class="boundary" d="{d}" fill="none" stroke="black" '
+                   f'stroke-width="1.2" stroke-linecap="round"/>')
     out += _axes(frame)
     classes = sorted(set(labels) | set(test_labels))
     marks = _Marks(binary, classes)
     out += marks.group("train", frame, pts, labels)
     if test:
         out += marks.group("test", frame, test, test_labels)
-    legend, last = _legend(frame, marks, classes, test, binary)
+    legend, last = _legend(frame, marks, classes, test, bool(segs))
     W, H = frame.width, last + 10
     head = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" '
             f'viewBox="0 0 {W} {H}" font-family="monospace" font-size="11" '
