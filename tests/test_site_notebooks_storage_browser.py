@@ -4,10 +4,12 @@ another host refused and counted (any one fails the test).
 
 A notebook edited and saved in JupyterLite's page is there again on the next visit;
 start-over.html (the site's own page) lists it as edited, starts one notebook over, then
-all of them, and the shipped notebooks come back. A newer build (the notebooks changed,
-written over the same folder) opens its own notebooks as shipped, not the older edits,
-and says so: on JupyterLite's page and on start-over.html, which gives the older copy to
-download and deletes it.
+all of them (each asked first; a page holding the storage open is told to be closed),
+and the shipped notebooks come back. A newer build (the notebooks changed, written over
+the same folder) opens its own notebooks as shipped, not the older edits, and says so:
+on JupyterLite's page and on start-over.html, which gives the older copy to download and
+deletes it, asked first; a start over leaves it alone. Another micrograd site's storage
+on the same host is neither called older nor deleted with the older edits.
 """
 
 import json
@@ -101,6 +103,38 @@ def edit_and_save(page, url, name, text):
     return shipped
 
 
+def save_when_settled(page):
+    """Wait for the page's kernel (its start writes the notebook's language_info), then
+    save: the notebook is clean, and JupyterLab's autosave has nothing to write later."""
+    dirty = page.evaluate("""async () => {
+      const c = window.jupyterapp.shell.currentWidget.context;
+      const settled = (async () => {
+        await c.sessionContext.ready;
+        const kernel = c.sessionContext.session && c.sessionContext.session.kernel;
+        if (kernel) await kernel.info;
+        await new Promise((r) => setTimeout(r, 500));
+      })();
+      await Promise.race([settled, new Promise((r) => setTimeout(r, 180000))]);
+      await c.save();
+      return c.model.dirty;
+    }""")
+    assert not dirty
+
+
+def hold_open(page, name):
+    """Open database ``name`` in ``page`` and keep it open, deaf to a deletion's request
+    to close (window.held)."""
+    page.evaluate("""name => new Promise((resolve, reject) => {
+      const q = indexedDB.open(name);
+      q.onsuccess = () => { window.held = q.result; resolve(); };
+      q.onerror = () => reject(q.error);
+    })""", name)
+
+
+def databases(page):
+    return page.evaluate("async () => (await indexedDB.databases()).map(d => d.name)")
+
+
 def open_start_over(page, url):
     page.goto(f"{url}notebooks/start-over.html")
     page.wait_for_function("() => document.body.dataset.ready !== undefined",
@@ -117,7 +151,7 @@ def states(page):
 
 
 def test_an_edit_persists_and_start_over_brings_the_shipped_notebooks_back(site, context):
-    _, url = site
+    out, url = site
     context, seen = context
     page = context.new_page()
     first = edit_and_save(page, url, FIRST, "# my edit of the first")
@@ -131,8 +165,21 @@ def test_an_edit_persists_and_start_over_brings_the_shipped_notebooks_back(site,
     assert {v for k, v in listed.items() if k not in (FIRST, SECOND)} == {"shipped"}
     page.screenshot(path=str(ARTIFACTS / "site-notebooks-start-over.png"), full_page=True)
 
-    # one notebook started over: the first as shipped, the second still edited
-    page.get_by_role("button", name=f"Start {FIRST} over").click()
+    # one notebook started over, asked first: "Keep it" (focused) keeps it, the focus
+    # back on the button; then confirmed, the first as shipped, the second still edited
+    again = page.get_by_role("button", name=f"Start {FIRST} over: back to the shipped "
+                             "notebook")
+    again.click()
+    ask = page.get_by_role("group", name=f"Start {FIRST} over")
+    assert f"deletes your edit of {FIRST}" in ask.inner_text()
+    assert page.evaluate("() => document.activeElement.textContent") == "Keep it"
+    page.keyboard.press("Enter")
+    assert ask.is_hidden()
+    assert page.evaluate("() => document.activeElement.getAttribute('aria-label')") \
+        == f"Start {FIRST} over: back to the shipped notebook"
+    assert states(page)[FIRST] == "edited"
+    again.click()
+    page.get_by_role("button", name=f"Yes, start {FIRST} over").click()
     page.wait_for_function(f"() => document.querySelector('#notebooks li[data-name=\"{FIRST}\"]')"
                            ".dataset.state === 'shipped'", timeout=30_000)
     assert states(page)[SECOND] == "edited"
@@ -142,14 +189,23 @@ def test_an_edit_persists_and_start_over_brings_the_shipped_notebooks_back(site,
     assert source(page) == "# my edit of the second"
 
     # all of them: the page deletes this build's storage and opens the notebooks; a
-    # notebook's page open in another tab is asked to reload
+    # notebook's page open in another tab is asked to reload (saved first, its kernel
+    # started: its autosave has nothing to write back); a page holding the storage open
+    # holds the deletion up, and the learner is told to close it
     other = context.new_page()
     open_notebook(other, url, SECOND)
+    save_when_settled(other)
+    hold_open(other, json.loads((out / "site.json").read_text())["notebooks"]["storage"])
     open_start_over(page, url)
     page.get_by_role("button", name="Start over…").click()
     page.locator("#confirm").wait_for()
     assert "your edits of 1 file" in page.inner_text("#confirm-text")
     page.get_by_role("button", name="Delete my edits and start over").click()
+    page.wait_for_function("() => document.getElementById('done').textContent"
+                           ".startsWith(\"Close the notebooks' other tabs to finish\")",
+                           timeout=30_000)
+    assert page.url.endswith("/start-over.html")
+    other.evaluate("() => window.held.close()")
     page.wait_for_url(re.compile(r"/notebooks/(index\.html|lab/)"), timeout=60_000)
     told = other.locator("#mg-started-over")
     told.wait_for(timeout=30_000)
@@ -177,6 +233,33 @@ def newer_notebooks(folder):
     return "# The newer notebook\n\nShipped after your edit."
 
 
+#: another micrograd site's storage on this host, recorded as that site's, and one recorded
+#: as no site's (its site unknown)
+ELSEWHERE = "micrograd-notebooks-0123456789abcdef"
+UNKNOWN = "micrograd-notebooks-fedcba9876543210"
+
+
+def other_site_storage(page, name, site):
+    """Storage ``name`` as JupyterLite writes it (a "files" store, one notebook saved),
+    recorded as ``site``'s (none if None)."""
+    page.evaluate("""([name, site]) => new Promise((resolve, reject) => {
+      const q = indexedDB.open(name, 2);
+      q.onupgradeneeded = () => q.result.createObjectStore("files");
+      q.onerror = () => reject(q.error);
+      q.onsuccess = () => {
+        const db = q.result;
+        const tx = db.transaction("files", "readwrite");
+        tx.objectStore("files").put({ name: "theirs.ipynb", path: "theirs.ipynb",
+          type: "notebook", format: "json", last_modified: new Date().toISOString(),
+          content: { cells: [], metadata: {}, nbformat: 4, nbformat_minor: 5 } },
+          "theirs.ipynb");
+        tx.oncomplete = () => { db.close(); resolve(); };
+        tx.onerror = () => reject(tx.error);
+      };
+      if (site) localStorage.setItem("micrograd-notebooks-site:" + name, site);
+    })""", [name, site])
+
+
 def test_a_newer_build_opens_its_notebooks_and_says_the_older_edits_are_kept(
         site, context, tmp_path):
     out, url = site
@@ -184,6 +267,16 @@ def test_a_newer_build_opens_its_notebooks_and_says_the_older_edits_are_kept(
     page = context.new_page()
     edit_and_save(page, url, FIRST, "# my edit of the older notebook")
     older = json.loads((out / "site.json").read_text())["notebooks"]["storage"]
+    # the notebooks' page records that this site owns its storage
+    page.wait_for_function("s => document.documentElement.dataset.mgStorageRecorded === s",
+                           arg=older, timeout=30_000)
+    assert page.evaluate("s => localStorage.getItem('micrograd-notebooks-site:' + s)",
+                         older) == f"{url}notebooks/"
+    # another micrograd site on this host (a teacher's build beside the student's), and a
+    # storage whose site was never recorded
+    elsewhere = url.replace(SUB, "teacher/micrograd") + "notebooks/"
+    other_site_storage(page, ELSEWHERE, elsewhere)
+    other_site_storage(page, UNKNOWN, None)
 
     newer = newer_notebooks(tmp_path / "newer")
     build(out, cwd=tmp_path / "newer")  # the same folder, rebuilt with the newer notebooks
@@ -196,6 +289,8 @@ def test_a_newer_build_opens_its_notebooks_and_says_the_older_edits_are_kept(
     notice.wait_for(timeout=30_000)
     assert "This site has newer notebooks; your edits of the older ones are kept" \
         in notice.inner_text()
+    # only this site's older storage counts: not the other sites'
+    assert page.evaluate("() => document.documentElement.dataset.mgOlderNotebooks") == "1"
     page.screenshot(path=str(ARTIFACTS / "site-notebooks-newer-notice.png"))
 
     open_start_over(page, url)
@@ -204,17 +299,50 @@ def test_a_newer_build_opens_its_notebooks_and_says_the_older_edits_are_kept(
     assert set(states(page).values()) == {"shipped"}
     box = page.locator(f'#older-list [data-storage="{older}"]')
     assert box.locator("li").count() == 1
+    assert page.locator("#older-list [data-storage]").count() == 1
+    # the other sites' storages: listed apart, as theirs, not as older notebooks
+    assert page.locator("#others").is_visible()
+    theirs = page.locator(f'#others-list [data-storage="{ELSEWHERE}"]')
+    assert theirs.get_attribute("data-owner") == "other"
+    assert f"Another micrograd site on this host ({elsewhere})" in theirs.inner_text()
+    unknown = page.locator(f'#others-list [data-storage="{UNKNOWN}"]')
+    assert unknown.get_attribute("data-owner") == "unknown"
+    assert "older" not in page.inner_text("#others").lower()
+    assert "newer" not in page.inner_text("#others").lower()
     with page.expect_download() as download:
         box.get_by_role("link", name=f"Download: {FIRST}").click()
     assert download.value.suggested_filename == FIRST
     copy = json.loads(Path(download.value.path()).read_text("utf-8"))
     assert "".join(copy["cells"][0]["source"]) == "# my edit of the older notebook"
     page.screenshot(path=str(ARTIFACTS / "site-notebooks-older-edits.png"), full_page=True)
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.screenshot(path=str(ARTIFACTS / "site-notebooks-older-edits-phone.png"),
+                    full_page=True)
+    page.set_viewport_size({"width": 1280, "height": 800})
 
-    box.get_by_role("button", name=re.compile("Delete your edits of the older")).click()
+    # a start over of these notebooks leaves the older ones' and the other sites' alone
+    page.get_by_role("button", name="Start over…").click()
+    page.get_by_role("button", name="Delete my edits and start over").click()
+    page.wait_for_url(re.compile(r"/notebooks/lab/"), timeout=60_000)  # index.html's next
+    page.wait_for_load_state()
+    assert {older, ELSEWHERE, UNKNOWN} <= set(databases(page))
+    open_start_over(page, url)
+    box = page.locator(f'#older-list [data-storage="{older}"]')
+
+    # deleting the older edits asks first ("Keep them" focused), then deletes them only
+    trigger = box.get_by_role("button", name=re.compile("Delete your edits of the older"))
+    trigger.click()
+    ask = box.get_by_role("group")
+    assert "deletes your edits of 1 file of this site's older notebooks" in ask.inner_text()
+    assert page.evaluate("() => document.activeElement.textContent") == "Keep them"
+    page.screenshot(path=str(ARTIFACTS / "site-notebooks-older-confirm.png"), full_page=True)
+    box.get_by_role("button", name=re.compile("Yes, delete the 1 file of the older")).click()
     page.locator("#older").wait_for(state="hidden", timeout=30_000)
-    names = page.evaluate("async () => (await indexedDB.databases()).map(d => d.name)")
+    assert page.evaluate("() => document.activeElement.id") == "cleared"
+    names = databases(page)
     assert older not in names
+    assert ELSEWHERE in names and UNKNOWN in names
+    assert page.locator(f'#others-list [data-storage="{ELSEWHERE}"]').is_visible()
     open_notebook(page, url, FIRST)
     page.wait_for_function("() => document.documentElement.dataset.mgOlderNotebooks === '0'",
                            timeout=30_000)

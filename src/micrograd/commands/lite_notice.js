@@ -1,9 +1,11 @@
 // The notebooks' own pages (JupyterLite's lab/, notebooks/ and tree/ index.html load
 // DIR/notebooks/start-over-notice.js, added by micrograd site): a note when this browser
-// keeps edits of older notebooks of the site (another build's storage), with a link to
-// start-over.html; and, when a start over deletes this page's storage in another tab, a
-// note to reload (saving here would keep this page's copy again).
-import { CHANNEL, liteConfig, otherStorages } from "./start-over-storage.js";
+// keeps edits of older notebooks of this site (another build's storage recorded as this
+// site's; another micrograd site's storage on the same host is not told here), with a
+// link to start-over.html; and, when a start over deletes this page's storage in another
+// tab, a note to reload (saving here would keep this page's copy again). It records that
+// this site owns this page's storage.
+import { CHANNEL, liteConfig, otherStorages, recordSite } from "./start-over-storage.js";
 
 const base = new URL(".", import.meta.url);  // the notebooks' folder
 const page = new URL("start-over.html", base).href;
@@ -44,6 +46,8 @@ function seenKey(names) {
 
 async function main() {
   const storage = (await liteConfig(base)).contentsStorageName;
+  recordSite(storage, base.href);
+  document.documentElement.dataset.mgStorageRecorded = storage;
   if ("BroadcastChannel" in window) {
     new BroadcastChannel(CHANNEL).onmessage = (event) => {
       const { type, path } = event.data || {};
@@ -56,7 +60,8 @@ async function main() {
            "Your notebooks in this browser", [["Reload", () => location.reload()]]);
     };
   }
-  const older = await otherStorages(storage);
+  const others = await otherStorages(storage, base.href);
+  const older = others && others.filter((o) => o.older);
   document.documentElement.dataset.mgOlderNotebooks = older ? String(older.length) : "unknown";
   if (!older || !older.length) return;
   const key = seenKey(older.map((o) => o.name));

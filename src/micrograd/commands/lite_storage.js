@@ -11,11 +11,42 @@
 // IndexedDBDataConnector; localforage names the database by its `name`). The site names
 // it micrograd-notebooks-<the shipped notebooks' digest>: a build with other notebooks
 // opens them as shipped, and the edits of the earlier ones stay under their own name.
+//
+// Every micrograd site served from one origin (one host and port: GitHub Pages' project
+// sites share user.github.io) shares that IndexedDB, so a name alone does not say whose
+// storage it is. Each site's pages record the site that owns their storage in
+// localStorage (SITE_KEY + name: the notebooks' folder's URL); another storage is this
+// site's "older notebooks" only if its record is this site's URL.
 
 /** Storage names of this site's notebooks, whatever their build. */
 export const STORAGE = /^micrograd-notebooks-[0-9a-f]{16}$/;
 /** The channel the pages of one browser tell each other that a storage was deleted. */
 export const CHANNEL = "micrograd-notebooks";
+/** localStorage's key prefix: SITE_KEY + a storage's name holds its site's URL. */
+export const SITE_KEY = "micrograd-notebooks-site:";
+
+/** Record that ``site`` (the notebooks' folder's URL) owns storage ``name``. */
+export function recordSite(name, site) {
+  try {
+    localStorage.setItem(SITE_KEY + name, site);
+  } catch { /* storage refused: its storages stay of an unknown site */ }
+}
+
+/** The site recorded as owning storage ``name``, or null (none recorded, or unreadable). */
+export function siteOf(name) {
+  try {
+    return localStorage.getItem(SITE_KEY + name);
+  } catch {
+    return null;
+  }
+}
+
+/** Forget the record of storage ``name`` (deleted). */
+function forgetSite(name) {
+  try {
+    localStorage.removeItem(SITE_KEY + name);
+  } catch { /* nothing to do */ }
+}
 
 /** jupyter-lite.json's config of the notebooks' folder at ``base`` (a URL). */
 export async function liteConfig(base) {
@@ -85,26 +116,35 @@ export async function forgetFile(name, key) {
   }
 }
 
-/** Delete storage ``name`` whole (files, settings, workspace). JupyterLite's open pages
- * close their connection when asked (localforage does), so this does not wait on them. */
-export function deleteStorage(name) {
+/** Delete storage ``name`` whole (files, settings, workspace), and its site's record.
+ * JupyterLite's open pages close their connection when asked (localforage does); a page
+ * that does not holds the deletion up: ``onblocked`` is called then, and the promise
+ * settles once that page lets go. */
+export function deleteStorage(name, onblocked = () => {}) {
   return new Promise((resolve, reject) => {
     const request = indexedDB.deleteDatabase(name);
-    request.onsuccess = () => resolve();
+    request.onsuccess = () => {
+      forgetSite(name);
+      resolve();
+    };
     request.onerror = () => reject(request.error);
+    request.onblocked = () => onblocked();
   });
 }
 
-/** The other builds' storages of this browser holding saved files, as [{name, files}],
- * by name; null when the browser cannot list its databases. */
-export async function otherStorages(current) {
+/** The other storages of this browser holding saved files, by name, as [{name, files,
+ * site, older}]: ``site`` the URL recorded as owning it (null when none is), ``older``
+ * true when that is ``here`` (this site's URL: the edits of this site's older
+ * notebooks). null when the browser cannot list its databases. */
+export async function otherStorages(current, here) {
   if (typeof indexedDB.databases !== "function") return null;
   const names = (await indexedDB.databases()).map((d) => d.name)
     .filter((n) => STORAGE.test(n) && n !== current).sort();
   const found = [];
   for (const name of names) {
     const files = await savedFiles(name);
-    if (files.length) found.push({ name, files });
+    const site = siteOf(name);
+    if (files.length) found.push({ name, files, site, older: site === here });
   }
   return found;
 }
