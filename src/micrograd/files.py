@@ -147,6 +147,20 @@ def write_text(path, text, example="out.json"):
         f.write(text)
 
 
+#: what a path is when it is not a regular file, for the message that refuses it
+_NOT_REGULAR = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a named pipe"),
+                (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                (stat.S_ISSOCK, "a socket"))
+
+
+def not_regular(mode):
+    """None for a regular file's ``st_mode``; else what the path is, for a message that
+    refuses it (``"a folder"``, ``"a named pipe"``, ... or ``"not a regular file"``)."""
+    if stat.S_ISREG(mode):
+        return None
+    return next((k for test, k in _NOT_REGULAR if test(mode)), "not a regular file")
+
+
 def error_line(err, path=None):
     """One line for a command to print: ``cannot write 'x.png': <reason>``."""
     where = err.filename if err.filename is not None else path

@@ -43,10 +43,9 @@ from __future__ import annotations
 import json
 import math
 import os
-import stat
 from itertools import pairwise
 
-from .files import write_text
+from .files import not_regular, write_text
 
 __all__ = ["save", "load", "load_into", "to_dict", "ModelFileError", "FORMAT", "VERSION",
            "MAX_FILE_BYTES", "MAX_PARAMETERS"]
@@ -139,15 +138,9 @@ def _reject_constant(name):
     raise ValueError(f"{name} is not a JSON number (weights must be finite numbers)")
 
 
-#: what a path is when it is not a regular file, for the message that refuses it
-_NOT_REGULAR = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a named pipe"),
-                (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
-                (stat.S_ISSOCK, "a socket"))
-
-
 def _check_regular(path, mode):
-    if not stat.S_ISREG(mode):
-        kind = next((k for test, k in _NOT_REGULAR if test(mode)), "not a regular file")
+    kind = not_regular(mode)
+    if kind is not None:
         raise ModelFileError(f"{path}: it is {kind}, not a model file (a model file is a "
                              f"regular file; nothing was read)")
 

@@ -21,7 +21,8 @@ never saw is refused (``UnknownCharacterError``) with the character named.
 from __future__ import annotations
 
 import os
-import stat
+
+from ..files import not_regular
 
 __all__ = ["NAMES_FILE", "MAX_NAMES_BYTES", "MAX_CHARS", "NamesFileError",
            "UnknownCharacterError", "Tokenizer", "read_names", "parse_names",
@@ -52,14 +53,9 @@ class NotRegularFileError(OSError):
     """A path that is a folder, a pipe or a device, where a regular file is read."""
 
 
-_NOT_REGULAR = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a named pipe"),
-                (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
-                (stat.S_ISSOCK, "a socket"))
-
-
 def _check_regular(path, mode):
-    if not stat.S_ISREG(mode):
-        kind = next((k for test, k in _NOT_REGULAR if test(mode)), "not a regular file")
+    kind = not_regular(mode)
+    if kind is not None:
         raise NotRegularFileError(f"{path}: it is {kind}, not a regular file")
 
 
