@@ -81,6 +81,34 @@ def test_modes(text, mode, expect, capsys):
     assert expect in capsys.readouterr().out
 
 
+def test_a_mode_says_what_it_does_to_the_graph_after_the_steps(capsys):
+    # the sentence the page and the widget show (walk_explain), once, after the steps;
+    # the recursive mode's repeat visits labelled in the step lines
+    from micrograd import walk_explain
+    from micrograd.expr import parse
+    from micrograd.walk import walk
+    from micrograd.walk_setup import PRESETS
+
+    for preset, mode in (("reused", "recursive"), ("lecture", "assign"), ("lecture", "correct")):
+        assert main(["graph", "--preset", preset, "--mode", mode, "--steps"]) == 0
+        lines = capsys.readouterr().out.splitlines()
+        root = parse(PRESETS[preset].expr)
+        said = walk_explain.explain(root, walk(root, mode=mode))
+        assert lines.count(said["text"]) == 1, lines
+        at = lines.index(said["text"])
+        assert lines[at - 1].startswith(("wrong:", "every grad is correct")), lines
+        offer = lines[at + 1:]
+        assert offer == ([f"{said['offer']['label']}: micrograd graph --preset reused "
+                          f"--mode {mode}"] if said["offer"] else []), offer
+    assert main(["graph", "--preset", "reused", "--mode", "recursive"]) == 0
+    out = capsys.readouterr().out
+    assert "  - visit b = a + a (path 1 of 2): grad[a] += 2 * 1 = 2;" in out
+    assert "  - visit b = a + a (again: path 2 of 2): grad[a] += 2 * 1 = 2 (grad[a] now 6);" in out
+    assert out.count("again: path") == 4  # b's second visit, a's second to fourth
+    assert "the inner node b is reached by 2 paths" in out
+    assert main(["graph", DIAMOND, "--order", "d,b,c,a"]) == 0  # the user's order: no mode
+    assert "Here, with" not in capsys.readouterr().out
+
 def test_nudge(capsys):
     assert main(["graph", "x = 3; y = 3*x**2 - 4*x + 5", "--nudge", "x"]) == 0
     out = capsys.readouterr().out

@@ -9,6 +9,8 @@
     micrograd graph "x = 3; y = x**2 + 2*x" --nudge x
 
 The output format follows the file's suffix: .svg, .png, .dot (or .gv), .json.
+--steps (and a --mode) prints the walk one line a step (a repeat visit of the recursive
+mode says which path it is), then what the mode does to this graph, as the web page says.
 The graph (an expression or --preset), --values and --mode are the Walk's set-up, as
 the web page and its links have them (micrograd.walk_setup.WalkSetup: their choices,
 their help and the values' syntax, name:value as in a link's v=, name=value too).
@@ -152,13 +154,32 @@ def _check_output(path):
     return None
 
 
+def _print_walk(root, mode, args):
+    """The walk, one line a step (a node the recursive mode visits once per path says
+    which visit it is: ``visit b = a + a (again: path 2 of 2)``), then, unless the visit
+    order is the user's (--order), what the mode does to this graph and, where nothing
+    goes wrong on it, the preset where it does: the sentence the Walk page and the widget
+    show (``micrograd.walk_explain``)."""
+    from .. import walk_explain
+    from ..walk import format_walk, walk
+
+    w = walk(root, order=args.order, mode=mode, passes=args.passes)
+    print(format_walk(walk_explain.label_repeats(w), forward=args.steps))
+    if not args.order:
+        said = walk_explain.explain(root, w)
+        print(said["text"])
+        if said["offer"]:
+            print(f"{said['offer']['label']}: micrograd graph --preset "
+                  f"{said['offer']['preset']} --mode {mode}")
+
+
 def run(args):
     import os
 
     from ..expr import ExprError, evaluate
     from ..files import error_line, write_text
     from ..graph import fmt
-    from ..walk import WalkError, format_walk, nudge, walk
+    from ..walk import WalkError, nudge
     from ..walk_setup import WalkSetup, WalkSetupError
 
     fmt_out = None
@@ -196,8 +217,7 @@ def run(args):
     walked = setup.mode != WalkSetup().mode  # another mode asks for the walk
     try:
         if args.steps or args.order or walked or args.passes is not None:
-            w = walk(root, order=args.order, mode=setup.mode, passes=args.passes)
-            print(format_walk(w, forward=args.steps))
+            _print_walk(root, setup.mode, args)
         for name in (args.nudge or "").split(","):
             if name.strip():
                 print(nudge(root, name.strip(), h=args.h, central=args.central,
