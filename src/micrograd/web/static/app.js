@@ -11,12 +11,22 @@ import { notebookLinks } from "./notebook_links.js";
 import { HashState } from "./urlstate.js";
 import { Walk } from "./walk.js";
 import { WALK_MARKUP } from "./walk_markup.js";
+import { Timeline } from "./walk_timeline.js";
 
 const PAGES = ["walk", "play", "mistakes"];
 const byId = (id) => document.getElementById(id);
-/** each page's frame while Python starts: its component's own markup and class */
-const FRAMES = { walk: [WALK_MARKUP, "mg-walk"], play: [PLAY_MARKUP, "mg-play"],
+/** each page's frame while Python starts: its component's own markup and class, and
+ *  what the component draws there without Python ($: the markup's parts) */
+const FRAMES = { walk: [WALK_MARKUP, "mg-walk", walkFrame], play: [PLAY_MARKUP, "mg-play"],
                  mistakes: [GALLERY_MARKUP, "mg-gallery"] };
+
+/** The Walk's frame: its timeline (a forward and a backward stretch), so that the mode's
+ *  sentence and the graph below it start where they will be (app.css keeps their room
+ *  and the teaching mode's) */
+function walkFrame($) {
+  new Timeline($("timeline"), { prefix: "start-walk-", onMove() {} })
+    .update(0, [{ phase: "forward", s: {} }, { phase: "backward", s: {} }]);
+}
 
 /** The page while Python starts (2-7 s on a first visit to the static site; a moment
  *  behind `micrograd serve`): the tabs, the chosen one selected, its page drawn from its
@@ -34,8 +44,9 @@ function startingFrame(url) {
       byId("tab-" + p).classList.toggle("active", on);
       byId("tab-" + p).setAttribute("aria-selected", on ? "true" : "false");
       if (on && !main.firstChild) {
-        mount(main, FRAMES[p][0], `start-${p}-`);
-        main.classList.add("starting", FRAMES[p][1]);
+        const [markup, cls, dress] = FRAMES[p], $ = mount(main, markup, `start-${p}-`);
+        if (dress) dress($);
+        main.classList.add("starting", cls);
         main.inert = true;
       }
     }
