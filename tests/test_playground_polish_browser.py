@@ -18,7 +18,7 @@ from browser_kit import ARTIFACTS, Server, chromium
 pytestmark = pytest.mark.browser
 
 PLAY = ("Object.defineProperty(window, 'Play', "
-        "{get: () => document.querySelector('#page-play').playground})")
+        "{get: () => document.querySelector('#page-play')?.playground})")
 #: 206 points, half for training: 103 train points, so an accuracy is not a round percent
 ODD = ("page=play&ds=circle&noise=0&n=206&ratio=0.5&seed=1&hidden=8&act=tanh"
        "&loss=mse&opt=sgd&lr=0.1&batch=0&iseed=0")

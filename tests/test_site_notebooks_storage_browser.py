@@ -206,7 +206,10 @@ def test_an_edit_persists_and_start_over_brings_the_shipped_notebooks_back(site,
                            timeout=30_000)
     assert page.url.endswith("/start-over.html")
     other.evaluate("() => window.held.close()")
-    page.wait_for_url(re.compile(r"/notebooks/(index\.html|lab/)"), timeout=60_000)
+    # the notebooks' index.html, then JupyterLab it sends the browser on to: the next
+    # goto must not cut that second navigation short
+    page.wait_for_url(re.compile(r"/notebooks/lab/"), timeout=60_000)
+    page.wait_for_load_state()
     told = other.locator("#mg-started-over")
     told.wait_for(timeout=30_000)
     assert "started over in another tab: reload this page" in told.inner_text()

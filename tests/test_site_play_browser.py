@@ -18,7 +18,7 @@ pytestmark = pytest.mark.browser
 DISK = ("page=play&ds=disk&noise=0&n=200&ratio=0.5&seed=1&hidden=8,8&act=tanh"
         "&loss=mse&opt=sgd&lr=0.1&batch=0&iseed=0&pt=0.3:0.2")
 PLAY = ("Object.defineProperty(window, 'Play', "
-        "{get: () => document.querySelector('#page-play').playground})")
+        "{get: () => document.querySelector('#page-play')?.playground})")
 
 
 @pytest.fixture(scope="module")

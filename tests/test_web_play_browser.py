@@ -44,7 +44,7 @@ def browser():
 #: the page's Playground component, under the name these tests read it by (the page
 #: itself defines no global: its root element holds it)
 PLAY = ("Object.defineProperty(window, 'Play', "
-        "{get: () => document.querySelector('#page-play').playground})")
+        "{get: () => document.querySelector('#page-play')?.playground})")
 
 
 def new_page(browser, srv, width=1280, height=800):
