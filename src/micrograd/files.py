@@ -161,6 +161,44 @@ def not_regular(mode):
     return next((k for test, k in _NOT_REGULAR if test(mode)), "not a regular file")
 
 
+class NotRegularFileError(OSError):
+    """A path that is a folder, a pipe or a device, where a regular file is read;
+    ``kind`` says which (``not_regular``)."""
+
+    def __init__(self, path, kind):
+        super().__init__(f"{path}: it is {kind}, not a regular file")
+        self.kind = kind
+
+
+class FileTooLargeError(ValueError):
+    """A file over the cap its reader sets: nothing past the cap was read."""
+
+
+def _check_regular(path, mode):
+    kind = not_regular(mode)
+    if kind is not None:
+        raise NotRegularFileError(path, kind)
+
+
+def read_capped(path, cap):
+    """The bytes of the regular file ``path``, refused when over ``cap`` bytes: looked
+    at before it is opened (a named pipe would block until some writer came), opened
+    without blocking and looked at again (the path may have changed in between), and
+    never more than ``cap + 1`` bytes read. Raises ``FileNotFoundError``,
+    ``NotRegularFileError``, another ``OSError`` (unreadable) or ``FileTooLargeError``,
+    each naming ``path``; a reader maps them to its own words."""
+    path = os.fspath(path)
+    _check_regular(path, os.stat(path).st_mode)
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+    fd = os.open(path, flags | getattr(os, "O_BINARY", 0))
+    with os.fdopen(fd, "rb") as f:
+        _check_regular(path, os.fstat(f.fileno()).st_mode)
+        raw = f.read(cap + 1)
+    if len(raw) > cap:
+        raise FileTooLargeError(f"{path}: the file is larger than the cap of {cap:,} bytes")
+    return raw
+
+
 def error_line(err, path=None):
     """One line for a command to print: ``cannot write 'x.png': <reason>``."""
     where = err.filename if err.filename is not None else path

@@ -45,7 +45,7 @@ import math
 import os
 from itertools import pairwise
 
-from .files import not_regular, write_text
+from .files import FileTooLargeError, NotRegularFileError, read_capped, write_text
 
 __all__ = ["save", "load", "load_into", "to_dict", "ModelFileError", "FORMAT", "VERSION",
            "MAX_FILE_BYTES", "MAX_PARAMETERS"]
@@ -138,50 +138,22 @@ def _reject_constant(name):
     raise ValueError(f"{name} is not a JSON number (weights must be finite numbers)")
 
 
-def _check_regular(path, mode):
-    kind = not_regular(mode)
-    if kind is not None:
-        raise ModelFileError(f"{path}: it is {kind}, not a model file (a model file is a "
-                             f"regular file; nothing was read)")
-
-
-def _open_regular(path):
-    """``path`` opened for reading, refused unless it is a regular file: looked at
-    before it is opened (a named pipe would block until some writer came, a device or a
-    folder is no model), and what was opened looked at again (the path may have
-    changed in between; opened without blocking, so a pipe cannot hold it up)."""
-    try:
-        mode = os.stat(path).st_mode
-    except FileNotFoundError:
-        raise FileNotFoundError(f"no model file at {path!r}") from None
-    except OSError as err:
-        raise ModelFileError(f"{path}: cannot read the file ({err.strerror or err})") from err
-    _check_regular(path, mode)
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
-    try:
-        fd = os.open(path, flags | getattr(os, "O_BINARY", 0))
-    except OSError as err:
-        raise ModelFileError(f"{path}: cannot read the file ({err.strerror or err})") from err
-    try:
-        _check_regular(path, os.fstat(fd).st_mode)
-    except BaseException:
-        os.close(fd)
-        raise
-    return os.fdopen(fd, "rb")
-
-
 def _read(path, max_bytes=MAX_FILE_BYTES):
     path = os.fspath(path)
-    with _open_regular(path) as f:
-        try:
-            raw = f.read(max_bytes + 1)  # never more than the cap, whatever the file
-        except OSError as err:
-            raise ModelFileError(f"{path}: cannot read the file "
-                                 f"({err.strerror or err})") from err
-    if len(raw) > max_bytes:
+    try:  # a regular file only (a named pipe would block), never past the cap
+        raw = read_capped(path, max_bytes)
+    except FileNotFoundError:
+        raise FileNotFoundError(f"no model file at {path!r}") from None
+    except NotRegularFileError as err:
+        raise ModelFileError(f"{path}: it is {err.kind}, not a model file (a model file "
+                             f"is a regular file; nothing was read)") from None
+    except FileTooLargeError:
         raise ModelFileError(f"{path}: the file is larger than the cap of {max_bytes:,} "
                              f"bytes for a model file (pass max_bytes= to load a bigger "
-                             f"one)")
+                             f"one)") from None
+    except OSError as err:
+        raise ModelFileError(f"{path}: cannot read the file "
+                             f"({err.strerror or err})") from err
     if not raw.strip():
         raise ModelFileError(f"{path}: the file is empty, not a saved model")
     try:

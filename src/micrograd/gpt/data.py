@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import os
 
-from ..files import not_regular
+from ..files import NotRegularFileError, read_capped
 
 __all__ = ["NAMES_FILE", "MAX_NAMES_BYTES", "MAX_CHARS", "NamesFileError",
            "UnknownCharacterError", "Tokenizer", "read_names", "parse_names",
@@ -47,34 +47,6 @@ class NamesFileError(ValueError):
 
 class UnknownCharacterError(ValueError):
     """A character the tokenizer (the model) never saw."""
-
-
-class NotRegularFileError(OSError):
-    """A path that is a folder, a pipe or a device, where a regular file is read."""
-
-
-def _check_regular(path, mode):
-    kind = not_regular(mode)
-    if kind is not None:
-        raise NotRegularFileError(f"{path}: it is {kind}, not a regular file")
-
-
-def read_capped(path, cap):
-    """The bytes of the regular file ``path``, refused when over ``cap`` bytes: looked
-    at before it is opened (a named pipe would block), opened without blocking and
-    looked at again, and never more than ``cap + 1`` bytes read. Raises
-    ``FileNotFoundError``, ``NotRegularFileError``, ``OSError`` (unreadable) or
-    ``ValueError`` (over the cap), each naming ``path``."""
-    path = os.fspath(path)
-    _check_regular(path, os.stat(path).st_mode)
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
-    fd = os.open(path, flags | getattr(os, "O_BINARY", 0))
-    with os.fdopen(fd, "rb") as f:
-        _check_regular(path, os.fstat(f.fileno()).st_mode)
-        raw = f.read(cap + 1)
-    if len(raw) > cap:
-        raise ValueError(f"{path}: the file is larger than the cap of {cap:,} bytes")
-    return raw
 
 
 def parse_names(raw, where="names file"):

@@ -46,9 +46,9 @@ from __future__ import annotations
 import json
 import math
 
-from ..files import write_text
+from ..files import NotRegularFileError, read_capped, write_text
 from ..io import ModelFileError
-from .data import MAX_CHARS, NotRegularFileError, Tokenizer, read_capped
+from .data import MAX_CHARS, Tokenizer
 from .model import GPT, GPTConfig
 
 __all__ = ["save", "load", "to_dict", "ModelFileError", "FORMAT", "VERSION",
