@@ -56,6 +56,7 @@ from .routers import mistakes, page, play, walk
 from .routers.page import STATIC
 from .server.guard import Guard
 from .server.headers import SecurityHeaders
+from .server.lanes import MIN_CHARGE
 from .server.schedule import JOIN_SECONDS, TurnScheduler
 from .server.sessions import SessionStore
 from .server.timing import ServerTiming, TurnLog
@@ -105,14 +106,16 @@ def _json_errors(app):
 def create_app(*, max_sessions=limits.MAX_SESSIONS,
                idle_seconds=limits.SESSION_IDLE_SECONDS,
                evict_after=limits.SESSION_EVICTABLE_SECONDS, allowed_hosts=(),
-               timing=False):
+               timing=False, min_charge=MIN_CHARGE):
     """The FastAPI app; ``max_sessions`` / ``idle_seconds`` bound the playground sessions
     (a full store gives a resting session's place to a new one after ``evict_after`` s);
     ``allowed_hosts``: names besides the server's address and ``localhost`` that a
     request's Host may give (see ``micrograd.web.server.guard``); ``timing``: report
-    each request's wait for its turn (``micrograd.web.server.timing``)."""
+    each request's wait for its turn (``micrograd.web.server.timing``); ``min_charge``:
+    the least CPU time a turn is charged (``web/server/lanes.py``; one above any turn's
+    makes every turn cost alike: the lanes then take turns in rotation)."""
     log = TurnLog() if timing else None
-    turns = TurnScheduler(log=log)
+    turns = TurnScheduler(log=log, min_charge=min_charge)
 
     @asynccontextmanager
     async def lifespan(app):
