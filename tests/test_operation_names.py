@@ -24,7 +24,7 @@ from micrograd.web.app import create_app
 from micrograd.web.handlers import ROUTES
 from micrograd.web.pyodide import door
 from micrograd.web.pyodide.calls import Call, entry_point
-from micrograd.web.routers import mistakes, page, play, walk
+from micrograd.web.routers import gpt, mistakes, page, play, walk
 
 WEB = Path(__file__).resolve().parent.parent / "src" / "micrograd" / "web"
 CLIENT = WEB / "static" / "client.js"
@@ -64,12 +64,15 @@ def client_urls():
         fixed = re.fullmatch(r'\(\) => "([^"]+)"', path)
         keyed = re.fullmatch(r'\(r\) => `([^`]+)`', path)
         session = re.fullmatch(r'session\("([^"]*)"\)', path)
-        assert fixed or keyed or session, (name, path)
+        gpt = re.fullmatch(r'gptSession\("([^"]*)"\)', path)
+        assert fixed or keyed or session or gpt, (name, path)
         if fixed:
             out[name] = (method, "/" + fixed[1])
         elif keyed:
             out[name] = (method, "/" + re.sub(r"\$\{encodeURIComponent\(r\.(\w+)\)\}", r"{\1}",
                                               keyed[1]))
+        elif gpt:
+            out[name] = (method, "/api/gpt/{sid}" + gpt[1])
         else:
             out[name] = (method, "/api/play/{sid}" + session[1])
     return out
@@ -78,7 +81,7 @@ def client_urls():
 def http_routes():
     """The served app's API routes: name -> (method, path), from the feature routers."""
     out = {}
-    for feature in (page, walk, play, mistakes):
+    for feature in (page, walk, play, mistakes, gpt):
         for route in feature.router.routes:
             if isinstance(route, APIRoute) and route.path.startswith("/api/"):
                 (method,) = route.methods
@@ -156,6 +159,11 @@ LOG = [
     ("play.reset", {"sid": "$sid", "init_seed": 3}),
     ("play.csv.write", {"sid": "$sid"}),
     ("play.delete", {"sid": "$sid"}),
+    ("gpt.create", {"seed": 3, "steps": 20}),
+    ("gpt.step", {"sid": "$sid", "steps": 2}),
+    ("gpt.sample", {"sid": "$sid", "count": 3, "temperature": 0.7}),
+    ("gpt.attention", {"sid": "$sid", "name": "emma"}),
+    ("gpt.delete", {"sid": "$sid"}),
 ]
 
 
@@ -170,7 +178,7 @@ def through_http(log):
         r = client.request(method, path, json=request if method in ("POST", "PATCH") else None)
         assert r.status_code == 200, (name, r.status_code, r.text[:300])
         data = r.json()
-        if name == "play.create":
+        if name in ("play.create", "gpt.create"):
             sid = data["sid"]
         out.append((sid, data))
     return out
@@ -188,7 +196,7 @@ def through_the_worker_door(log):
             text = job.step()
         answer = json.loads(text)
         assert answer["ok"], (name, answer)
-        if name == "play.create":
+        if name in ("play.create", "gpt.create"):
             sid = answer["data"]["sid"]
         out.append((sid, answer["data"]))
     return out
@@ -212,4 +220,6 @@ def test_every_route_answers_under_its_name_through_both_doors_the_same():
     assert {name for name, _ in LOG} == set(ROUTES)  # a new route: add its request here
     http, worker = through_http(LOG), through_the_worker_door(LOG)
     for (name, _), (hsid, h), (wsid, w) in zip(LOG, http, worker):
+        if name == "gpt.step":  # a measure of time, each door's own
+            assert h.pop("steps_per_second") > 0 and w.pop("steps_per_second") > 0
         assert same_json(h, hsid) == same_json(w, wsid), name

@@ -60,16 +60,20 @@ def test_the_site_holds_the_page_the_runtime_the_sources_and_the_worker(built):
         assert (out / name).read_bytes() == (PACKAGE / "web" / "pyodide" / name).read_bytes()
 
 
-def test_the_sources_are_every_py_file_of_the_package_and_nothing_else(built):
+def test_the_sources_are_every_py_file_of_the_package_and_the_gpt_names(built):
     out, _ = built
     with zipfile.ZipFile(out / "micrograd.zip") as zf:
         names = [n for n in zf.namelist() if "/__pycache__/" not in n]  # the bytecode
         assert zf.read("micrograd/engine.py") == (PACKAGE / "engine.py").read_bytes()
-    want = sorted(f"micrograd/{p.relative_to(PACKAGE).as_posix()}" for p in PACKAGE.rglob("*.py")
-                  if "__pycache__" not in p.parts)
+        assert zf.read("micrograd/gpt/names.txt") == (PACKAGE / "gpt/names.txt").read_bytes()
+    want = sorted([f"micrograd/{p.relative_to(PACKAGE).as_posix()}"
+                   for p in PACKAGE.rglob("*.py") if "__pycache__" not in p.parts]
+                  + [f"micrograd/{name}" for name in site.DATA_FILES])
     assert sorted(names) == want
     assert "micrograd/web/pyodide/door.py" in names and "micrograd/engine.py" in names
-    assert not [n for n in names if "test" in n.split("/")[-1] or not n.endswith(".py")]
+    data = [f"micrograd/{name}" for name in site.DATA_FILES]
+    assert not [n for n in names if "test" in n.split("/")[-1]
+                or not (n.endswith(".py") or n in data)]
 
 
 def test_the_sources_archive_alone_runs_the_lecture(built, tmp_path):

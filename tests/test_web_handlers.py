@@ -324,7 +324,9 @@ def test_every_route_has_a_handler_and_a_documented_name():
                            "play.change", "play.create", "play.get", "play.step",
                            "play.lr", "play.reset",
                            "play.weight", "play.inspect", "play.inspect.stop",
-                           "play.delete", "play.csv.read", "play.csv.write"}
+                           "play.delete", "play.csv.read", "play.csv.write",
+                           "gpt.create", "gpt.step", "gpt.sample", "gpt.attention",
+                           "gpt.delete"}
     assert set(STATUS) == set(KINDS)
 
 

@@ -160,10 +160,16 @@ def site_page(html):
     return html.replace(head, head + SITE_HEAD, 1)
 
 
+#: the package's data files the site's Python reads, beside its .py files: the GPT tab's
+#: names (and where they come from, their licence)
+DATA_FILES = ("gpt/names.txt", "gpt/names.README.md")
+
+
 def write_sources(path):
-    """micrograd's .py files in one zip (fixed dates and order: the same sources give the
-    same bytes, so a browser's cached copy stays valid)."""
-    files = sorted(p for p in PACKAGE.rglob("*.py") if "__pycache__" not in p.parts)
+    """micrograd's .py files (and DATA_FILES) in one zip (fixed dates and order: the same
+    sources give the same bytes, so a browser's cached copy stays valid)."""
+    files = sorted([p for p in PACKAGE.rglob("*.py") if "__pycache__" not in p.parts]
+                   + [PACKAGE / name for name in DATA_FILES])
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
         for p in files:
             info = zipfile.ZipInfo(f"micrograd/{p.relative_to(PACKAGE).as_posix()}",

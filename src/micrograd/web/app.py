@@ -22,6 +22,11 @@ Routes (JSON in and out; every error is ``{"error": message}`` with a 4xx status
     POST   /api/play/{sid}/inspect  follow one point: its whole graph, data and grad
     DELETE /api/play/{sid}/inspect  stop following it
     DELETE /api/play/{sid}        drop a session
+    POST   /api/gpt               a new run of microgpt's GPT on the packaged names
+    POST   /api/gpt/{sid}/step    train some steps: their losses, the mean, steps/s
+    POST   /api/gpt/{sid}/sample  names drawn at a temperature (new ones marked)
+    POST   /api/gpt/{sid}/attention  each head's attention over a name (or a sampled one)
+    DELETE /api/gpt/{sid}         drop a GPT run
     GET    /api/debug/turns       the waits for turns (only with timing=True: --timing)
     DELETE /api/debug/turns       start that log afresh
 
@@ -52,7 +57,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from .. import __version__
 from . import limits
 from .handlers.errors import clip, cut_message
-from .routers import mistakes, page, play, walk
+from .routers import gpt, mistakes, page, play, walk
 from .routers.page import STATIC
 from .server.guard import Guard
 from .server.headers import SecurityHeaders
@@ -106,14 +111,16 @@ def _json_errors(app):
 def create_app(*, max_sessions=limits.MAX_SESSIONS,
                idle_seconds=limits.SESSION_IDLE_SECONDS,
                evict_after=limits.SESSION_EVICTABLE_SECONDS, allowed_hosts=(),
-               timing=False, min_charge=MIN_CHARGE):
+               timing=False, min_charge=MIN_CHARGE,
+               max_gpt_sessions=limits.MAX_GPT_SESSIONS):
     """The FastAPI app; ``max_sessions`` / ``idle_seconds`` bound the playground sessions
     (a full store gives a resting session's place to a new one after ``evict_after`` s);
     ``allowed_hosts``: names besides the server's address and ``localhost`` that a
     request's Host may give (see ``micrograd.web.server.guard``); ``timing``: report
     each request's wait for its turn (``micrograd.web.server.timing``); ``min_charge``:
     the least CPU time a turn is charged (``web/server/lanes.py``; one above any turn's
-    makes every turn cost alike: the lanes then take turns in rotation)."""
+    makes every turn cost alike: the lanes then take turns in rotation);
+    ``max_gpt_sessions``: the GPT tab's sessions at once (within ``max_sessions``)."""
     log = TurnLog() if timing else None
     turns = TurnScheduler(log=log, min_charge=min_charge)
 
@@ -135,10 +142,11 @@ def create_app(*, max_sessions=limits.MAX_SESSIONS,
     app.add_middleware(SecurityHeaders)  # the outermost: the guard's refusals get them too
     app.state.turns = turns
     app.state.sessions = SessionStore(max_sessions=max_sessions, idle_seconds=idle_seconds,
-                                      evict_after=evict_after)
+                                      evict_after=evict_after,
+                                      caps={"gpt": max_gpt_sessions})
     _json_errors(app)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
-    for feature in (page, walk, play, mistakes):
+    for feature in (page, walk, play, mistakes, gpt):
         app.include_router(feature.router)
     if timing:
         app.include_router(timing_router(log))

@@ -28,6 +28,19 @@ GRID = 40                  # the decision boundary is sampled on GRID x GRID poi
 THUMB = 20                 # each neuron's picture is THUMB x THUMB (every other grid cell)
 MAX_POINT_GRAPH_NODES = 2000  # one point's graph is drawn up to this size (its layout is slow)
 
+#: the GPT tab (micrograd.gpt, web/gpt_session.py): a run's length (microgpt's default
+#: 1000 steps), the steps a request runs (each a turn: ~30-70 ms of CPU served, a few
+#: times that in the static site's Python), the names drawn at once, the mean's window
+GPT_MAX_STEPS = 5000
+GPT_MAX_STEPS_PER_REQUEST = 10
+GPT_MAX_SAMPLES = 20
+GPT_MEAN_OF = 100
+#: live GPT sessions at once (each ~1 MB between its turns; a step's graph, ~100,000
+#: nodes and tens of MB, lives only during its turn, one turn at a time on the training
+#: thread): counted apart from the Playground's and within MAX_SESSIONS; one more is
+#: answered busy (server/sessions.py)
+MAX_GPT_SESSIONS = 3
+
 #: the server: sessions and request size
 MAX_SESSIONS = 16          # live playground sessions (<= ~8 MB each); see server/sessions.py
 SESSION_IDLE_SECONDS = 900  # a session unused this long is dropped
@@ -51,10 +64,12 @@ MAX_URL_POINTS = MAX_EDITS
 CLIP_CHARS = 60            # how much of a client's text an error message may quote
 MAX_ERROR_CHARS = 800      # the longest error message sent (a longer one is cut, and says so)
 #: the server process's resident memory stays under this: a ~50 MB process, 16 of the
-#: largest sessions at ~8 MB, MAX_WALKS_IN_TURNS of the largest walks (~9 MB each between
-#: turns), and what requests in flight hold (bodies up to MAX_BODY_BYTES, 2,000 points
-#: of one's own, parsed) in the arenas of the event loop and the two work threads, with
-#: room for the allocator's arenas; tests/test_web_hardening.py drives it
+#: largest sessions at ~8 MB (MAX_GPT_SESSIONS of them may be GPT sessions, smaller
+#: between turns; one GPT step's graph at most, in its turn), MAX_WALKS_IN_TURNS of the
+#: largest walks (~9 MB each between turns), and what requests in flight hold (bodies
+#: up to MAX_BODY_BYTES, 2,000 points of one's own, parsed) in the arenas of the event
+#: loop and the two work threads, with room for the allocator's arenas;
+#: tests/test_web_hardening.py drives it
 MEMORY_BOUND_MB = 288
 
 

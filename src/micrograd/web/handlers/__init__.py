@@ -6,9 +6,10 @@ One entry point for any driver (the HTTP server, a browser worker, a test)::
     outcome = run_to_end(job)                     # or drive it turn by turn yourself
 
 ``route`` is a name from :data:`ROUTES` (``"walk"``, ``"mistakes.run"``, ``"play.step"``...),
-``request`` a dict of plain data (JSON's kinds: a session's id goes in as ``"sid"``), ``sessions``
-the store of Playground sessions (:class:`LocalSessions` for a single user; the server
-passes its bounded, thread-safe ``SessionStore``). The job yields None at every turn
+``request`` a dict of plain data (JSON's kinds: a session's id goes in as ``"sid"``),
+``sessions`` the store of sessions, the Playground's and the GPT tab's
+(:class:`LocalSessions` for a single user; the server passes its bounded, thread-safe
+``SessionStore``). The job yields None at every turn
 boundary (one optimizer step, one state to draw) and returns plain data::
 
     {"ok": True, "answer": {...}}      # the answer: what the HTTP route sends as JSON
@@ -40,7 +41,7 @@ from collections import OrderedDict
 
 from .. import limits
 from ..walkview import run_to_end  # a job's turns all at once: its outcome
-from . import meta, mistakes, play, walk
+from . import gpt, meta, mistakes, play, walk
 from .errors import Failure, StoreFull
 
 __all__ = ["ROUTES", "dispatch", "run_to_end", "LocalSessions", "Failure", "StoreFull"]
@@ -67,6 +68,11 @@ ROUTES = {
     "play.delete": play.delete,
     "play.csv.read": play.csv_read,
     "play.csv.write": play.csv_write,
+    "gpt.create": gpt.create,
+    "gpt.step": gpt.step,
+    "gpt.sample": gpt.sample,
+    "gpt.attention": gpt.attention,
+    "gpt.delete": gpt.delete,
 }
 
 
@@ -96,25 +102,33 @@ def _answer(handler, request, sessions):
 
 class LocalSessions:
     """The sessions of one user (a page's worker, a notebook, a test): at most
-    ``max_sessions``, the least recently used dropped to make room. The server uses its
-    own store instead (``web/server/sessions.py``: shared by many tabs, thread-safe, a
-    busy tab never evicted)."""
+    ``max_sessions``, the least recently used dropped to make room, and at most
+    ``caps[kind]`` of a kind (the GPT tab's: ``"gpt"``), its least recently used dropped
+    in the same way. The server uses its own store instead (``web/server/sessions.py``:
+    shared by many tabs, thread-safe, a busy tab never evicted)."""
 
     #: a session may give its place at once (one user: the oldest is the one left)
     evict_after = 0.0
 
-    def __init__(self, max_sessions=limits.MAX_SESSIONS):
+    def __init__(self, max_sessions=limits.MAX_SESSIONS, caps=None):
         self.max_sessions = max_sessions
+        self.caps = {"gpt": limits.MAX_GPT_SESSIONS} if caps is None else dict(caps)
         self._items = OrderedDict()
+        self._kinds = {}
 
-    def room(self):
+    def room(self, kind=None):
         """There is always room: the least recently used session gives its place."""
 
-    def create(self, session):
+    def create(self, session, kind=None):
+        while kind in self.caps and sum(k == kind for k in self._kinds.values()) \
+                >= self.caps[kind]:
+            self.delete(next(sid for sid in self._items if self._kinds.get(sid) == kind))
         while len(self._items) >= self.max_sessions:
-            self._items.popitem(last=False)
+            self.delete(next(iter(self._items)))
         sid = secrets.token_urlsafe(12)
         self._items[sid] = session
+        if kind in self.caps:
+            self._kinds[sid] = kind
         return sid
 
     def get(self, sid):
@@ -123,6 +137,7 @@ class LocalSessions:
         return session
 
     def delete(self, sid):
+        self._kinds.pop(sid, None)
         return self._items.pop(sid, None) is not None
 
     def __len__(self):

@@ -24,6 +24,7 @@ from ...experiment.changes import implied, makes_own
 from ...losses import LOSSES
 from ...points_csv import COLUMNS, PointsError, read_points, write_points
 from .. import limits
+from ..gpt_session import GptSession
 from ..play_pictures import follow, play_state
 from ..play_session import PlayError, PlaySession
 from .errors import Failure, StoreFull, clip
@@ -90,7 +91,10 @@ CHANGE = (Field("field", "str", choices=tuple(f.name for f in fields(Experiment)
 
 def _session(sessions, sid):
     try:
-        return sessions.get(sid)
+        session = sessions.get(sid)
+        if isinstance(session, GptSession):  # the GPT tab's, not a Playground's
+            raise KeyError(sid)
+        return session
     except KeyError:
         raise Failure("lost", f"no playground session {clip(sid)} (it may have expired: "
                               f"sessions idle for {limits.SESSION_IDLE_SECONDS} s are "

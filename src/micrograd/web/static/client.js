@@ -34,6 +34,11 @@
  *   play.delete         {sid}                                  -> {deleted: true}
  *   play.csv.write      {sid}                      -> {text, column, count}: the data as CSV
  *   play.csv.read       {text, column?, loss?}     -> {points, column, classes, count}
+ *   gpt.create          {seed?, steps?}                    -> a GPT run: {sid, step, runner...}
+ *   gpt.step            {sid, steps}        -> {step, losses, mean, steps_per_second, runner...}
+ *   gpt.sample          {sid, count, temperature}          -> {samples: [{name, in_list}], new}
+ *   gpt.attention       {sid, name?, temperature?}         -> {name, tokens, heads}
+ *   gpt.delete          {sid}                              -> {deleted: true}
  *
  * A failure is a ClientError: `.kind` is one of KINDS, `.message` is the Python side's
  * sentence, `.field` names the refused field where the answer says which, `.data` holds
@@ -70,6 +75,9 @@ export class ClientError extends Error {
 /** a path on one session: it carries the session's sid (a 404 there: the session is lost) */
 const session = (tail) => Object.assign((r) => `api/play/${encodeURIComponent(r.sid)}${tail}`,
                                         { session: true });
+/** a path on one GPT session (a 404 there: the session is lost) */
+const gptSession = (tail) => Object.assign((r) => `api/gpt/${encodeURIComponent(r.sid)}${tail}`,
+                                           { session: true });
 /** route name -> [HTTP method, path from the request]: the URLs of web/routers, each
  *  under the name its route carries there */
 const ROUTES = {
@@ -92,6 +100,11 @@ const ROUTES = {
   "play.delete": ["DELETE", session("")],
   "play.csv.write": ["GET", session("/csv")],
   "play.csv.read": ["POST", () => "api/play/csv"],
+  "gpt.create": ["POST", () => "api/gpt"],
+  "gpt.step": ["POST", gptSession("/step")],
+  "gpt.sample": ["POST", gptSession("/sample")],
+  "gpt.attention": ["POST", gptSession("/attention")],
+  "gpt.delete": ["DELETE", gptSession("")],
 };
 
 const NAMES = Object.keys(ROUTES);

@@ -1,0 +1,101 @@
+"""A GPT tab's session: microgpt's run (``micrograd.gpt.train.Run``) on the packaged
+names, trained a step at a time by its runner, sampled, and looked into.
+
+    >>> s = GptSession(seed=42, steps=20)
+    >>> round(s.train_one(), 4)            # one name, one Adam step: its loss
+    3.3962
+    >>> s.done, s.runner.name
+    (1, 'eager')
+
+The training is behind one small object, the *runner* (:class:`EagerRunner`: the
+``Value`` graph of each step, ``Run.step``): a faster one (a traced runner) takes its
+place without the handlers or the page changing; the answers name it. The session keeps
+every loss (at most ``limits.GPT_MAX_STEPS``: a run's length) and the names as a set, to
+say which sampled names are in the training list. Standard library only.
+"""
+
+from __future__ import annotations
+
+import time
+
+from ..gpt.attention import attention
+from ..gpt.train import Run
+from . import limits
+
+__all__ = ["GptSession", "EagerRunner", "RunDone"]
+
+
+class RunDone(ValueError):
+    """The run's steps are all done (microgpt's rate has decayed to 0)."""
+
+
+class EagerRunner:
+    """A step on the eager engine: microgpt's loop as ``Run.step`` writes it."""
+
+    name = "eager"
+
+    def step(self, run):
+        """Train ``run`` on its next name; the loss (a float, before the update)."""
+        return run.step()
+
+
+class GptSession:
+    """One training run of microgpt's GPT, with the losses so far."""
+
+    def __init__(self, seed=42, steps=1000, runner=None):
+        self.run = Run.start(seed=seed, steps=steps)
+        self.seed, self.steps = seed, steps
+        self.runner = runner or EagerRunner()
+        self.losses = []
+        self.known = frozenset(self.run.docs)
+
+    @property
+    def done(self):
+        return self.run.done
+
+    def train_one(self):
+        """One step (refused once the run's steps are done); its loss."""
+        if self.run.done >= self.steps:
+            raise RunDone(f"this run's {self.steps} steps are done (the learning rate has "
+                          "decayed to 0); sample from it, or start a new run")
+        loss = self.runner.step(self.run)
+        self.losses.append(loss)
+        return loss
+
+    def train(self, n, clock=time.perf_counter):
+        """Up to ``n`` steps, one at a time (a generator: it yields after each, the
+        caller's turn boundary); returns ``(losses, seconds)``: their losses and the
+        wall time spent in them (not in the waits between)."""
+        losses, seconds = [], 0.0
+        for _ in range(n):
+            if self.run.done >= self.steps:
+                break
+            start = clock()
+            losses.append(self.train_one())
+            seconds += clock() - start
+            yield
+        return losses, seconds
+
+    def mean(self, last=limits.GPT_MEAN_OF):
+        """The mean of the last ``last`` losses and how many it took (None, 0: none)."""
+        tail = self.losses[-last:]
+        return (sum(tail) / len(tail) if tail else None), len(tail)
+
+    def sample(self, count, temperature):
+        """``count`` names drawn by ``Run.sample``, each with whether the names hold it."""
+        names = [self.run.sample(temperature) for _ in range(count)]
+        return [{"name": n, "in_list": n in self.known} for n in names]
+
+    def attention(self, name):
+        """Each head's attention over ``name`` (``micrograd.gpt.attention``)."""
+        return attention(self.run.model, self.run.tokenizer, name)
+
+    def summary(self):
+        """What the page shows of the run besides the losses."""
+        cfg = self.run.model.config
+        return {"step": self.done, "steps": self.steps, "seed": self.seed,
+                "runner": self.runner.name, "names": len(self.run.docs),
+                "vocab": self.run.tokenizer.vocab_size,
+                "parameters": len(self.run.model.params), "n_layer": cfg.n_layer,
+                "n_head": cfg.n_head, "block_size": cfg.block_size,
+                "chars": self.run.tokenizer.chars}

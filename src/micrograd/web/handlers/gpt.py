@@ -1,0 +1,147 @@
+"""The GPT tab's requests: make a run of microgpt's GPT on the packaged names, train it
+a few steps at a time, sample names from it, look at where its heads attend, drop it.
+
+Each handler takes the request (a dict; a session's id under ``"sid"``) and the store of
+sessions, and gives the answer as plain data. Training is a job of many turns: one turn
+per step (a step builds a graph of about 100,000 nodes, freed when the step ends), so a
+driver hands the turns in between to other work and the page's Stop acts between two
+requests of a few steps each. A store holds at most ``limits.MAX_GPT_SESSIONS`` GPT
+sessions (a kind of its own: ``web/server/sessions.py``); one more is answered ``busy``.
+
+    >>> sessions = LocalSessions()
+    >>> made = run_to_end(dispatch("gpt.create", {"steps": 50}, sessions))["answer"]
+    >>> out = run_to_end(dispatch("gpt.step", {"sid": made["sid"], "steps": 2}, sessions))
+    >>> out["answer"]["step"], len(out["answer"]["losses"]), out["answer"]["runner"]
+    (2, 2, 'eager')
+"""
+
+from __future__ import annotations
+
+from ...gpt.data import UnknownCharacterError
+from ...gpt.train import DEFAULT_STEPS
+from .. import limits
+from ..gpt_session import GptSession
+from .errors import Failure, StoreFull, clip
+from .request_fields import Field, read
+
+#: the kind of session the store counts apart (its cap: limits.MAX_GPT_SESSIONS)
+KIND = "gpt"
+#: microgpt's temperature for its samples
+DEFAULT_TEMPERATURE = 0.5
+MIN_TEMPERATURE, MAX_TEMPERATURE = 0.1, 2.0
+
+SID = (Field("sid", "str", max_length=100, description="the GPT session's id"),)
+CREATE = (
+    Field("seed", "int", 42, ge=0, le=2**32 - 1,
+          description="shuffles the names and draws the weights (microgpt's: 42)"),
+    Field("steps", "int", DEFAULT_STEPS, ge=1, le=limits.GPT_MAX_STEPS,
+          description="the run's length: the learning rate decays to 0 over it"),
+)
+STEP = SID + (
+    Field("steps", "int", 1, ge=1, le=limits.GPT_MAX_STEPS_PER_REQUEST,
+          description="steps to train now, one name each (fewer when the run ends)"),
+)
+TEMPERATURE = Field("temperature", "float", DEFAULT_TEMPERATURE, ge=MIN_TEMPERATURE,
+                    le=MAX_TEMPERATURE, description="divides the logits: low, the likely "
+                                                    "letters; high, anything goes")
+SAMPLE = SID + (
+    Field("count", "int", 10, ge=1, le=limits.GPT_MAX_SAMPLES, description="names to draw"),
+    TEMPERATURE,
+)
+ATTENTION = SID + (
+    Field("name", "str", None, nullable=True, max_length=40,
+          description="the name to feed (letters the names hold); null: one sampled now"),
+    TEMPERATURE,
+)
+
+
+def _session(sessions, sid):
+    try:
+        session = sessions.get(sid)
+        if not isinstance(session, GptSession):  # another tab's kind (a Playground's)
+            raise KeyError(sid)
+        return session
+    except KeyError:
+        raise Failure("lost", f"no GPT session {clip(sid)} (it may have expired: sessions "
+                              f"idle for {limits.SESSION_IDLE_SECONDS} s are dropped, and "
+                              f"one resting for {sessions.evict_after:g} s may give its "
+                              "place to a new one); start a new run with POST /api/gpt",
+                      field="sid") from None
+
+
+def _temperature(request):
+    """A temperature outside 0.1..2 refused in words a learner reads (before the
+    field's own bounds would say it shorter)."""
+    t = request.get("temperature") if isinstance(request, dict) else None
+    if isinstance(t, (int, float)) and not isinstance(t, bool) and \
+            not MIN_TEMPERATURE <= t <= MAX_TEMPERATURE:
+        raise Failure("invalid", f"temperature: {t!r} is outside {MIN_TEMPERATURE:g}..."
+                                 f"{MAX_TEMPERATURE:g}; below it every draw is the likeliest "
+                                 "letter, above it the letters are close to random",
+                      field="temperature")
+
+
+def create(request, sessions):
+    """``POST /api/gpt``: a new run on the packaged names (microgpt's set-up from
+    ``seed``, ``steps`` long); its id and what it is."""
+    req = read(CREATE, request)
+    try:
+        sessions.room(KIND)  # before building anything: its places may be full
+        session = GptSession(seed=req["seed"], steps=req["steps"])
+        sid = sessions.create(session, KIND)
+    except StoreFull as err:
+        raise Failure("busy", str(err), retry_after=5) from None
+    return {"sid": sid, **session.summary(), "mean": None, "mean_of": 0}
+
+
+def step(request, sessions):
+    """``POST /api/gpt/{sid}/step``: ``steps`` steps, one turn each; their losses, the
+    mean of the last ones, and the steps a second (the wall time of the steps alone)."""
+    req = read(STEP, request)
+    session = _session(sessions, req["sid"])
+    if session.done >= session.steps:
+        raise Failure("refused", f"this run's {session.steps} steps are done (the learning "
+                                 "rate has decayed to 0); sample from it, or start a new "
+                                 "run", field="steps")
+    losses, seconds = yield from session.train(req["steps"])
+    mean, mean_of = session.mean()
+    return {"sid": req["sid"], **session.summary(), "losses": losses, "mean": mean,
+            "mean_of": mean_of,
+            "steps_per_second": len(losses) / seconds if seconds > 0 else None}
+
+
+def sample(request, sessions):
+    """``POST /api/gpt/{sid}/sample``: ``count`` names drawn at ``temperature``, each
+    marked when the training names hold it."""
+    _temperature(request)
+    req = read(SAMPLE, request)
+    session = _session(sessions, req["sid"])
+    samples = session.sample(req["count"], req["temperature"])
+    return {"sid": req["sid"], "step": session.done, "temperature": req["temperature"],
+            "samples": samples, "new": sum(not s["in_list"] for s in samples)}
+
+
+def attention(request, sessions):
+    """``POST /api/gpt/{sid}/attention``: where each head attends over ``name`` (or a
+    name sampled now at ``temperature``): per layer, per head, a positions x positions
+    matrix of softmax weights (rows the queries; null after the query)."""
+    _temperature(request)
+    req = read(ATTENTION, request)
+    session = _session(sessions, req["sid"])
+    name, sampled = req["name"], req["name"] is None
+    if sampled:
+        name = session.sample(1, req["temperature"])[0]["name"]
+    try:
+        seen = session.attention(name)
+    except UnknownCharacterError as err:
+        raise Failure("refused", str(err), field="name") from None
+    return {"sid": req["sid"], "step": session.done, **seen, "sampled": sampled,
+            "in_list": name in session.known}
+
+
+def delete(request, sessions):
+    """``DELETE /api/gpt/{sid}``: drop the session."""
+    req = read(SID, request)
+    _session(sessions, req["sid"])  # a lost one (or another kind's) says so
+    sessions.delete(req["sid"])
+    return {"deleted": True}

@@ -1,0 +1,75 @@
+"""The GPT tab's requests (from the handlers' declarations) and answers."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import List, Optional
+
+from pydantic import BaseModel, Field
+
+from ..handlers import gpt as _gpt
+from .base import Num, request_model
+
+
+def _open_temperature(fields):
+    """The fields with the temperature's bounds left to the handler, which refuses a
+    temperature outside them in a learner's words (the same through either door)."""
+    return tuple(replace(f, ge=None, le=None, description=f.description + " (0.1 to 2)")
+                 if f.name == "temperature" else f for f in fields)
+
+
+GptCreate = request_model("GptCreate", _gpt.CREATE, "A new run of microgpt's GPT on the "
+                                                     "packaged names.")
+GptStepRequest = request_model("GptStepRequest", _gpt.STEP)
+GptSampleRequest = request_model("GptSampleRequest", _open_temperature(_gpt.SAMPLE))
+GptAttentionRequest = request_model("GptAttentionRequest",
+                                    _open_temperature(_gpt.ATTENTION))
+
+
+class GptRun(BaseModel):
+    sid: str
+    step: int = Field(description="steps done")
+    steps: int = Field(description="the run's length (the rate reaches 0 there)")
+    seed: int
+    runner: str = Field(description="how a step runs: eager (the Value graph of the name)")
+    names: int = Field(description="the training names")
+    vocab: int
+    parameters: int
+    n_layer: int
+    n_head: int
+    block_size: int
+    chars: str = Field(description="the letters the model knows")
+    mean: Optional[Num] = Field(description="the mean loss of the last mean_of steps")
+    mean_of: int
+
+
+class GptSteps(GptRun):
+    losses: List[Num] = Field(description="the loss of each step this request ran")
+    steps_per_second: Optional[float] = Field(
+        description="those steps over their wall time (the steps alone, not the waits "
+                    "for turns between them)")
+
+
+class GptSample(BaseModel):
+    name: str
+    in_list: bool = Field(description="the training names hold it")
+
+
+class GptSamples(BaseModel):
+    sid: str
+    step: int
+    temperature: float
+    samples: List[GptSample]
+    new: int = Field(description="how many of the samples are not training names")
+
+
+class GptAttention(BaseModel):
+    sid: str
+    step: int
+    name: str
+    sampled: bool = Field(description="the name was drawn now (none was given)")
+    in_list: bool
+    tokens: List[str] = Field(description="the axes: <BOS>, then the letters fed")
+    heads: List[List[List[List[Optional[float]]]]] = Field(
+        description="[layer][head]: rows the query's position, columns the key's: the "
+                    "softmax weight; null after the query (the causal mask)")
