@@ -24,7 +24,12 @@ from the packaged census names of that length, shuffled by the seed:
 * ``microgpt, gc paused``: the reference with Python's cyclic garbage collector paused
   over the steps (``gc.disable()``): a step's graph is tens of thousands of new objects,
   which set off the collector's scans of every live one, though neither engine's graph
-  holds a cycle.
+  holds a cycle;
+* ``micrograd.gpt, traced``: ``micrograd gpt --runner traced``: the model recorded once
+  as a program of ``block_size`` positions (``micrograd.gpt.traced.TracedRun``), each
+  name run through it with NumPy, forward and backward, and the traced Adam; whatever
+  the name's length, the program runs every position. Only where NumPy imports; the
+  recording (seconds, once a run) is made with the path, untimed, and printed apart.
 
 First the losses of the first ``--steps`` steps are checked equal to the reference's
 (1e-9 relative). Then each round builds each path afresh (untimed) and times
@@ -116,10 +121,31 @@ def run_of(docs, pause_gc=True):
     return run
 
 
+def has_numpy():
+    try:
+        import numpy  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+#: the seconds each recording of the traced path took
+RECORDING = []
+
+
+def traced_run(docs):
+    from micrograd.gpt.traced import TracedRun
+    t = time.perf_counter()
+    traced = TracedRun(run_of(docs))
+    RECORDING.append(time.perf_counter() - t)
+    return traced.step
+
+
 def paths(docs):
     """name -> a function that builds the path afresh and returns its ``step``."""
     microgpt = lambda: Trainer(MicroValue, docs, SEED).step  # noqa: E731
     gc_on = lambda: run_of(docs, pause_gc=False).step  # noqa: E731
+    traced = {"micrograd.gpt, traced": lambda: traced_run(docs)} if has_numpy() else {}
     return {
         "microgpt": microgpt,
         "micrograd.gpt": lambda: run_of(docs).step,
@@ -127,7 +153,7 @@ def paths(docs):
         "micrograd.gpt, sum() linear": with_sum_linear(gc_on),
         "microgpt + our Value": lambda: Trainer(Value, docs, SEED).step,
         "microgpt, gc paused": paused(microgpt),
-    }
+    } | traced
 
 
 def check_losses(made, steps):
@@ -170,6 +196,12 @@ def timing(args, docs):
         print(f"  {name:28} {med:8.1f} ms a step [{min(ms[name]):.1f}-{max(ms[name]):.1f}]"
               f"  {1e3 / med:6.1f} steps/s  {ref / med:5.2f}x microgpt")
     print(f"  ({args.rounds} rounds of {args.steps} steps, CPU time, medians)", flush=True)
+    if RECORDING:
+        print(f"  the traced path's recording (once a run, untimed above): median "
+              f"{statistics.median(RECORDING):.2f} s [{min(RECORDING):.2f}-"
+              f"{max(RECORDING):.2f}] wall time", flush=True)
+    else:
+        print("  (no NumPy in this Python: no traced path)", flush=True)
 
 
 def rss_mb():

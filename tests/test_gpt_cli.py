@@ -34,7 +34,7 @@ def test_help_says_what_it_does(capsys):
     code, out, _ = run_cli(["--help"], capsys)
     assert code == 0
     for text in ("--steps N", "--names FILE", "--temperature T", "--samples N", "--load FILE",
-                 "--save FILE", "--seed SEED", "--runner {eager}", "traced is not available",
+                 "--save FILE", "--seed SEED", "--runner {eager,traced}", "recorded once",
                  "1990 US census", "exit codes"):
         assert text in out, text
 
@@ -122,7 +122,7 @@ def test_a_failed_load_changes_nothing(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["--runner", "traced"], "invalid choice: 'traced'"),
+    (["--runner", "lowered"], "invalid choice: 'lowered'"),
     (["--steps", "-1"], "must be at least 0"),
     (["--steps", "100001"], "must be at most 100,000"),
     (["--temperature", "0"], "must be > 0"),

@@ -194,3 +194,39 @@ def test_hyperparameters_and_state_read_as_attributes():
         opt.step(X[:8], Y[:8])
         assert opt.momentum == 0.9 and not opt.nesterov
         assert np.array_equal(opt.buf, [p.grad for p in model.parameters()])  # first step
+
+
+@pytest.mark.parametrize("case", CASES, ids=[f"{c[1].__name__}-{i}" for i, c in
+                                             enumerate(CASES)])
+def test_backward_then_apply_grads_is_step_bit_for_bit(case):
+    """``step`` in its two halves (the GPT's runner cuts between them: the loss and its
+    grads may be cut short, the update never): the same numbers, the grads seen between."""
+    _, traced_cls, kw = case
+    models, opts = [], []
+    for _ in range(2):
+        model, loss = _setup()
+        models.append(model)
+        opts.append(traced_cls(loss, **kw))
+    for idx in _batches(6):
+        a = opts[0].step(X[idx], Y[idx])
+        b = opts[1].backward(X[idx], Y[idx])
+        grads = [p.grad for p in models[1].parameters()]
+        assert grads == list(opts[0]._store.G) and any(grads)
+        opts[1].apply_grads()
+        assert a == b
+        assert [p.data for p in models[0].parameters()] == \
+            [p.data for p in models[1].parameters()]
+    assert opts[0].steps == opts[1].steps == 6
+
+
+def test_a_loss_that_is_not_finite_can_be_refused_before_anything_changes():
+    model, loss = _setup()
+    opt = TracedAdam(loss, lr=0.01)
+    opt.step(X, Y)
+    before = [(p.data, p.grad) for p in model.parameters()]
+    state = {k: v.copy() for k, v in opt.state.items()}
+    with pytest.raises(FloatingPointError, match="no update"):
+        opt.step(X * math.inf, Y, require_finite=True)
+    assert [(p.data, p.grad) for p in model.parameters()] == before and opt.steps == 1
+    assert all((opt.state[k] == state[k]).all() for k in state)
+    assert not math.isfinite(opt.step(X * math.inf, Y))  # not asked: it updates (with nan)

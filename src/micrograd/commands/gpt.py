@@ -36,7 +36,12 @@ are not in the names file is printed.
 wrote (micrograd-gpt JSON); --steps then defaults to 0 (sample only). More steps train
 on from the loaded weights with a fresh Adam and a rate decaying over those steps.
 
---runner: eager only for now (the Value graph at every step; a traced runner is to come).
+--runner: eager (default) builds the name's Value graph at every step and walks it, as
+microgpt does: its losses are microgpt's. traced records the model once (a few seconds)
+as a program of 16 positions and runs every name through it with NumPy, forward and
+backward, with Adam on one array: the same losses to about 1e-14, many times faster a
+step (docs/performance.md). A traced loss that is not finite stops the training with
+nothing changed by that step.
 
 refused with one line and exit code 2: a names file that is missing, empty, binary, not
 UTF-8, larger than 4 MB or with more than 256 distinct characters; a model file that
@@ -53,7 +58,7 @@ CTRL_C = True  # runs under micrograd.interrupts.CtrlC (see micrograd.cli)
 MAX_STEPS = 100_000  # about 2 hours at 15 steps a second
 MAX_SAMPLES = 10_000
 MAX_TEMPERATURE = 100.0
-RUNNERS = ("eager",)
+RUNNERS = ("eager", "traced")
 
 steps_count = capped(whole, MAX_STEPS, "the cap on steps")
 samples_count = capped(positive_int, MAX_SAMPLES, "the cap on samples")
@@ -89,8 +94,8 @@ def add_parser(subparsers):
                    help="seeds the shuffle of the names, the weights and the samples "
                         "(default: 42, microgpt's)")
     t.add_argument("--runner", choices=RUNNERS, default="eager",
-                   help="eager: the Value graph at every step (the only runner for now; "
-                        "traced is not available yet)")
+                   help="eager (default): the Value graph at every step; traced: the "
+                        "model recorded once, each step run with NumPy")
     t.add_argument("--no-progress", action="store_true", help="no progress bar")
     s = p.add_argument_group("sampling")
     s.add_argument("--samples", type=samples_count, default=20, metavar="N",
@@ -107,6 +112,11 @@ def add_parser(subparsers):
     f.add_argument("--save", metavar="FILE", help="write the trained weights here (JSON)")
     p.set_defaults(func=run, _parser=p)
     return p
+
+
+def requires(args):
+    """The optional packages this run needs (micrograd.cli checks them before it runs)."""
+    return ["numpy"] if args.runner == "traced" else []
 
 
 def _refuse(problem):
@@ -209,6 +219,10 @@ def _train(run, steps, progress, ctrl_c):
     except KeyboardInterrupt:  # a second press, inside a step: that step is dropped
         ctrl_c.hit = True
         run.zero_grad()
+    except FloatingPointError as err:  # the traced runner: that step made no change
+        run.zero_grad()
+        losses.append(getattr(err, "loss", math.nan))
+        bar.say(f"micrograd gpt: {err}")
     finally:
         bar.close()
     return losses
@@ -252,13 +266,38 @@ def run(args):
           + f" | {steps} steps | seed {args.seed} | runner {args.runner}")
     with ctrl_c_guard() as ctrl_c:
         ctrl_c.mode = "train"
+        trainer = _trainer(args, r, steps, ctrl_c)
         t0 = time.perf_counter()
-        losses = _train(r, steps, not args.no_progress, ctrl_c)
+        try:
+            losses = _train(trainer, steps, not args.no_progress, ctrl_c)
+        finally:
+            if trainer is not r:
+                trainer.close()  # the weights back in their Values
         seconds = time.perf_counter() - t0
         ctrl_c.mode = "defer"  # the weights are written whole, whatever is pressed now
         if steps:
             print(_summary(losses, seconds))
         return _finish(args, r, names, losses, ctrl_c)
+
+
+def _trainer(args, r, steps, ctrl_c):
+    """What trains: the run itself (eager), or the run on its traced program (recorded
+    here, once; a press of Ctrl-C meanwhile stops before any step)."""
+    if args.runner != "traced" or not steps:
+        return r
+    from ..gpt.traced import TracedRun
+
+    t0 = time.perf_counter()
+    try:
+        with ctrl_c.interruptible():
+            traced = TracedRun(r)
+    except KeyboardInterrupt:
+        ctrl_c.hit = True
+        return r
+    print(f"recorded the model as one program of {r.model.config.block_size} positions "
+          f"({traced.loss.per_sample.n_traced:,} nodes) in "
+          f"{time.perf_counter() - t0:.1f} s", flush=True)
+    return traced
 
 
 def _finish(args, r, names, losses, ctrl_c):

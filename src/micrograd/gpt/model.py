@@ -143,10 +143,16 @@ class GPT:
     def gpt(self, token, pos, keys, values):
         """The logits of the token after ``token`` at position ``pos``; appends this
         position's key and value of each layer to ``keys`` and ``values``."""
+        return self.forward(self.state_dict["wte"][token], pos, keys, values)
+
+    __call__ = gpt
+
+    def forward(self, tok_emb, pos, keys, values, softmax=softmax):
+        """``gpt`` from the token's embedding ``tok_emb`` (its row of ``wte``, or any
+        list of ``n_embd`` Values that stands for it); ``softmax`` is each attention
+        head's (the traced program's shift is a value of the program)."""
         sd, cfg = self.state_dict, self.config
-        tok_emb = sd["wte"][token]
-        pos_emb = sd["wpe"][pos]
-        x = [t + p for t, p in zip(tok_emb, pos_emb)]
+        x = [t + p for t, p in zip(tok_emb, sd["wpe"][pos])]
         x = rmsnorm(x)
         for li in range(cfg.n_layer):
             # 1) multi-head attention
@@ -159,7 +165,7 @@ class GPT:
             values[li].append(v)
             x_attn = []
             for h in range(cfg.n_head):
-                x_attn.extend(self.head(q, keys[li], values[li], h))
+                x_attn.extend(self.head(q, keys[li], values[li], h, softmax))
             x = linear(x_attn, sd[f"layer{li}.attn_wo"])
             x = [a + b for a, b in zip(x, x_residual)]
             # 2) MLP
@@ -171,9 +177,7 @@ class GPT:
             x = [a + b for a, b in zip(x, x_residual)]
         return linear(x, sd["lm_head"])
 
-    __call__ = gpt
-
-    def head(self, q, keys, values, h):
+    def head(self, q, keys, values, h, softmax=softmax):
         """Attention head ``h``: this position's query against the keys of every
         position so far, a softmax over them, the values weighted by it."""
         d = self.config.head_dim

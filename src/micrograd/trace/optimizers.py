@@ -27,6 +27,7 @@ is imported when an optimizer is made.
 
 from __future__ import annotations
 
+import math
 import weakref
 
 from .batch_loss import BatchLoss
@@ -82,19 +83,38 @@ class TracedOptimizer:
     def lr(self, value):
         self.update.lr = value
 
-    def step(self, *batches):
-        """One training step on a batch: returns the loss before the update."""
-        store = self._store
-        if store is None:
-            raise ValueError(f"this {type(self).__name__} is closed")
-        value, g = self.loss.loss_and_grads(store.P, *batches)
-        store.G[:] = g
+    def step(self, *batches, require_finite=False):
+        """One training step on a batch: returns the loss before the update. With
+        ``require_finite``, a loss that is inf or nan raises ``FloatingPointError``
+        before anything changes (no grad written, no update, the step not counted)."""
+        value, g = self.loss.loss_and_grads(self._opened().P, *batches)
+        if require_finite and not math.isfinite(value):
+            raise FloatingPointError(f"the loss is {value}: no update was made")
+        self._store.G[:] = g
+        self.apply_grads()
+        return value
+
+    def backward(self, *batches):
+        """The first half of ``step``: the loss on a batch (returned) and its gradient,
+        written into every parameter's ``.grad``; no update."""
+        value, self._opened().G[:] = self.loss.loss_and_grads(self._store.P, *batches)
+        return value
+
+    def apply_grads(self):
+        """The second half of ``step``: the update from the parameters' grads as they
+        are (``backward``'s, or any set by hand); one more step counted."""
+        store = self._opened()
         self.steps += 1
-        P, new = self.update.apply(self._math, store.P, g, self.state, self.steps, self.lr)
+        P, new = self.update.apply(self._math, store.P, store.G.copy(), self.state,
+                                   self.steps, self.lr)
         if P is not store.P:  # (the update works in place; the bound Values read store.P)
             store.P[:] = P
         self.state.update(new)
-        return value
+
+    def _opened(self):
+        if self._store is None:
+            raise ValueError(f"this {type(self).__name__} is closed")
+        return self._store
 
     def zero_grad(self):
         """Set every parameter's grad to 0 (``step`` sets them to the batch's gradient)."""

@@ -1,0 +1,126 @@
+"""The GPT on the tracer (``micrograd.gpt.traced``) against the eager model.
+
+One program of ``block_size`` positions, recorded on the run's first names, serves every
+name: on names it was not recorded on, of every length from 1 letter to past the
+context, its loss and every gradient are the eager step's (the loss to 1e-12 of itself,
+each gradient to 1e-9 of itself plus 1e-15: the softmax's shift is a value of the program
+whose gradient, 0 in exact arithmetic, comes out at rounding level). A run's losses
+follow the eager run's to 1e-9, step by step, and a step whose loss is not finite
+changes nothing.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+
+from micrograd.engine import Value
+from micrograd.gpt.model import softmax
+from micrograd.gpt.train import Run, loss_of
+from micrograd.gpt.traced import TracedRun, TracedStepError, shifted_softmax, value_max
+
+NAMES = ["ava", "olivia", "bo", "x", "maximilianusjo", "christopherjohnson", "emma"]
+
+
+@pytest.fixture(scope="module")
+def traced():
+    run = Run.start(NAMES + ["liam", "noah"], seed=7, steps=50)
+    traced = TracedRun(run)
+    yield traced
+    traced.close()
+
+
+def eager_loss_and_grads(run, name):
+    for p in run.model.params:
+        p.grad = 0.0
+    loss = loss_of(run.model, run.tokenizer.encode(name))
+    loss.backward()
+    grads = [p.grad for p in run.model.params]
+    for p in run.model.params:
+        p.grad = 0.0
+    return loss.data, grads
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_name_not_recorded_gets_the_eager_loss_and_gradients(traced, name):
+    run = traced.run
+    recorded = {run.docs[0], next(d for d in run.docs if d != run.docs[0])}
+    want_loss, want = eager_loss_and_grads(run, name)
+    got = traced.optimizer.backward(*[[x] for x in traced.inputs(name)])
+    grads = [p.grad for p in run.model.params]
+    traced.zero_grad()
+    assert name not in recorded or len(NAMES) > 2
+    assert math.isclose(got, want_loss, rel_tol=1e-12), (got, want_loss)
+    bad = [(i, g, w) for i, (g, w) in enumerate(zip(grads, want))
+           if not abs(g - w) <= 1e-9 * abs(w) + 1e-15]
+    assert not bad, bad[:5]
+    # the rows of the letters the name lacks get no gradient at all, as eagerly
+    assert sum(g == 0.0 for g in grads) == sum(w == 0.0 for w in want)
+
+
+def test_the_names_not_recorded_are_most_of_them(traced):
+    run = traced.run
+    recorded = {run.docs[0], next(d for d in run.docs if d != run.docs[0])}
+    assert len(set(NAMES) - recorded) >= len(NAMES) - 2
+
+
+def test_a_run_follows_the_eager_run_step_by_step():
+    eager = Run.start(seed=42, steps=1000)
+    want = [eager.step() for _ in range(20)]
+    run = Run.start(seed=42, steps=1000)
+    traced = TracedRun(run)
+    try:
+        got = [traced.step() for _ in range(20)]
+    finally:
+        traced.close()
+    assert all(math.isclose(g, w, rel_tol=1e-9) for g, w in zip(got, want)), (got, want)
+    assert run.done == 20
+    assert all(p.grad == 0.0 for p in run.model.params)  # as the eager step leaves them
+    for a, b in zip(run.model.params, eager.model.params):
+        assert abs(a.data - b.data) <= 1e-12 * max(1.0, abs(b.data))
+    assert run.sample(0.5) == eager.sample(0.5)  # the weights are the Values' again
+
+
+def test_the_shift_keeps_exp_finite_and_the_numbers_of_the_softmax():
+    rng = random.Random(0)
+    for scale in (1.0, 100.0, 1000.0):
+        xs = [rng.uniform(-scale, scale) for _ in range(27)]
+        top = value_max([Value(x) for x in xs])
+        assert abs(top.data - max(xs)) <= 1e-15 * scale
+        got = [p.data for p in shifted_softmax([Value(x) for x in xs])]
+        want = [p.data for p in softmax([Value(x) for x in xs])]
+        assert all(math.isfinite(p) for p in got)
+        assert all(math.isclose(g, w, rel_tol=1e-12, abs_tol=1e-300)
+                   for g, w in zip(got, want))
+
+
+def test_a_step_whose_loss_is_not_finite_changes_nothing():
+    run = Run.start(NAMES, seed=3, steps=10)
+    traced = TracedRun(run)
+    try:
+        for row in run.model.state_dict["lm_head"]:
+            for p in row:
+                p.data *= 1e6  # logits millions apart: a target's probability is 0
+        before = [p.data for p in run.model.params]
+        with pytest.raises(TracedStepError, match="diverged") as err:
+            traced.step()
+        assert not math.isfinite(err.value.loss)
+        traced.zero_grad()
+        assert [p.data for p in run.model.params] == before and run.done == 0
+    finally:
+        traced.close()
+
+
+def test_the_traced_cli_trains_as_the_eager_one(capsys):
+    from micrograd.cli import main
+
+    lines = {}
+    for runner in ("eager", "traced"):
+        assert main(["gpt", "--steps", "3", "--no-progress", "--no-samples",
+                     "--runner", runner]) == 0
+        out = capsys.readouterr().out
+        lines[runner] = [line for line in out.splitlines() if line.startswith("step ")]
+        assert f"runner {runner}" in out
+    assert lines["eager"] == lines["traced"] and len(lines["eager"]) == 3
