@@ -1,10 +1,12 @@
-/* micrograd serve's page: one Walk, one Playground and the gallery of classic mistakes,
- * a tab each, their state in the URL. The entry point of index.html (the one module it
+/* micrograd serve's page: one Walk, one Playground, the gallery of classic mistakes and
+ * the GPT, a tab each, their state in the URL. The entry point of index.html (the one module it
  * loads). */
 
 import { pageClient } from "./client.js";
 import { el, mount } from "./dom.js";
 import { GALLERY_MARKUP, Gallery } from "./gallery.js";
+import { Gpt } from "./gpt.js";
+import { GPT_MARKUP } from "./gpt_markup.js";
 import { PLAY_MARKUP } from "./play_markup.js";
 import { Playground } from "./playground.js";
 import { notebookLinks } from "./notebook_links.js";
@@ -13,12 +15,12 @@ import { Walk } from "./walk.js";
 import { WALK_MARKUP } from "./walk_markup.js";
 import { Timeline } from "./walk_timeline.js";
 
-const PAGES = ["walk", "play", "mistakes"];
+const PAGES = ["walk", "play", "mistakes", "gpt"];
 const byId = (id) => document.getElementById(id);
 /** each page's frame while Python starts: its component's own markup and class, and
  *  what the component draws there without Python ($: the markup's parts) */
 const FRAMES = { walk: [WALK_MARKUP, "mg-walk", walkFrame], play: [PLAY_MARKUP, "mg-play"],
-                 mistakes: [GALLERY_MARKUP, "mg-gallery"] };
+                 mistakes: [GALLERY_MARKUP, "mg-gallery"], gpt: [GPT_MARKUP, "mg-gpt"] };
 
 /** The Walk's frame: its timeline (a forward and a backward stretch), so that the mode's
  *  sentence and the graph below it start where they will be (app.css keeps their room
@@ -111,6 +113,7 @@ async function main() {
   const play = new Playground(byId("page-play"), { client, meta, url, idPrefix: "p-", banner });
   notebooks.show(play.$("notebook"), "play", {});
   const gallery = new Gallery(byId("page-mistakes"), { client, url, idPrefix: "m-", notebooks });
+  const gpt = new Gpt(byId("page-gpt"), { client, meta, idPrefix: "g-" });
 
   let shown = null;
   function showPage(name, push) {
@@ -123,8 +126,10 @@ async function main() {
       byId("tab-" + p).setAttribute("aria-selected", p === name ? "true" : "false");
     }
     if (push) url.push({ page: name }); else url.write({ page: name });
-    if (name === "walk") walk.start(); else if (name === "play") play.start(); else gallery.start();
+    if (name === "walk") walk.start(); else if (name === "play") play.start();
+    else if (name === "gpt") gpt.start(); else gallery.start();
     if (name !== "play") play.pause();
+    if (name !== "gpt") gpt.pause();
   }
 
   for (const b of byId("tabs").querySelectorAll("button")) b.onclick = () => showPage(b.dataset.page, true);
@@ -135,6 +140,7 @@ async function main() {
     if (!url.moved()) return;  // the page's own change: no news
     if (url.read().get("page") === "play") { location.reload(); return; }
     if (url.read().get("page") === "mistakes") { showPage("mistakes"); gallery.fromUrl(); return; }
+    if (url.read().get("page") === "gpt") { showPage("gpt"); return; }
     const fresh = !walk.started;
     showPage("walk");
     if (!fresh) walk.fromUrl();

@@ -1,0 +1,226 @@
+/* The GPT tab: microgpt trained live on the packaged names, sampled, looked into.
+ *
+ *   const gpt = new Gpt(root, { client, meta, idPrefix, banner });
+ *     root      an empty element: the component fills it
+ *     client    client.js's interface (gpt.*)
+ *     meta      the catalogue from the client's "meta" (meta.limits: the GPT caps)
+ *   gpt.start()   makes the run (once); gpt.pause() stops training after the request
+ *                 in flight
+ *
+ * Training is a loop of gpt.step calls of a few steps each (each step a turn on the
+ * Python side), so Stop acts within one short request. The page only draws: the losses,
+ * the mean of the last ones, the steps a second, the runner's name, the samples and
+ * whether each is a training name, and every head's attention weights all arrive from
+ * the Python side (gpt_plot.js draws them). A lost run (idle expiry, a restart) is
+ * started again, and the page says so.
+ */
+
+import { mount, uniquePrefix } from "./dom.js";
+import { fmt } from "./format.js";
+import { GPT_MARKUP } from "./gpt_markup.js";
+import { drawCurve, drawHeads } from "./gpt_plot.js";
+
+/** steps a gpt.step request asks for: Stop acts within this many */
+const CHUNK = 3;
+
+export class Gpt {
+  constructor(root, { client, meta = {}, idPrefix, banner } = {}) {
+    this.root = root;
+    this.client = client;
+    this.limits = meta.limits || {};
+    this.prefix = idPrefix || uniquePrefix("gpt");
+    this.run = null; this.sid = null; this.started = false;
+    this.training = false; this.going = false; this.loop = null;
+    this.losses = []; this.means = []; this.samples = []; this.attention = null;
+    root.classList.add("mg-gpt");
+    root.gpt = this;  // the component, for the page around it (and its tests)
+    const $ = this.$ = mount(root, GPT_MARKUP, this.prefix);
+    this.banner = banner || $("banner");
+    window.addEventListener("pagehide", () => {
+      if (this.sid) this.client.farewell("gpt.delete", { sid: this.sid });
+    });
+  }
+
+  /** Make the run (once) and wire the controls. */
+  start() {
+    if (this.started) return;
+    this.started = true;
+    const $ = this.$;
+    $("train").onclick = () => this.train();
+    $("stop").onclick = () => this.pause();
+    $("new").onclick = () => this.renew();
+    $("sample").onclick = () => this.sample();
+    $("temp").oninput = () => { $("temp-out").textContent = $("temp").value; };
+    $("att-form").onsubmit = (ev) => { ev.preventDefault(); this.look($("att-name").value.trim() || null); };
+    this.ready = this.create();
+  }
+
+  async create() {
+    const old = this.sid;
+    this.sid = null;
+    this.busy();
+    try {
+      const run = await this.client.call("gpt.create", {});
+      this.sid = run.sid;
+      if (old) this.client.call("gpt.delete", { sid: old }).catch(() => {});
+      this.losses = []; this.means = [];
+      this.show(run);
+      this.say("");
+    } catch (e) {
+      this.say("GPT: " + e.message);
+    } finally {
+      this.busy();
+    }
+  }
+
+  /** A call on the run; a lost run is made again (and the call not repeated: its
+   *  steps, samples or attention belong to the run that is gone). */
+  async call(name, request) {
+    try {
+      return await this.client.call(name, { ...request, sid: this.sid });
+    } catch (e) {
+      if (e.kind === "lost") {
+        this.pause();
+        await this.create();
+        this.say("The run was lost (left idle too long, or the server restarted): a new " +
+                 "run starts from step 0.");
+        return null;
+      }
+      throw e;
+    }
+  }
+
+  async train() {
+    if (this.training || !this.sid) return;
+    this.training = this.going = true;
+    this.busy();
+    this.loop = (async () => {
+      try {
+        while (this.going && this.run.step < this.run.steps) {
+          const out = await this.call("gpt.step", { steps: CHUNK });
+          if (!out) break;
+          this.stepped(out);
+        }
+      } catch (e) {
+        this.say("GPT: " + e.message);
+      } finally {
+        this.training = false;
+        this.busy();
+      }
+    })();
+    await this.loop;
+  }
+
+  /** Stop training after the request in flight (`training` stays true until then). */
+  pause() { this.going = false; }
+
+  async renew() {
+    this.pause();
+    if (this.loop) await this.loop;
+    await this.create();
+  }
+
+  stepped(out) {
+    const first = out.step - out.losses.length;
+    out.losses.forEach((loss, i) => this.losses.push([first + i + 1, loss]));
+    if (out.mean !== null) this.means.push([out.step, out.mean]);
+    const $ = this.$;
+    $("loss").textContent = fmt(out.losses[out.losses.length - 1]);
+    $("rate").textContent = out.steps_per_second === null ? "·" : fmt(Number(out.steps_per_second.toPrecision(3)));
+    this.show(out);
+  }
+
+  /** The run's numbers as the last answer gave them, and the curve. */
+  show(run) {
+    this.run = run;
+    const $ = this.$;
+    $("step").textContent = String(run.step);
+    $("steps").textContent = String(run.steps);
+    $("runner").textContent = run.runner;
+    $("mean-of").textContent = String(run.mean_of);
+    $("mean").textContent = fmt(run.mean);
+    if (!this.losses.length) { $("loss").textContent = "·"; $("rate").textContent = "·"; }
+    $("about").textContent = `microgpt (Karpathy's GPT in 200 lines) on micrograd's Value: ` +
+      `${run.parameters.toLocaleString("en")} weights, ${run.n_layer} layer, ${run.n_head} heads, ` +
+      `trained on ${run.names.toLocaleString("en")} names (seed ${run.seed}), one name a step, ` +
+      `letter by letter, then one Adam step.`;
+    drawCurve($("curve"), this.losses, this.means, run.steps);
+    $("curve").setAttribute("aria-label", `the loss of each of the ${this.losses.length} steps so far` +
+      (run.mean === null ? "" : `; the mean of the last ${run.mean_of}: ${fmt(run.mean)}`));
+    $("train").disabled = this.training || run.step >= run.steps;
+  }
+
+  /** The buttons as training is: Stop only while training, Train when it can; the
+   *  keyboard's focus moves from the one turned off to the other. */
+  busy() {
+    const $ = this.$, had = document.activeElement;
+    const done = this.run && this.run.step >= this.run.steps;
+    const trainOff = this.training || !this.sid || Boolean(done);
+    $("stop").disabled = !this.training;
+    if (this.training && had === $("train")) $("stop").focus();
+    $("train").disabled = trainOff;
+    if (!this.training && had === $("stop") && !trainOff) $("train").focus();
+  }
+
+  async sample() {
+    if (!this.sid) return;
+    const $ = this.$;
+    $("sample").disabled = true;
+    try {
+      const out = await this.call("gpt.sample", { count: 10, temperature: Number($("temp").value) });
+      if (!out) return;
+      this.samples = out.samples;
+      this.listSamples(out);
+      if (out.samples.length) await this.look(out.samples[0].name, false);
+    } catch (e) {
+      this.say("GPT: " + e.message);
+    } finally {
+      $("sample").disabled = false;
+    }
+  }
+
+  listSamples(out) {
+    const list = this.$("samples");
+    list.replaceChildren();
+    for (const s of out.samples) {
+      const li = document.createElement("li");
+      const b = document.createElement("button");
+      b.type = "button";
+      b.className = "gptname";
+      b.textContent = s.name || "(empty)";
+      b.title = `show where each head looks in ${s.name || "the empty name"}`;
+      b.onclick = () => this.look(s.name);
+      li.append(b, " ");
+      const mark = document.createElement("span");
+      mark.className = s.in_list ? "gptknown" : "gptnew";
+      mark.textContent = s.in_list ? "in the list" : "new";
+      li.append(mark);
+      list.append(li);
+    }
+    list.dataset.step = String(out.step);
+    this.$("samples-h").textContent = `samples at step ${out.step}, temperature ${out.temperature}: ` +
+      `${out.new} of ${out.samples.length} new`;
+  }
+
+  /** Draw every head's attention over `name` (null: a name sampled now). */
+  async look(name, speak = true) {
+    if (!this.sid) return;
+    try {
+      const out = await this.call("gpt.attention", name === null
+        ? { temperature: Number(this.$("temp").value) } : { name });
+      if (!out) return;
+      this.attention = out;
+      drawHeads(this.$("heads"), out.heads, out.tokens);
+      this.$("att-name-shown").textContent = `of "${out.name}"${out.sampled ? " (sampled)" : ""}` +
+        `${out.in_list ? ", a training name" : ", not a training name"}, at step ${out.step}`;
+      if (speak) this.say("");
+    } catch (e) {
+      this.say("GPT: " + e.message);
+    }
+  }
+
+  say(text) {
+    this.banner.textContent = text;
+    this.banner.hidden = !text;
+  }
+}

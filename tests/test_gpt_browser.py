@@ -1,0 +1,151 @@
+"""The GPT tab in a real headless Chromium, served (``micrograd serve``) and as the
+static site (``micrograd site``, Python in the page's worker): a few steps trained with
+Train and Stop, the loss curve, steps/s and the runner shown, names sampled (new ones
+marked), every head's attention drawn with the letters on its axes; at 1280x800 and at
+390x844 (screenshots in test-artifacts/), and once with the keyboard only. The steps a
+second the page shows go to test-artifacts/gpt-steps-per-second.txt."""
+
+import pytest
+
+from browser_kit import ARTIFACTS, StaticServer, build_site, chromium, serve
+
+pytestmark = pytest.mark.browser
+
+GPT = "document.querySelector('#page-gpt')?.gpt"
+SIZES = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with chromium() as b:
+        yield b
+
+
+@pytest.fixture(scope="module")
+def served():
+    with serve() as address:
+        yield address
+
+
+@pytest.fixture(scope="module")
+def static_site(tmp_path_factory):
+    out, _ = build_site(tmp_path_factory.mktemp("site"))
+    server = StaticServer(out, tmp_path_factory.mktemp("log") / "server.log")
+    yield server.url
+    server.stop()
+
+
+@pytest.fixture(params=["served", "static"])
+def site(request):
+    return request.param, request.getfixturevalue(
+        "served" if request.param == "served" else "static_site")
+
+
+def open_gpt(browser, url, size):
+    page = browser.new_page(viewport=SIZES[size])
+    page.errors, page.foreign = [], []
+    page.on("pageerror", lambda e: page.errors.append(str(e)))
+    page.on("request", lambda r: None if r.url.startswith(("http://127.0.0.1", "data:",
+                                                           "blob:"))
+            else page.foreign.append(r.url))
+    page.goto(f"{url}#page=gpt")
+    page.wait_for_function(f"{GPT} && {GPT}.run && {GPT}.sid", timeout=180_000)
+    return page
+
+
+def train_a_few(page, steps=6):
+    page.click("#g-train")
+    page.wait_for_function(f"{GPT}.run.step >= {steps}", timeout=180_000)
+    page.click("#g-stop")
+    page.wait_for_function(f"!{GPT}.training", timeout=60_000)
+    assert page.is_enabled("#g-train") and not page.is_enabled("#g-stop")
+
+
+def check_drawn(page):
+    run = page.evaluate(f"JSON.parse(JSON.stringify({GPT}.run))")
+    losses = page.evaluate(f"{GPT}.losses")
+    assert len(losses) == run["step"] and [r[0] for r in losses] == list(range(1, run["step"] + 1))
+    assert page.inner_text("#g-step") == str(run["step"])
+    assert page.inner_text("#g-runner") == "eager"
+    assert float(page.inner_text("#g-rate")) > 0
+    assert page.locator("#g-curve polyline.loss").count() == 1
+    # the samples, each marked new or in the list as the answer says
+    page.click("#g-sample")
+    page.wait_for_function(f"{GPT}.attention && {GPT}.samples.length === 10", timeout=120_000)
+    samples = page.evaluate(f"{GPT}.samples")
+    marks = page.locator("#g-samples li span").all_inner_texts()
+    assert marks == ["in the list" if s["in_list"] else "new" for s in samples]
+    # the attention: four heads, a grid of len(tokens)^2 cells, letters on both axes
+    seen = page.evaluate(f"JSON.parse(JSON.stringify({GPT}.attention))")
+    assert seen["name"] == samples[0]["name"]
+    n = len(seen["tokens"])
+    assert page.locator("#g-heads figure").count() == 4
+    first = page.locator("#g-heads svg").first
+    assert first.locator("rect").count() == n * n
+    assert first.locator("text.tok").evaluate_all("ts => ts.map((t) => t.textContent)") == [
+        t for tok in seen["tokens"] for t in [("·" if tok == "<BOS>" else tok)] * 2]
+    return page.inner_text("#g-rate")
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_train_sample_and_see_the_attention(browser, site, size):
+    kind, url = site
+    page = open_gpt(browser, url, size)
+    door = page.evaluate("document.querySelector('meta[name=micrograd-door]')?.content ?? 'http'")
+    assert door == ("pyodide" if kind == "static" else "http")  # Python in the page's worker
+    train_a_few(page)
+    rate = check_drawn(page)
+    # a name typed in: its own attention
+    page.fill("#g-att-name", "emma")
+    page.click("#g-att-go")
+    page.wait_for_function(f"{GPT}.attention.name === 'emma'", timeout=60_000)
+    assert page.locator("#g-heads svg").first.locator("rect").count() == 25
+    assert "a training name" in page.inner_text("#g-att-name-shown")
+    # nothing wider than the screen
+    assert page.evaluate("document.documentElement.scrollWidth") <= SIZES[size]["width"]
+    page.screenshot(path=str(ARTIFACTS / f"gpt-{kind}-{size}.png"), full_page=True)
+    with open(ARTIFACTS / "gpt-steps-per-second.txt", "a") as f:
+        f.write(f"{kind} {size}: {rate} steps/s (runner eager)\n")
+    assert page.errors == [] and page.foreign == [], (page.errors, page.foreign)
+    page.close()
+
+
+def test_keyboard_only(browser, served):
+    page = open_gpt(browser, served, "desktop")
+    page.focus("#tab-gpt")
+
+    def tab_to(selector, most=40):
+        for _ in range(most):
+            page.keyboard.press("Tab")
+            if page.evaluate(f"document.activeElement === document.querySelector('{selector}')"):
+                # the focus is seen: an outline drawn around it
+                assert page.evaluate("getComputedStyle(document.activeElement).outlineStyle") \
+                    != "none"
+                return
+        raise AssertionError(f"Tab never reached {selector}")
+
+    tab_to("#g-train")
+    page.keyboard.press("Enter")
+    page.wait_for_function(f"{GPT}.run.step >= 3", timeout=120_000)
+    # training moved the focus to Stop
+    assert page.evaluate("document.activeElement.id") == "g-stop"
+    page.keyboard.press("Enter")
+    page.wait_for_function(f"!{GPT}.training", timeout=60_000)
+    assert page.evaluate("document.activeElement.id") == "g-train"
+    tab_to("#g-sample")
+    page.keyboard.press("Enter")
+    page.wait_for_function(f"{GPT}.attention && {GPT}.samples.length", timeout=60_000)
+    tab_to("#g-temp")
+    page.keyboard.press("ArrowRight")
+    assert page.inner_text("#g-temp-out") == "0.6"
+    tab_to("#g-samples li:nth-child(2) button")
+    second = page.evaluate(f"{GPT}.samples[1].name")
+    page.keyboard.press("Enter")
+    page.wait_for_function(f"{GPT}.attention.name === {second!r}", timeout=60_000)
+    tab_to("#g-att-name")
+    page.keyboard.type("anna")
+    page.keyboard.press("Enter")
+    page.wait_for_function(f"{GPT}.attention.name === 'anna'", timeout=60_000)
+    page.screenshot(path=str(ARTIFACTS / "gpt-served-keyboard.png"), full_page=True)
+    assert page.errors == [], page.errors
+    page.close()
