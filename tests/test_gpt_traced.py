@@ -124,3 +124,28 @@ def test_the_traced_cli_trains_as_the_eager_one(capsys):
         lines[runner] = [line for line in out.splitlines() if line.startswith("step ")]
         assert f"runner {runner}" in out
     assert lines["eager"] == lines["traced"] and len(lines["eager"]) == 3
+
+
+def test_the_cli_stops_a_diverged_traced_run_and_saves_nothing(tmp_path, capsys):
+    from micrograd.cli import main
+    from micrograd.gpt.weights import save
+
+    run = Run.start(NAMES, seed=3, steps=10)
+    for row in run.model.state_dict["lm_head"]:
+        for p in row:
+            p.data *= 1e6
+    save(run.model, run.tokenizer, tmp_path / "huge.json")
+    out_file = tmp_path / "out.json"
+    code = main(["gpt", "--names", str(_names_file(tmp_path)), "--load",
+                 str(tmp_path / "huge.json"), "--steps", "3", "--runner", "traced",
+                 "--no-progress", "--save", str(out_file)])
+    out = capsys.readouterr()
+    assert code == 1 and "diverged" in out.err and "nothing saved" in out.err
+    assert "traced loss" in out.out and not out_file.exists()
+    assert "Traceback" not in out.err + out.out
+
+
+def _names_file(tmp_path):
+    path = tmp_path / "names.txt"
+    path.write_text("\n".join(NAMES) + "\n", encoding="utf-8")
+    return path
