@@ -128,3 +128,27 @@ def replay(steps):
     r = run()
     r.pause_gc = False
     return [r.step() for _ in range(steps)]
+
+
+def test_forward_marks_each_block_in_order_with_its_outputs():
+    """``GPT.forward(mark=)`` names each block as it is built, with its outputs: the
+    logits marked last are the ones returned, and marking changes no number."""
+    import random
+
+    from micrograd.gpt.model import GPT, GPTConfig
+
+    model = GPT(GPTConfig(vocab_size=5, n_embd=8, n_head=2, n_layer=2), random.Random(1))
+    seen = []
+    keys, values = model.empty_cache()
+    logits = model.forward(model.state_dict["wte"][3], 0, keys, values,
+                           mark=lambda block, vs: seen.append((block, vs)))
+    names = [b for b, _ in seen]
+    layer = ["attn.rmsnorm", "attn.q", "attn.k", "attn.v", "head0", "head1", "attn",
+             "mlp.rmsnorm", "mlp"]
+    assert names == (["embeddings", "rmsnorm"] + [f"layer0.{n}" for n in layer]
+                     + [f"layer1.{n}" for n in layer] + ["lm_head"])
+    assert seen[-1][1] is logits
+    assert [len(vs) for b, vs in seen if ".head" in b] == [4] * 4
+    keys, values = model.empty_cache()
+    plain = model.gpt(3, 0, keys, values)
+    assert [v.data for v in plain] == [v.data for v in logits]

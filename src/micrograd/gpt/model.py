@@ -117,6 +117,10 @@ def rmsnorm(x):
     return [xi * scale for xi in x]
 
 
+def _no_mark(block, values):
+    """``GPT.forward``'s ``mark`` when none is given: nothing."""
+
+
 class GPT:
     """microgpt's GPT: ``state_dict`` (name -> a list of rows of Values) and ``params``
     (every weight, in the state's order). ``rng`` (a ``random.Random``) draws the
@@ -147,35 +151,53 @@ class GPT:
 
     __call__ = gpt
 
-    def forward(self, tok_emb, pos, keys, values, softmax=softmax):
+    def forward(self, tok_emb, pos, keys, values, softmax=softmax, mark=None):
         """``gpt`` from the token's embedding ``tok_emb`` (its row of ``wte``, or any
         list of ``n_embd`` Values that stands for it); ``softmax`` is each attention
-        head's (the traced program's shift is a value of the program)."""
+        head's (the traced program's shift is a value of the program). ``mark``, when
+        given, is called ``mark(block, values)`` as each block of the model is built,
+        with the block's name and its outputs, in order: ``embeddings``, ``rmsnorm``,
+        then per layer ``layer0.attn.rmsnorm``, ``layer0.attn.q`` / ``.k`` / ``.v``,
+        ``layer0.head0`` ... (each head's output), ``layer0.attn`` (with its residual),
+        ``layer0.mlp.rmsnorm``, ``layer0.mlp`` (with its residual), then ``lm_head``
+        (the logits): the blocks a drawing of one position's graph folds into."""
         sd, cfg = self.state_dict, self.config
+        mark = mark or _no_mark
         x = [t + p for t, p in zip(tok_emb, sd["wpe"][pos])]
+        mark("embeddings", x)
         x = rmsnorm(x)
+        mark("rmsnorm", x)
         for li in range(cfg.n_layer):
             # 1) multi-head attention
             x_residual = x
             x = rmsnorm(x)
+            mark(f"layer{li}.attn.rmsnorm", x)
             q = linear(x, sd[f"layer{li}.attn_wq"])
             k = linear(x, sd[f"layer{li}.attn_wk"])
             v = linear(x, sd[f"layer{li}.attn_wv"])
+            for name, out in (("q", q), ("k", k), ("v", v)):
+                mark(f"layer{li}.attn.{name}", out)
             keys[li].append(k)
             values[li].append(v)
             x_attn = []
             for h in range(cfg.n_head):
                 x_attn.extend(self.head(q, keys[li], values[li], h, softmax))
+                mark(f"layer{li}.head{h}", x_attn[-cfg.head_dim:])
             x = linear(x_attn, sd[f"layer{li}.attn_wo"])
             x = [a + b for a, b in zip(x, x_residual)]
+            mark(f"layer{li}.attn", x)
             # 2) MLP
             x_residual = x
             x = rmsnorm(x)
+            mark(f"layer{li}.mlp.rmsnorm", x)
             x = linear(x, sd[f"layer{li}.mlp_fc1"])
             x = [xi.relu() for xi in x]
             x = linear(x, sd[f"layer{li}.mlp_fc2"])
             x = [a + b for a, b in zip(x, x_residual)]
-        return linear(x, sd["lm_head"])
+            mark(f"layer{li}.mlp", x)
+        logits = linear(x, sd["lm_head"])
+        mark("lm_head", logits)
+        return logits
 
     def head(self, q, keys, values, h, softmax=softmax):
         """Attention head ``h``: this position's query against the keys of every
