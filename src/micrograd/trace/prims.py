@@ -65,6 +65,26 @@ PRIMS = {p.name: p for p in (
                            "of +)"),
     Prim("total", 1, True, "out (one element) = the sum of all of a's elements, left to "
                            "right (over a batch)"),
+    # ---- rows (the grouped lowering, ``lowering_groups``): a buffer is rows of B
+    # numbers (one of its size written with B, or a slice of one) or of one number;
+    # ``idx`` an index list and ``c`` a list of factors of the wire, by name
+    Prim("gather", 2, True, "out row r = a's row idx[r] (a row of one number broadcast "
+                            "over a row of B)"),
+    Prim("scatter_add", 2, True, "out row idx[r*n + j] += a's row r for j < n = "
+                                 "len(idx) / a's rows, in order (into rows of one "
+                                 "number: the row's total)"),
+    Prim("wscatter_add", 3, True, "scatter_add with factors: out row idx[r*n + j] += "
+                                  "c[r*n + j] * a's row r"),
+    Prim("sum_rows", 2, True, "out row r = a's rows idx[r*n] + ... + idx[r*n + n-1], "
+                              "left to right (a group of fused sums)"),
+    Prim("wsum_rows", 3, True, "sum_rows with factors: out row r = c[r*n] * a's row "
+                               "idx[r*n] + ..., left to right"),
+    Prim("dense", 3, True, "out row r = W[idx[r*m]] * x row 0 + ... + W[idx[r*m + m-1]] "
+                           "* x row m-1 (operands x, W, idx), left to right"),
+    Prim("dense_dw", 3, True, "out[idx[r*m + j]] += the sum over the batch of g row r "
+                              "times x row j (operands g, x, idx), in order"),
+    Prim("dense_dx", 3, True, "out row j = W[idx[j]] * g row 0 + ... + W[idx[(k-1)*m + "
+                              "j]] * g row k-1 (operands g, W, idx), left to right"),
 )}
 
 

@@ -32,6 +32,100 @@ const rint = (x) => {
   return (r - x === 0.5 && r % 2 !== 0) ? r - 1 : r;
 };
 
+/* The row primitives (micrograd.trace.lowering_groups, wire version 2): buffers are
+ * rows, of w numbers (B, one per sample) or of one number. kernel(out, operands, n, w):
+ * each operand [array, its row width] (an index list or a list of factors: width 1),
+ * out written in rows of w. A row of one number read into a row of w is broadcast; added
+ * into a row of one number (scatter_add), a row of w is added as its total. */
+const ROW_KERNELS = {
+  gather: (o, [[a, wa], [idx]], n, w) => {
+    for (let r = 0; r < idx.length; r++) {
+      const s = idx[r] * wa, d = r * w;
+      if (wa === w) for (let b = 0; b < w; b++) o[d + b] = a[s + b];
+      else o.fill(a[s], d, d + w);
+    }
+  },
+  scatter_add: (o, [[a, wa], [idx]], n, w) => {
+    const k = a.length / wa, fan = idx.length / k;
+    for (let r = 0; r < k; r++) {
+      const s = r * wa;
+      if (wa === w) {
+        for (let j = r * fan; j < (r + 1) * fan; j++) {
+          const d = idx[j] * w;
+          for (let b = 0; b < w; b++) o[d + b] += a[s + b];
+        }
+      } else {
+        let t = a[s];
+        for (let b = 1; b < wa; b++) t += a[s + b];
+        for (let j = r * fan; j < (r + 1) * fan; j++) o[idx[j]] += t;
+      }
+    }
+  },
+  wscatter_add: (o, [[a, wa], [idx], [c]], n, w) => {
+    const k = a.length / wa, fan = idx.length / k;
+    for (let r = 0; r < k; r++) {
+      for (let j = r * fan; j < (r + 1) * fan; j++) {
+        const d = idx[j] * w, f = c[j];
+        for (let b = 0; b < w; b++) o[d + b] += f * a[r * wa + b];
+      }
+    }
+  },
+  sum_rows: (o, [[a, wa], [idx]], n, w) => {
+    const k = o.length / w, fan = idx.length / k;
+    for (let r = 0; r < k; r++) {
+      const d = r * w, s0 = idx[r * fan] * wa;
+      for (let b = 0; b < w; b++) o[d + b] = a[s0 + b];
+      for (let j = r * fan + 1; j < (r + 1) * fan; j++) {
+        const s = idx[j] * wa;
+        for (let b = 0; b < w; b++) o[d + b] += a[s + b];
+      }
+    }
+  },
+  wsum_rows: (o, [[a, wa], [idx], [c]], n, w) => {
+    const k = o.length / w, fan = idx.length / k;
+    for (let r = 0; r < k; r++) {
+      const d = r * w, s0 = idx[r * fan] * wa, f0 = c[r * fan];
+      for (let b = 0; b < w; b++) o[d + b] = f0 * a[s0 + b];
+      for (let j = r * fan + 1; j < (r + 1) * fan; j++) {
+        const s = idx[j] * wa, f = c[j];
+        for (let b = 0; b < w; b++) o[d + b] += f * a[s + b];
+      }
+    }
+  },
+  dense: (o, [[x, wx], [W], [idx]], n, w) => {  // x: m rows (of one number: broadcast)
+    const k = o.length / w, m = x.length / wx, step = wx === w ? 1 : 0;
+    for (let r = 0; r < k; r++) {
+      const d = r * w;
+      for (let j = 0; j < m; j++) {
+        const v = W[idx[r * m + j]], s = j * wx;
+        if (j === 0) for (let b = 0; b < w; b++) o[d + b] = v * x[s + b * step];
+        else for (let b = 0; b < w; b++) o[d + b] += v * x[s + b * step];
+      }
+    }
+  },
+  dense_dw: (o, [[g, wg], [x, wx], [idx]]) => {
+    const k = g.length / wg, m = idx.length / k, step = wx === wg ? 1 : 0;
+    for (let r = 0; r < k; r++) {
+      for (let j = 0; j < m; j++) {
+        const s = j * wx;
+        let t = g[r * wg] * x[s];
+        for (let b = 1; b < wg; b++) t += g[r * wg + b] * x[s + b * step];
+        o[idx[r * m + j]] += t;
+      }
+    }
+  },
+  dense_dx: (o, [[g, wg], [W], [idx]], n, w) => {
+    const k = g.length / wg, m = o.length / w;
+    for (let r = 0; r < k; r++) {
+      for (let j = 0; j < m; j++) {
+        const v = W[idx[r * m + j]], d = j * w, s = r * wg;
+        if (r === 0) for (let b = 0; b < w; b++) o[d + b] = v * g[s + b];
+        else for (let b = 0; b < w; b++) o[d + b] += v * g[s + b];
+      }
+    }
+  },
+};
+
 /* prim -> kernel(out, operands, n): writes out[0..n) from operands, each [array, stride]
  * (stride 0: one element, broadcast). One line of semantics each, as in prims.py. */
 export const KERNELS = Object.freeze({
@@ -82,6 +176,7 @@ export const KERNELS = Object.freeze({
     for (let i = 1; i < a.length; i++) s += a[i];
     o[0] = s;
   },
+  ...ROW_KERNELS,
 });
 
 /** The primitives this executor implements (the names of KERNELS). */
@@ -91,11 +186,12 @@ export const PRIMS = Object.freeze(Object.keys(KERNELS));
 export const ARITY = Object.freeze({
   const: 0, copy: 1, neg: 1, abs: 1, rint: 1, sqrt: 1, exp: 1, log: 1, log1p: 1, tanh: 1, sin: 1,
   cos: 1, total: 1, add: 2, sub: 2, mul: 2, div: 2, pow: 2, lt: 2, le: 2, gt: 2, ge: 2,
-  eq: 2, select: 3, sum: -1,
+  eq: 2, select: 3, sum: -1, gather: 2, scatter_add: 2, wscatter_add: 3, sum_rows: 2,
+  wsum_rows: 3, dense: 3, dense_dw: 3, dense_dx: 3,
 });
 
 const FORMAT = "micrograd-lowered";
-const VERSION = 1;
+const VERSIONS = [1, 2];  // 2: the grouped lowering (rows, index lists, ROW_KERNELS)
 
 /** A number as the wire writes it: a JSON number, or "inf", "-inf", "nan". */
 function decode(x) {
@@ -125,9 +221,10 @@ export function load(wire) {
 
 export class LoweredExecutor {
   constructor(wire) {
-    if (!wire || wire.format !== FORMAT || wire.version !== VERSION) {
-      throw new Error(`not a lowered program of format ${FORMAT} version ${VERSION}`);
+    if (!wire || wire.format !== FORMAT || !VERSIONS.includes(wire.version)) {
+      throw new Error(`not a lowered program of format ${FORMAT} version ${VERSIONS.join(" or ")}`);
     }
+    this.version = wire.version;
     const n = wire.params.size;
     /** the parameters and their gradients (the last backward's), live */
     this.params = filled(n, wire.params.init, "params");
@@ -203,53 +300,20 @@ export class LoweredExecutor {
     if (this.frames.size > 16) this.frames.clear();  // batch sizes come and go
     const fn = this.functions[name];
     const where = (what) => `function ${name}: ${what}`;
-    const bufs = new Map([["B", Float64Array.of(B)]]);
+    const { bufs, widths } = this.buffers(fn, B, where);
     const inputs = [];
+    const rowsOf = fn.inputs_at === undefined ? null : bufs.get(fn.inputs_at);
+    if (fn.inputs_at !== undefined && (!rowsOf || widths.get(fn.inputs_at) !== B
+        || rowsOf.length < fn.inputs * B)) {
+      throw new Error(where(`inputs_at ${JSON.stringify(fn.inputs_at)}: no rows of B for them`));
+    }
     for (let j = 0; j < fn.inputs; j++) {
-      inputs.push(new Float64Array(B));
-      bufs.set(`in${j}`, inputs[j]);
+      const col = rowsOf ? rowsOf.subarray(j * B, (j + 1) * B) : new Float64Array(B);
+      inputs.push(col);
+      if (!rowsOf) bufs.set(`in${j}`, col);
     }
-    for (const [b, size] of Object.entries(fn.buffers)) {
-      if (bufs.has(b) || this.globals.has(b)) throw new Error(where(`buffer ${b} declared twice`));
-      bufs.set(b, new Float64Array(size === "B" ? B : size));
-    }
-    const ref = (r) => {
-      if (Array.isArray(r)) {
-        const [b, i] = r;
-        const a = this.globals.get(b);
-        if (!a || !Number.isInteger(i) || i < 0 || i >= a.length) {
-          throw new Error(where(`no element ${JSON.stringify(r)}`));
-        }
-        return a.subarray(i, i + 1);
-      }
-      const a = bufs.get(r) || this.globals.get(r);
-      if (!a) throw new Error(where(`no buffer ${JSON.stringify(r)}`));
-      return a;
-    };
-    const compile = (ins, at) => {
-      const [prim, out, ...args] = ins;
-      const kernel = KERNELS[prim];
-      if (!kernel) throw new Error(where(`unknown primitive ${JSON.stringify(prim)} at ${at}`));
-      const arity = prim === "const" ? 1 : ARITY[prim];  // const: its number
-      if (arity >= 0 ? args.length !== arity : args.length < 1) {
-        throw new Error(where(`${prim} with ${args.length} operands at ${at}`));
-      }
-      const o = ref(out);
-      const n = o.length;
-      if (prim === "const") {
-        const v = decode(args[0]);
-        return () => kernel(o, [[v]], n);
-      }
-      const xs = args.map((r) => {
-        const a = ref(r);
-        if (prim !== "total" && a.length !== n && a.length !== 1) {
-          throw new Error(where(`${prim} at ${at}: an operand of ${a.length} for ${n}`));
-        }
-        return [a, a.length === 1 ? 0 : 1];
-      });
-      if (prim === "total" && n !== 1) throw new Error(where(`total at ${at} into ${n}`));
-      return () => kernel(o, xs, n);
-    };
+    const operand = (r) => this.operand(r, bufs, widths, where);
+    const compile = (ins, at) => this.compile(ins, at, operand, where);
     const section = (code, what) =>
       code ? code.map((ins, i) => compile(ins, `${what}[${i}]`)) : null;
     f = {
@@ -257,10 +321,144 @@ export class LoweredExecutor {
       forward: section(fn.forward, "forward"),
       backward: section(fn.backward, "backward"),
       update: section(fn.update, "update"),
-      outputs: fn.outputs.map(ref),
-      value: fn.value === undefined ? null : ref(fn.value),
+      outputs: fn.outputs.map((r) => operand(r)[0]),
+      value: fn.value === undefined ? null : operand(fn.value)[0],
     };
     this.frames.set(key, f);
     return f;
+  }
+
+  /* A function's buffers for a batch of B, and the width of each one's rows: B for a
+   * size written with B ("B", "kB": k rows of B), else 1. Version 2's index lists and
+   * factors are buffers too (Int32Array, Float64Array), read by name. */
+  buffers(fn, B, where) {
+    const bufs = new Map([["B", Float64Array.of(B)]]);
+    const widths = new Map([["B", 1]]);
+    for (let j = 0; j < fn.inputs; j++) widths.set(`in${j}`, B);
+    const declare = (b, a, w) => {
+      if (bufs.has(b) || this.globals.has(b)) throw new Error(where(`buffer ${b} declared twice`));
+      bufs.set(b, a);
+      widths.set(b, w);
+    };
+    for (const [b, size] of Object.entries(fn.buffers)) {
+      const rows = typeof size === "string" && this.version >= 2 ? /^(\d*)B$/.exec(size) : null;
+      if (size === "B" || rows) {
+        declare(b, new Float64Array((rows && rows[1] !== "" ? Number(rows[1]) : 1) * B), B);
+      } else {
+        if (!Number.isInteger(size) || size < 0) throw new Error(where(`buffer ${b}: bad size ${size}`));
+        declare(b, new Float64Array(size), 1);
+      }
+    }
+    for (const [b, list] of Object.entries(fn.indices || {})) {
+      if (!Array.isArray(list) || !list.every((i) => Number.isInteger(i) && i >= 0)) {
+        throw new Error(where(`index list ${b}: not a list of indices`));
+      }
+      declare(b, Int32Array.from(list), 1);
+    }
+    for (const [b, list] of Object.entries(fn.coefs || {})) {
+      if (!Array.isArray(list)) throw new Error(where(`factors ${b}: not a list`));
+      declare(b, Float64Array.from(list, decode), 1);
+    }
+    return { bufs, widths };
+  }
+
+  /* An operand: [array, the width of its rows]. A name; [name, i], one element of a
+   * vector; or (version 2) [name, r0, r1], the rows r0..r1 of a buffer. */
+  operand(r, bufs, widths, where) {
+    if (!Array.isArray(r)) {
+      const a = bufs.get(r) || this.globals.get(r);
+      if (!a) throw new Error(where(`no buffer ${JSON.stringify(r)}`));
+      return [a, bufs.has(r) ? widths.get(r) : 1];
+    }
+    const [b, i, end] = r;
+    const a = bufs.get(b) || this.globals.get(b);
+    const w = bufs.has(b) ? widths.get(b) : 1;
+    if (r.length === 3 && this.version >= 2) {
+      if (!a || !Number.isInteger(i) || !Number.isInteger(end) || i < 0 || end < i
+          || end * w > a.length) {
+        throw new Error(where(`no rows ${JSON.stringify(r)}`));
+      }
+      return [a.subarray(i * w, end * w), w];
+    }
+    if (r.length !== 2 || !a || !Number.isInteger(i) || i < 0 || i >= a.length) {
+      throw new Error(where(`no element ${JSON.stringify(r)}`));
+    }
+    return [a.subarray(i, i + 1), 1];
+  }
+
+  /* One instruction as a closure over its arrays, its operands checked once. */
+  compile(ins, at, operand, where) {
+    const [prim, out, ...args] = ins;
+    const kernel = KERNELS[prim];
+    if (!kernel || (ROW_KERNELS[prim] && this.version < 2)) {
+      throw new Error(where(`unknown primitive ${JSON.stringify(prim)} at ${at}`));
+    }
+    const arity = prim === "const" ? 1 : ARITY[prim];  // const: its number
+    if (arity >= 0 ? args.length !== arity : args.length < 1) {
+      throw new Error(where(`${prim} with ${args.length} operands at ${at}`));
+    }
+    const [o, w] = operand(out);
+    const n = o.length;
+    if (prim === "const") {
+      const v = decode(args[0]);
+      return () => kernel(o, [[v]], n);
+    }
+    if (ROW_KERNELS[prim]) {
+      const xs = args.map(operand);
+      const bad = checkRows(prim, o, w, xs);
+      if (bad) throw new Error(where(`${prim} at ${at}: ${bad}`));
+      return () => kernel(o, xs, n, w);
+    }
+    const xs = args.map((r) => {
+      const [a] = operand(r);
+      if (prim !== "total" && a.length !== n && a.length !== 1) {
+        throw new Error(where(`${prim} at ${at}: an operand of ${a.length} for ${n}`));
+      }
+      return [a, a.length === 1 ? 0 : 1];
+    });
+    if (prim === "total" && n !== 1) throw new Error(where(`total at ${at} into ${n}`));
+    return () => kernel(o, xs, n);
+  }
+}
+
+/* What is wrong with a row instruction's operands (out o of rows of w), or null: the
+ * rows must divide evenly and every index must fall inside the rows it names. */
+function checkRows(prim, o, w, xs) {
+  const inside = (idx, rows) => idx.every((i) => i < rows) ? null : `an index past ${rows} rows`;
+  const [[a, wa], [b]] = xs;
+  const idx = prim.startsWith("dense") ? xs[2][0] : b;  // dense*: [x or g, W or x, idx]
+  const c = prim.startsWith("w") ? xs[2][0] : null;
+  switch (prim) {
+    case "gather":
+      if (idx.length * w !== o.length || (wa !== w && wa !== 1)) return "rows do not match";
+      return inside(idx, a.length / wa);
+    case "scatter_add": case "wscatter_add": {
+      const k = a.length / wa;
+      if (!Number.isInteger(k) || k === 0 || idx.length % k || (wa !== w && (w !== 1 || c))
+          || (c && c.length !== idx.length)) return "rows do not match";
+      return inside(idx, o.length / w);
+    }
+    case "sum_rows": case "wsum_rows": {
+      const k = o.length / w;
+      if (wa !== w || k === 0 || idx.length % k || (c && c.length !== idx.length)) {
+        return "rows do not match";
+      }
+      return inside(idx, a.length / wa);
+    }
+    case "dense": case "dense_dx": {  // [x or g, W, idx]
+      const k = prim === "dense" ? o.length / w : a.length / wa;
+      const m = prim === "dense" ? a.length / wa : o.length / w;
+      if (!Number.isInteger(k) || !Number.isInteger(m) || idx.length !== k * m
+          || (wa !== w && (prim === "dense_dx" || wa !== 1))) return "rows do not match";
+      return inside(idx, b.length);
+    }
+    default: {  // dense_dw: [g, x, idx] into a vector
+      const [x, wx] = xs[1];
+      const k = a.length / wa, m = x.length / wx;
+      if (!Number.isInteger(k) || idx.length !== k * m || (wx !== wa && wx !== 1) || w !== 1) {
+        return "rows do not match";
+      }
+      return inside(idx, o.length);
+    }
   }
 }
