@@ -68,12 +68,12 @@ def check_drawn(page):
     assert page.inner_text("#g-step") == str(run["step"])
     assert page.inner_text("#g-runner") == "eager"
     assert float(page.inner_text("#g-rate")) > 0
-    assert page.locator("#g-curve polyline.loss").count() == 1
+    assert page.locator("#g-curve polyline.each").count() == 1
     # the samples, each marked new or in the list as the answer says
     page.click("#g-sample")
     page.wait_for_function(f"{GPT}.attention && {GPT}.samples.length === 10", timeout=120_000)
     samples = page.evaluate(f"{GPT}.samples")
-    marks = page.locator("#g-samples li span").all_inner_texts()
+    marks = page.locator("#g-drawn li span").all_inner_texts()
     assert marks == ["in the list" if s["in_list"] else "new" for s in samples]
     # the attention: four heads, a grid of len(tokens)^2 cells, letters on both axes
     seen = page.evaluate(f"JSON.parse(JSON.stringify({GPT}.attention))")
@@ -138,7 +138,7 @@ def test_keyboard_only(browser, served):
     tab_to("#g-temp")
     page.keyboard.press("ArrowRight")
     assert page.inner_text("#g-temp-out") == "0.6"
-    tab_to("#g-samples li:nth-child(2) button")
+    tab_to("#g-drawn li:nth-child(2) button")
     second = page.evaluate(f"{GPT}.samples[1].name")
     page.keyboard.press("Enter")
     page.wait_for_function(f"{GPT}.attention.name === {second!r}", timeout=60_000)

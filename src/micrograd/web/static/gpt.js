@@ -125,7 +125,7 @@ export class Gpt {
     out.losses.forEach((loss, i) => this.losses.push([first + i + 1, loss]));
     if (out.mean !== null) this.means.push([out.step, out.mean]);
     const $ = this.$;
-    $("loss").textContent = fmt(out.losses[out.losses.length - 1]);
+    $("lastloss").textContent = fmt(out.losses[out.losses.length - 1]);
     $("rate").textContent = out.steps_per_second === null ? "·" : fmt(Number(out.steps_per_second.toPrecision(3)));
     this.show(out);
   }
@@ -139,7 +139,7 @@ export class Gpt {
     $("runner").textContent = run.runner;
     $("mean-of").textContent = String(run.mean_of);
     $("mean").textContent = fmt(run.mean);
-    if (!this.losses.length) { $("loss").textContent = "·"; $("rate").textContent = "·"; }
+    if (!this.losses.length) { $("lastloss").textContent = "·"; $("rate").textContent = "·"; }
     $("about").textContent = `microgpt (Karpathy's GPT in 200 lines) on micrograd's Value: ` +
       `${run.parameters.toLocaleString("en")} weights, ${run.n_layer} layer, ${run.n_head} heads, ` +
       `trained on ${run.names.toLocaleString("en")} names (seed ${run.seed}), one name a step, ` +
@@ -180,7 +180,7 @@ export class Gpt {
   }
 
   listSamples(out) {
-    const list = this.$("samples");
+    const list = this.$("drawn");
     list.replaceChildren();
     for (const s of out.samples) {
       const li = document.createElement("li");

@@ -8,7 +8,7 @@ export const GPT_MARKUP = `
     <button type="button" data-role="stop" disabled>Stop</button>
     <button type="button" data-role="new" title="a new run: the same seed's weights, back to step 0">New run</button>
     <span>step <b data-role="step">0</b> of <b data-role="steps">·</b></span>
-    <span>loss <b data-role="loss">·</b></span>
+    <span>loss <b data-role="lastloss">·</b></span>
     <span>mean of the last <b data-role="mean-of">0</b>: <b data-role="mean">·</b></span>
     <span class="rate"><b data-role="rate">·</b> steps/s</span>
     <span class="rate" title="how a step runs: eager, the Value graph of one name, built and walked back every step">runner <b data-role="runner">·</b></span>
@@ -16,7 +16,7 @@ export const GPT_MARKUP = `
   <p class="hint" data-role="about">microgpt (Karpathy's GPT in 200 lines) on micrograd's Value: each step feeds one name, letter by letter, and takes one Adam step.</p>
   <div class="gptgrid">
     <section class="gptcard" data-labelledby="loss-h">
-      <h3 data-role="loss-h">loss per step: <span class="key loss">each name's</span>, <span class="key mean">the mean of the last ones</span></h3>
+      <h3 data-role="loss-h">loss per step: <span class="key each">each name's</span>, <span class="key mean">the mean of the last ones</span></h3>
       <svg data-role="curve" class="gptcurve" viewBox="0 0 600 240" role="img"
         aria-label="the loss of every step so far"></svg>
     </section>
@@ -28,7 +28,7 @@ export const GPT_MARKUP = `
           <input type="range" data-role="temp" min="0.1" max="2" step="0.1" value="0.5">
           <output data-role="temp-out">0.5</output></label>
       </div>
-      <ol data-role="samples" class="gptsamples" aria-live="polite"></ol>
+      <ol data-role="drawn" class="gptsamples" aria-live="polite"></ol>
       <p class="hint" data-role="samples-note">Sample draws names letter by letter from the model. A name marked <span class="gptnew">new</span> is not in the training list. Pick one to see its attention.</p>
     </section>
     <section class="gptcard gptatt" data-labelledby="att-h">

@@ -39,7 +39,7 @@ export function drawCurve(box, losses, means, steps) {
     const pts = rows.filter((r) => Number.isFinite(r[1])).map((r) => `${X(r[0]).toFixed(1)},${Y(r[1]).toFixed(1)}`);
     if (pts.length) svg("polyline", { points: pts.join(" "), class: cls }, box);
   };
-  line(losses, "loss");
+  line(losses, "each");
   line(means, "mean");
 }
 
