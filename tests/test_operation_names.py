@@ -163,6 +163,9 @@ LOG = [
     ("gpt.step", {"sid": "$sid", "steps": 2}),
     ("gpt.sample", {"sid": "$sid", "count": 3, "temperature": 0.7}),
     ("gpt.attention", {"sid": "$sid", "name": "emma"}),
+    ("gpt.walk", {"sid": "$sid", "name": "emma", "position": 2}),
+    ("gpt.walk.block", {"sid": "$sid", "name": "emma", "position": 2, "block": "b3",
+                        "path": [1]}),
     ("gpt.delete", {"sid": "$sid"}),
 ]
 

@@ -269,12 +269,14 @@ class _Vertices:
 
 
 def _rank(g, edges):
-    """Step 1: a leaf at rank 0, an op one rank after its last input, a record one after
-    its op; then every value pulled right, next to its first consumer."""
+    """Step 1: a leaf at rank 0, an op one rank after its last input (at rank 0 when none
+    is drawn), a record one after its op; then every value pulled right, next to its
+    first consumer."""
     rank, op_of, index = g.rank, g.op_of, g.index
     for i, nd in enumerate(g.nodes):  # forward order: inputs already ranked
         if not nd.leaf:
-            r = max(rank[index[p]] for p in nd.inputs) + 1
+            # (an op whose inputs are not drawn, in a part of a graph: at rank 0)
+            r = max((rank[index[p]] for p in nd.inputs), default=-1) + 1
             rank[op_of[i]] = r
             rank[i] = r + 1
     n = len(g.nodes)

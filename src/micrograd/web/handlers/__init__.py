@@ -72,6 +72,8 @@ ROUTES = {
     "gpt.step": gpt.step,
     "gpt.sample": gpt.sample,
     "gpt.attention": gpt.attention,
+    "gpt.walk": gpt.walk,
+    "gpt.walk.block": gpt.walk_block,
     "gpt.delete": gpt.delete,
 }
 

@@ -21,8 +21,10 @@ from ...gpt.data import UnknownCharacterError
 from ...gpt.train import DEFAULT_STEPS
 from .. import limits
 from ..gpt_session import GptSession
+from . import gpt_walk
 from .errors import Failure, StoreFull, clip
 from .request_fields import Field, read
+from .walk import WALK as _WALK
 
 #: the kind of session the store counts apart (its cap: limits.MAX_GPT_SESSIONS)
 KIND = "gpt"
@@ -53,6 +55,18 @@ ATTENTION = SID + (
           description="the name to feed (letters the names hold); null: one sampled now"),
     TEMPERATURE,
 )
+
+POSITION = Field("position", "int", None, nullable=True, ge=0, le=10_000,
+                 description="the position (0: <BOS>, then each letter) whose loss "
+                             "-log softmax(logits)[next token] is walked; null: the last")
+WALK = ATTENTION + (POSITION,)
+WALK_BLOCK = SID + (
+    Field("name", "str", max_length=40, description="the name the walk shows"),
+    Field("position", "int", ge=0, le=10_000, description="the position the walk shows"),
+    Field("block", "str", max_length=20, description="a box's id in the walk's answer"),
+    Field("path", "list", [], items="int", max_items=8,
+          description="down a block folded over the cap: each level's part, by index"),
+) + tuple(f for f in _WALK if f.name in ("rankdir", "stack", "stagger"))
 
 
 def _session(sessions, sid):
@@ -137,6 +151,43 @@ def attention(request, sessions):
         raise Failure("refused", str(err), field="name") from None
     return {"sid": req["sid"], "step": session.done, **seen, "sampled": sampled,
             "in_list": name in session.known}
+
+
+def _walked(session, name, position):
+    """The position's graph of ``name`` (its characters refused in words)."""
+    try:
+        return gpt_walk.position_graph(session, name, position)[2]
+    except UnknownCharacterError as err:
+        raise Failure("refused", str(err), field="name") from None
+
+
+def walk(request, sessions):
+    """``POST /api/gpt/{sid}/walk``: one position's graph of ``name`` (or a name sampled
+    now), built, backward() run, folded into the model's blocks: a box a block and a box
+    an input, with data and grad; the graph dropped after the answer."""
+    _temperature(request)
+    req = read(WALK, request)
+    session = _session(sessions, req["sid"])
+    name, sampled = req["name"], req["name"] is None
+    if sampled:
+        name = session.sample(1, req["temperature"])[0]["name"]
+    yield  # the sample's turn, then the graph's
+    pg = _walked(session, name, req["position"])
+    return {"sid": req["sid"], **gpt_walk.walk_answer(session, name, pg),
+            "sampled": sampled, "in_list": name in session.known}
+
+
+def walk_block(request, sessions):
+    """``POST /api/gpt/{sid}/walk/block``: one box of the walk unfolded: its nodes with
+    data, grad and edges (laid out), or, over the graph cap, its parts."""
+    req = read(WALK_BLOCK, request)
+    session = _session(sessions, req["sid"])
+    pg = _walked(session, req["name"], req["position"])
+    yield
+    layout = {k: req[k] for k in ("rankdir", "stack", "stagger")}
+    out = yield from gpt_walk.block_answer(session, req["name"], pg, req["block"],
+                                           req["path"], layout)
+    return {"sid": req["sid"], **out}
 
 
 def delete(request, sessions):

@@ -47,6 +47,16 @@ async def gpt_attention(sid: str, req: models.GptAttentionRequest, http: Request
     return await answer(http, sid, {"sid": sid, **sent(req)})
 
 
+@router.post("/{sid}/walk", name="gpt.walk", response_model=models.GptWalk)
+async def gpt_walk(sid: str, req: models.GptWalkRequest, http: Request):
+    return await answer(http, sid, {"sid": sid, **sent(req)})
+
+
+@router.post("/{sid}/walk/block", name="gpt.walk.block", response_model=models.GptWalkBlock)
+async def gpt_walk_block(sid: str, req: models.GptWalkBlockRequest, http: Request):
+    return await answer(http, sid, {"sid": sid, **sent(req)})
+
+
 @router.delete("/{sid}", name="gpt.delete", response_model=schemas.Deleted)
 async def gpt_delete(sid: str, http: Request):
     return await answer(http, sid, {"sid": sid})

@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field
 
 from ..handlers import gpt as _gpt
 from .base import Num, request_model
+from .walk import Graph
 
 
 def _open_temperature(fields):
@@ -73,3 +74,68 @@ class GptAttention(BaseModel):
     heads: List[List[List[List[Optional[float]]]]] = Field(
         description="[layer][head]: rows the query's position, columns the key's: the "
                     "softmax weight; null after the query (the causal mask)")
+
+
+GptWalkRequest = request_model("GptWalkRequest", _open_temperature(_gpt.WALK))
+GptWalkBlockRequest = request_model("GptWalkBlockRequest", _gpt.WALK_BLOCK)
+
+
+class GptWalkInput(BaseModel):
+    from_: str = Field(alias="from", description="what holds them: a block, a weight "
+                                                 "matrix, the earlier positions' cache")
+    count: int = Field(description="how many of its nodes feed the box")
+
+
+class GptWalkBox(BaseModel):
+    id: str
+    name: str
+    kind: str = Field(description="block, weights, cache (inputs from outside), or part")
+    nodes: int = Field(description="the nodes the box holds")
+    opens: bool = Field(description="it unfolds on a click (inputs are summarized only)")
+    outputs: int
+    data: List[Num] = Field(description="the first outputs' data")
+    grad: List[Num] = Field(description="the first outputs' grads")
+    data_norm: Num
+    grad_norm: Num
+    rank: int = Field(description="the longest path of boxes that reaches it")
+    inputs: List[GptWalkInput] = Field(description="what feeds it from outside the boxes")
+
+
+class GptWalkEdge(BaseModel):
+    src: str
+    dst: str
+    count: int = Field(description="node edges from src's nodes to dst's")
+
+
+class _GptWalkAbout(BaseModel):
+    sid: str
+    step: int
+    name: str
+    position: int
+    positions: int
+    tokens: List[str]
+    token: str = Field(description="the token fed at the position")
+    target: str = Field(description="the next token, whose -log probability is the loss")
+    loss: Num
+    graph_nodes: int = Field(description="the nodes of the position's graph")
+    cap: int = Field(description="the most boxes or nodes an answer holds")
+    note: str = Field(description="what is folded, in words")
+
+
+class GptWalk(_GptWalkAbout):
+    sampled: bool
+    in_list: bool
+    boxes: List[GptWalkBox]
+    edges: List[GptWalkEdge]
+
+
+class GptWalkBlock(_GptWalkAbout):
+    block: str
+    path: List[int]
+    title: str
+    kind: str = Field(description="nodes: the nodes drawn; parts: folded one level down")
+    nodes: int
+    graph: Optional[Graph] = None
+    inputs: Optional[List[GptWalkInput]] = None
+    boxes: Optional[List[GptWalkBox]] = None
+    edges: Optional[List[GptWalkEdge]] = None

@@ -38,6 +38,10 @@
  *   gpt.step            {sid, steps}        -> {step, losses, mean, steps_per_second, runner...}
  *   gpt.sample          {sid, count, temperature}          -> {samples: [{name, in_list}], new}
  *   gpt.attention       {sid, name?, temperature?}         -> {name, tokens, heads}
+ *   gpt.walk            {sid, name?, position?, temperature?} -> one position's graph
+ *                       folded: {boxes, edges, note, loss, graph_nodes...}
+ *   gpt.walk.block      {sid, name, position, block, path, rankdir...} -> a box unfolded:
+ *                       {kind: "nodes", graph} or {kind: "parts", boxes, edges}
  *   gpt.delete          {sid}                              -> {deleted: true}
  *
  * A failure is a ClientError: `.kind` is one of KINDS, `.message` is the Python side's
@@ -104,6 +108,8 @@ const ROUTES = {
   "gpt.step": ["POST", gptSession("/step")],
   "gpt.sample": ["POST", gptSession("/sample")],
   "gpt.attention": ["POST", gptSession("/attention")],
+  "gpt.walk": ["POST", gptSession("/walk")],
+  "gpt.walk.block": ["POST", gptSession("/walk/block")],
   "gpt.delete": ["DELETE", gptSession("")],
 };
 
