@@ -15,7 +15,8 @@ LECTURE = ["01_derivative_as_a_nudge.ipynb", "02_value_and_its_graph.ipynb",
            "03_backprop_by_hand.ipynb", "04_a_neuron.ipynb",
            "05_topological_sort_and_plus_equals.ipynb", "06_training_an_mlp.ipynb",
            "07_pytorch_side_by_side.ipynb", "08_walk_widget.ipynb",
-           "09_classic_mistakes.ipynb", "10_everything_else_is_efficiency.ipynb"]
+           "09_classic_mistakes.ipynb", "10_everything_else_is_efficiency.ipynb",
+           "11_from_micrograd_to_a_gpt.ipynb"]
 
 
 def numbers(pattern, text):
@@ -312,3 +313,131 @@ def test_10_without_pytorch_runs_the_rest(tmp_path):
     diffs = numbers(r"max abs difference from eager, traced: +(\S+)", out)
     assert len(diffs) == 1 and diffs[0] < 1e-12
     assert re.findall(r"^(eager|traced|PyTorch) +\d", out, re.MULTILINE) == ["eager", "traced"]
+
+
+#: notebook 11's run: its length, the steps every Python trains (the browser stops there)
+#: and the names compared with PyTorch after them
+GPT_STEPS, GPT_FIRST, GPT_AHEAD = 200, 40, 5
+
+
+def _gpt_in_torch():
+    """Notebook 11's run trained again in PyTorch float64: the GPT on tensors of
+    test_gpt_torch, from the same drawn weights, with torch's own Adam and its rate
+    decaying linearly to 0. The loss of each step before its update, and the losses of
+    the next GPT_AHEAD names after GPT_FIRST steps."""
+    from test_gpt_torch import torch_loss
+
+    from micrograd.gpt.train import Run
+
+    run = Run.start(seed=42, steps=GPT_STEPS)  # the shuffled names, the drawn weights
+    cfg, tok = run.model.config, run.tokenizer
+    W = {k: torch.tensor(v, dtype=torch.double, requires_grad=True)
+         for k, v in run.model.weights().items()}
+    opt = torch.optim.Adam(W.values(), lr=0.01, betas=(0.85, 0.99), eps=1e-8)
+    rate = torch.optim.lr_scheduler.LambdaLR(opt, lambda step: 1 - step / GPT_STEPS)
+
+    def loss_of(name):
+        plain = {k: w.detach().tolist() for k, w in W.items()}  # float64: exact
+        return torch_loss(torch, plain, cfg, tok.encode(name))
+
+    losses, ahead = [], None
+    for step, name in enumerate(run.docs[:GPT_STEPS]):
+        if step == GPT_FIRST:
+            ahead = [loss_of(n)[0].item() for n in run.docs[step:step + GPT_AHEAD]]
+        loss, grads = loss_of(name)
+        loss.backward()
+        for k, w in W.items():
+            w.grad = grads[k].grad
+        opt.step()
+        rate.step()
+        losses.append(loss.item())
+    return run.docs, losses, ahead
+
+
+def _count_values(root):
+    """The nodes of a Value's graph, by a walk of its own over ``_prev``."""
+    seen, stack = set(), [root]
+    while stack:
+        v = stack.pop()
+        if id(v) not in seen:
+            seen.add(id(v))
+            stack.extend(v._prev)
+    return len(seen)
+
+
+def _nodes_of(name):
+    from micrograd.gpt.train import Run, loss_of
+
+    run = Run.start(seed=42, steps=GPT_STEPS)
+    return _count_values(loss_of(run.model, run.tokenizer.encode(name)))
+
+
+def _check_gpt_samples(out, lines):
+    from micrograd.gpt.data import read_names
+
+    known = set(read_names())
+    rows = re.findall(r"^temperature (\S+): (.*) \((\d+) of 10 not in the names file\)$",
+                      out, re.MULTILINE)
+    assert [float(t) for t, _, _ in rows] == [0.5, 1.0] * lines
+    for _, names, new in rows:
+        names = ["" if n == "(empty)" else n for n in names.split(", ")]
+        assert len(names) == 10 and all(re.fullmatch("[a-z]*", n) for n in names)
+        assert sum(n not in known for n in names) == int(new)
+
+
+def _check_gpt_start(out, docs, losses):
+    assert numbers(r"parameters: ([\d,]+)", out.replace(",", "")) == \
+        [2 * 27 * 16 + 16 * 16 + 4 * 16 * 16 + 2 * 64 * 16]  # wte lm_head wpe, attn, mlp
+    nodes = int(re.search(r"one graph: ([\d,]+) Values", out).group(1).replace(",", ""))
+    assert nodes == _nodes_of(docs[0])
+    by_op = re.findall(r"^ +([\d,]+) (\S+)$", out, re.MULTILINE)
+    leaves = re.search(r"of which ([\d,]+) weights and ([\d,]+) constants", out).groups()
+    assert sum(int(n.replace(",", "")) for n, _ in by_op) + \
+        sum(int(n.replace(",", "")) for n in leaves) == nodes
+    assert numbers(r"\nloss (\S+); ln 27", out) == [round(losses[0], 4)]
+    steps = re.findall(r"^step +(\d+) / 200 \| +(\w+) \| loss (\S+)$", out, re.MULTILINE)
+    assert [int(n) for n, _, _ in steps] == [1, 5, 10, 15, 20, 25, 30, 35, GPT_FIRST]
+    for n, name, loss in steps:  # rounded to 4 places; PyTorch's within 1e-9 of ours
+        assert name == docs[int(n) - 1]
+        assert abs(float(loss) - losses[int(n) - 1]) <= 0.5e-4 + 1e-9, n
+
+
+@pytest.mark.slow  # seconds each (a kernel, a subprocess demo): CI runs it, the quick run does not
+def test_11_from_micrograd_to_a_gpt(tmp_path):
+    out = stdout(run("11_from_micrograd_to_a_gpt.ipynb", tmp_path))
+    docs, losses, ahead = _gpt_in_torch()
+    _check_gpt_start(out, docs, losses)
+    rows = re.findall(r"^ *(\w+) +(\d+\.\d{12}) +(\d+\.\d{12})$", out, re.MULTILINE)
+    assert [r[0] for r in rows] == docs[GPT_FIRST:GPT_FIRST + GPT_AHEAD]
+    for (_, ours, theirs), want in zip(rows, ahead):
+        assert abs(float(ours) - want) <= 1e-11 and abs(float(theirs) - want) <= 1e-11
+    diffs = numbers(r"largest (?:relative )?difference of a \w+.*: (\S+)\n", out)
+    assert len(diffs) == 2 and all(0 <= d < 1e-12 for d in diffs)
+    timed = re.search(r"one step on '(\w+)' \(\d+ positions\) builds ([\d,]+) scalar", out)
+    assert timed.group(1) == docs[GPT_FIRST]
+    assert int(timed.group(2).replace(",", "")) == _nodes_of(docs[GPT_FIRST])
+    ms = numbers(r"(?m)^(?:micrograd|PyTorch): +(\S+) ms forward and backward", out)
+    assert len(ms) == 2 and all(t > 0 for t in ms)  # measured; the times are not checked
+    assert numbers(r"(\d+) tensor operations", out)[0] > 10
+    later = re.findall(r"^step +(\d+) / 200 \| loss (\S+) \| mean of the last 20 (\S+)$",
+                       out, re.MULTILINE)
+    assert [int(n) for n, _, _ in later] == list(range(60, GPT_STEPS + 1, 20))
+    for n, loss, mean in later:
+        n = int(n)
+        assert abs(float(loss) - losses[n - 1]) <= 0.5e-4 + 1e-9, n
+        assert abs(float(mean) - sum(losses[n - 20:n]) / 20) <= 0.5e-4 + 1e-9, n
+    _check_gpt_samples(out, 2)  # after 40 steps, then after 200
+
+
+@pytest.mark.slow  # seconds each (a kernel, a subprocess demo): CI runs it, the quick run does not
+def test_11_without_pytorch_runs_the_rest(tmp_path):
+    block = tmp_path / "block"
+    (block / "torch").mkdir(parents=True)
+    (block / "torch" / "__init__.py").write_text("raise ImportError('blocked for a test')\n")
+    out = stdout(run("11_from_micrograd_to_a_gpt.ipynb", tmp_path, extra_path=str(block)))
+    assert "pip install 'torch==2.13.0' to see its column" in out
+    assert len(re.findall(r"^ *\w+ +\d+\.\d{12} +-$", out, re.MULTILINE)) == GPT_AHEAD
+    assert "largest relative difference" not in out
+    assert "PyTorch:   not installed: pip install 'torch==2.13.0'" in out
+    assert re.search(r"^micrograd: +\S+ ms forward and backward", out, re.MULTILINE)
+    _check_gpt_samples(out, 2)

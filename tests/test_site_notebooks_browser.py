@@ -28,7 +28,8 @@ RUN_IN_BROWSER = ("01_derivative_as_a_nudge.ipynb", "02_value_and_its_graph.ipyn
                   "03_backprop_by_hand.ipynb", "04_a_neuron.ipynb",
                   "05_topological_sort_and_plus_equals.ipynb", "06_training_an_mlp.ipynb",
                   "07_pytorch_side_by_side.ipynb", "09_classic_mistakes.ipynb",
-                  "10_everything_else_is_efficiency.ipynb", "exercises.ipynb")
+                  "10_everything_else_is_efficiency.ipynb", "11_from_micrograd_to_a_gpt.ipynb",
+                  "exercises.ipynb")
 #: what CPython's reference runs without, per notebook, besides PyTorch: as the browser
 #: (06 without matplotlib and NumPy: both draw its picture with micrograd.plot_svg)
 HIDDEN = {"06_training_an_mlp.ipynb": ("matplotlib", "numpy"),
@@ -38,12 +39,14 @@ HIDDEN = {"06_training_an_mlp.ipynb": ("matplotlib", "numpy"),
 #: mimetype}}. 06's decision boundary, the same SVG text on both sides.
 PICTURES = {"06_training_an_mlp.ipynb": {5: "image/svg+xml"}}
 #: cells that print times: their numbers are left out of the comparison
-TIMED = {"10_everything_else_is_efficiency.ipynb": (5,)}
+TIMED = {"10_everything_else_is_efficiency.ipynb": (5,), "11_from_micrograd_to_a_gpt.ipynb": (7,)}
 
 #: cells whose browser output says what the browser's Python cannot run (CPython runs
 #: them): {notebook: {code cell: the words it prints}}. 09's ``__radd__`` recursion
-#: would overflow the browser's WebAssembly stack and end the kernel.
-BROWSER_SAYS = {"09_classic_mistakes.ipynb": {5: "not run here: needs a local install"}}
+#: would overflow the browser's WebAssembly stack and end the kernel; 11 trains there its
+#: first steps only, a local Jupyter the whole run.
+BROWSER_SAYS = {"09_classic_mistakes.ipynb": {5: "not run here: needs a local install"},
+                "11_from_micrograd_to_a_gpt.ipynb": {9: "not run here: the browser trains only"}}
 
 #: what the mistakes gallery says where PyTorch is missing, in the browser and in a
 #: Jupyter without it (micrograd.mistakes.gallery.TORCH_MISSING on each platform)

@@ -46,8 +46,9 @@ ENVIRONMENT = {"sys_platform": "emscripten", "platform_system": "Emscripten",
                "python_version": "3.14", "python_full_version": "3.14.2", "extra": ""}
 PACKAGE = Path(__file__).resolve().parent.parent  # the micrograd package's folder
 DIST_NAME = "micrograd-lecture"
-#: micrograd's files besides its modules that the notebooks read
-PACKAGE_DATA = ("widget.js",)
+#: micrograd's files besides its modules that the notebooks read (the GPT's names with
+#: their source and licence)
+PACKAGE_DATA = ("widget.js", "gpt/names.txt", "gpt/names.README.md")
 LINE = re.compile(r"^([A-Za-z0-9._-]+)==(\S+)\s+--hash=sha256:([0-9a-f]{64})\s*$")
 
 

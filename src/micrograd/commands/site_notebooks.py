@@ -5,7 +5,7 @@ library for the whole site).
 
     DIR/notebooks/index.html          JupyterLite's page (its lab/, tree/ and notebooks/
                                       apps, build/, extensions/), by ``jupyter lite build``
-    DIR/notebooks/files/              the notebooks: 01-10 and the student's exercises
+    DIR/notebooks/files/              the notebooks: 01-11 and the student's exercises
                                       (--teacher: the solutions too)
     DIR/notebooks/api/contents/       their listing (JupyterLite's Contents API)
     DIR/notebooks/kernel/             the kernel's wheels and its pyodide-lock.json
@@ -70,7 +70,7 @@ NOTEBOOKS = ("01_derivative_as_a_nudge.ipynb", "02_value_and_its_graph.ipynb",
              "05_topological_sort_and_plus_equals.ipynb", "06_training_an_mlp.ipynb",
              "07_pytorch_side_by_side.ipynb", "08_walk_widget.ipynb",
              "09_classic_mistakes.ipynb", "10_everything_else_is_efficiency.ipynb",
-             "exercises.ipynb")
+             "11_from_micrograd_to_a_gpt.ipynb", "exercises.ipynb")
 #: what a teacher's build adds (``--teacher``): the exercises with their solutions
 TEACHER = ("exercises_solutions.ipynb",)
 #: JupyterLite's apps the site ships: JupyterLab, and Jupyter Notebook's file list and

@@ -48,6 +48,7 @@ NOTEBOOKS = {
     "08_walk_widget": "8. The Walk, inside Jupyter",
     "09_classic_mistakes": "9. The classic mistakes, run",
     "10_everything_else_is_efficiency": "10. Everything else is just efficiency",
+    "11_from_micrograd_to_a_gpt": "11. From micrograd to a GPT",
 }
 
 _TOPO, _MISTAKES = "05_topological_sort_and_plus_equals", "09_classic_mistakes"
@@ -175,6 +176,10 @@ MOONS = {"dataset": "moons", "samples": 100, "noise": 0.1, "seed": 0, "train_rat
 #: notebook 10's moons: the same network with the lecture's uniform biases, no penalty
 MOONS_10 = {**MOONS, "seed": 1, "bias_init": "uniform", "init_seed": 0, "l2": 0.0}
 
+#: notebook 11's Walk: the loss at one position of the GPT, its target the first token
+SOFTMAX_LOSS = ("l0 = 2; l1 = 1; l2 = -1; e0 = exp(l0); e1 = exp(l1); e2 = exp(l2); "
+                "s = e0 + e1 + e2; p0 = e0 / s; loss = -log(p0)")
+
 #: each notebook's cells that link to the page, in order
 STOPS = {
     "01_derivative_as_a_nudge": (
@@ -216,6 +221,9 @@ STOPS = {
     "10_everything_else_is_efficiency": (
         Stop("cell-00", "the Playground: these moons trained live (traced where NumPy "
              "is, as served by micrograd serve)", "play", MOONS_10),),
+    "11_from_micrograd_to_a_gpt": (
+        Stop("cell-00", "the Walk: a softmax over three logits and its cross-entropy, the "
+             "last nodes of each position of the GPT", "walk", {"expr": SOFTMAX_LOSS}),),
     "exercises": (
         Stop("cell-04", "the Walk: `L = (a*b + c) * f`, with its questions", "walk",
              _LECTURE),
