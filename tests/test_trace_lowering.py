@@ -484,7 +484,7 @@ def test_the_docs_table_names_every_primitive():
     text = (ROOT / "docs" / "performance.md").read_text()
     table = text.split("**The primitives**")[1].split("**The wire form**")[0]
     named = {name for row in table.splitlines() if row.startswith("| `")
-             for name in re.findall(r"`([a-z0-9]+)`", row.split("|")[1])}
+             for name in re.findall(r"`([a-z0-9_]+)`", row.split("|")[1])}
     assert named == set(PRIMS)
 
 
