@@ -3,6 +3,7 @@
  *   fmt(x)      the Playground's figures: 6 significant digits, no trailing zeros
  *   fmtCell(x)  a graph record's cell (micrograd.viz measured its cells for this format)
  *   fmtShare(share, n)  an accuracy: "97.1%" and its count, "100 of 103"
+ *   fmtShort(x)  a rate or an axis's end: 3 significant digits, as fmt writes them
  * "NaN", "Infinity" and "-Infinity" arrive as strings and are shown as they are; a
  * missing number is "·".
  */
@@ -15,6 +16,11 @@ export function fmt(x) {
   const a = Math.abs(x);
   if (a >= 1e6 || a < 1e-4) return x.toExponential(4);
   return String(Number(x.toPrecision(6)));
+}
+
+export function fmtShort(x) {
+  if (typeof x !== "number" || !isFinite(x)) return fmt(x);
+  return fmt(Number(x.toPrecision(3)));
 }
 
 export function fmtCell(x) {

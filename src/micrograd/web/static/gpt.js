@@ -16,7 +16,7 @@
  */
 
 import { mount, uniquePrefix } from "./dom.js";
-import { fmt } from "./format.js";
+import { fmt, fmtShort } from "./format.js";
 import { GPT_MARKUP } from "./gpt_markup.js";
 import { drawCurve, drawHeads } from "./gpt_plot.js";
 
@@ -126,7 +126,7 @@ export class Gpt {
     if (out.mean !== null) this.means.push([out.step, out.mean]);
     const $ = this.$;
     $("lastloss").textContent = fmt(out.losses[out.losses.length - 1]);
-    $("rate").textContent = out.steps_per_second === null ? "·" : fmt(Number(out.steps_per_second.toPrecision(3)));
+    $("rate").textContent = out.steps_per_second === null ? "·" : fmtShort(out.steps_per_second);
     this.show(out);
   }
 

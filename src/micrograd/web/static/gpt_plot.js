@@ -2,7 +2,7 @@
  * They only draw: every number (each loss, each mean, each weight) arrives from the
  * Python side; the page scales them to the picture and writes them with format.js. */
 
-import { fmt } from "./format.js";
+import { fmt, fmtShort } from "./format.js";
 import { svg } from "./svg.js";
 
 const H = 240, LEFT = 44, RIGHT = 8, TOP = 10, BOTTOM = 28;
@@ -31,7 +31,7 @@ export function drawCurve(box, losses, means, steps) {
                 class: "frame" }, box);
   const label = (x, y, text, anchor = "start", cls = "axis") =>
     (svg("text", { x, y, "text-anchor": anchor, class: cls }, box).textContent = text);
-  label(LEFT - 4, TOP + 10, fmt(Number(top.toPrecision(3))), "end");
+  label(LEFT - 4, TOP + 10, fmtShort(top), "end");
   label(LEFT - 4, H - BOTTOM, "0", "end");
   label(LEFT, H - 8, "step 0");
   label(W - RIGHT, H - 8, `step ${end}${end < steps ? ` (of ${steps})` : ""}`, "end");
