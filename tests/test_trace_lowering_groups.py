@@ -192,8 +192,14 @@ MUTANTS = {
     # a fused sum that drops its factors
     "wsum_rows without factors": ("o[d + b] += f * a[s + b];", "o[d + b] += a[s + b];"),
     # the dense gradient of the inputs from the first row of weights only
-    "dense_dx from row 0": ("const v = W[idx[r * m + j]], d = j * w, s = r * wg;",
-                            "const v = W[idx[j]], d = j * w, s = r * wg;"),
+    "dense_dx from row 0": ("const v = W[idx[row + j]], d = j * w;",
+                            "const v = W[idx[j]], d = j * w;"),
+    # ... and where the weights are a run of P, one number a row (the GPT's B = 1)
+    "dense_dx from row 0, a run": ("o[j] += (at >= 0 ? W[at + row + j]",
+                                   "o[j] += (at >= 0 ? W[at + j]"),
+    # a dense row's weight gradient left out of the last weight of each row
+    "dense_dw, a run, short": ("if (at >= 0) for (let j = 0; j < m; j++)",
+                               "if (at >= 0) for (let j = 0; j < m - 1; j++)"),
     # a gather that reads the row before
     "gather off by one": ("const s = idx[r] * wa, d = r * w;",
                           "const s = Math.max(idx[r] - 1, 0) * wa, d = r * w;"),

@@ -92,33 +92,55 @@ const ROW_KERNELS = {
       }
     }
   },
-  dense: (o, [[x, wx], [W], [idx]], n, w) => {  // x: m rows (of one number: broadcast)
+  // dense*: `at` (from compile) is idx[0] when the index list counts up by one (a layer's
+  // weights, row by row), else -1: the weights are then read without the list
+  dense: (o, [[x, wx], [W], [idx]], n, w, at) => {  // x: m rows (of one number: broadcast)
     const k = o.length / w, m = x.length / wx, step = wx === w ? 1 : 0;
     for (let r = 0; r < k; r++) {
-      const d = r * w;
+      const d = r * w, row = r * m;
+      if (w === 1) {  // one number a row: a dot product, left to right
+        let t = (at >= 0 ? W[at + row] : W[idx[row]]) * x[0];
+        for (let j = 1; j < m; j++) t += (at >= 0 ? W[at + row + j] : W[idx[row + j]]) * x[j * wx];
+        o[d] = t;
+        continue;
+      }
       for (let j = 0; j < m; j++) {
-        const v = W[idx[r * m + j]], s = j * wx;
+        const v = at >= 0 ? W[at + row + j] : W[idx[row + j]], s = j * wx;
         if (j === 0) for (let b = 0; b < w; b++) o[d + b] = v * x[s + b * step];
         else for (let b = 0; b < w; b++) o[d + b] += v * x[s + b * step];
       }
     }
   },
-  dense_dw: (o, [[g, wg], [x, wx], [idx]]) => {
+  dense_dw: (o, [[g, wg], [x, wx], [idx]], n, w, at) => {
     const k = g.length / wg, m = idx.length / k, step = wx === wg ? 1 : 0;
     for (let r = 0; r < k; r++) {
+      const row = r * m;
+      if (wg === 1) {
+        const gr = g[r];
+        if (at >= 0) for (let j = 0; j < m; j++) o[at + row + j] += gr * x[j * wx];
+        else for (let j = 0; j < m; j++) o[idx[row + j]] += gr * x[j * wx];
+        continue;
+      }
       for (let j = 0; j < m; j++) {
         const s = j * wx;
         let t = g[r * wg] * x[s];
         for (let b = 1; b < wg; b++) t += g[r * wg + b] * x[s + b * step];
-        o[idx[r * m + j]] += t;
+        o[idx[row + j]] += t;
       }
     }
   },
-  dense_dx: (o, [[g, wg], [W], [idx]], n, w) => {
+  dense_dx: (o, [[g, wg], [W], [idx]], n, w, at) => {
     const k = g.length / wg, m = o.length / w;
     for (let r = 0; r < k; r++) {
+      const row = r * m, s = r * wg;
+      if (w === 1) {
+        const gr = g[r];
+        if (r === 0) for (let j = 0; j < m; j++) o[j] = (at >= 0 ? W[at + j] : W[idx[j]]) * gr;
+        else for (let j = 0; j < m; j++) o[j] += (at >= 0 ? W[at + row + j] : W[idx[row + j]]) * gr;
+        continue;
+      }
       for (let j = 0; j < m; j++) {
-        const v = W[idx[r * m + j]], d = j * w, s = r * wg;
+        const v = W[idx[row + j]], d = j * w;
         if (r === 0) for (let b = 0; b < w; b++) o[d + b] = v * g[s + b];
         else for (let b = 0; b < w; b++) o[d + b] += v * g[s + b];
       }
@@ -407,7 +429,9 @@ export class LoweredExecutor {
       const xs = args.map(operand);
       const bad = checkRows(prim, o, w, xs);
       if (bad) throw new Error(where(`${prim} at ${at}: ${bad}`));
-      return () => kernel(o, xs, n, w);
+      const idx = xs[xs.length - 1][0];
+      const from = prim.startsWith("dense") && idx.every((v, t) => v === idx[0] + t) ? idx[0] : -1;
+      return () => kernel(o, xs, n, w, from);
     }
     const xs = args.map((r) => {
       const [a] = operand(r);
