@@ -2,7 +2,8 @@
 
 A lowered program (``micrograd.trace.lowering``) is a flat list of instructions, each
 ``[prim, out, operand, ...]``: one primitive below applied to float64 buffers. Every
-primitive but ``total`` works element by element; an operand of one element is broadcast
+primitive but ``total`` and the row primitives (the last ones, of the grouped lowering,
+``lowering_groups``) works element by element; an operand of one element is broadcast
 over the others (a parameter read by every sample of a batch). An executor of lowered
 programs implements exactly these (the JavaScript one in
 ``web/static/lowered/executor.js``; a test holds its list to this table, both ways), and
