@@ -11,7 +11,7 @@ import torch
 from micrograd.engine import Value
 from micrograd.nn import MLP
 from micrograd.optim import SGD, Adam
-from micrograd.trace import TracedAdam, TracedSGD, trace_loss
+from micrograd.trace import NonFiniteLoss, TracedAdam, TracedSGD, trace_loss
 from micrograd.trace.bound import BoundValue
 
 X = np.random.default_rng(0).normal(size=(40, 3))
@@ -225,8 +225,23 @@ def test_a_loss_that_is_not_finite_can_be_refused_before_anything_changes():
     opt.step(X, Y)
     before = [(p.data, p.grad) for p in model.parameters()]
     state = {k: v.copy() for k, v in opt.state.items()}
-    with pytest.raises(FloatingPointError, match="no update"):
+    with pytest.raises(NonFiniteLoss, match="no update"):
         opt.step(X * math.inf, Y, require_finite=True)
     assert [(p.data, p.grad) for p in model.parameters()] == before and opt.steps == 1
     assert all((opt.state[k] == state[k]).all() for k in state)
     assert not math.isfinite(opt.step(X * math.inf, Y))  # not asked: it updates (with nan)
+
+
+def test_backward_asked_for_a_finite_loss_leaves_the_grads_and_a_closed_one_says_so():
+    model, loss = _setup()
+    opt = TracedAdam(loss, lr=0.01)
+    opt.backward(X, Y)
+    grads = [p.grad for p in model.parameters()]
+    with pytest.raises(NonFiniteLoss) as err:
+        opt.backward(X * math.inf, Y, require_finite=True)
+    assert not math.isfinite(err.value.loss)
+    assert [p.grad for p in model.parameters()] == grads  # the last finite ones, kept
+    opt.close()
+    for call in (lambda: opt.backward(X, Y), opt.apply_grads, lambda: opt.step(X, Y)):
+        with pytest.raises(ValueError, match="is closed"):
+            call()

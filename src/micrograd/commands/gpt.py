@@ -38,10 +38,12 @@ on from the loaded weights with a fresh Adam and a rate decaying over those step
 
 --runner: eager (default) builds the name's Value graph at every step and walks it, as
 microgpt does: its losses are microgpt's. traced records the model once (a few seconds)
-as a program of 16 positions and runs every name through it with NumPy, forward and
-backward, with Adam on one array: the same losses to about 1e-14, many times faster a
-step (docs/performance.md). A traced loss that is not finite stops the training with
-nothing changed by that step.
+as one program of block_size positions (16 in microgpt's model) and runs every name
+through it with NumPy, forward and backward, with Adam on one array: the same losses to
+about 1e-14, over 30x faster a step for microgpt's model (docs/performance.md). A traced
+loss that is not finite stops the training with nothing saved (that step changes no
+weight). A model whose program would be over 400,000 nodes (a block_size or n_layer far
+past microgpt's) is refused: train it eagerly.
 
 refused with one line and exit code 2: a names file that is missing, empty, binary, not
 UTF-8, larger than 4 MB or with more than 256 distinct characters; a model file that
@@ -200,8 +202,8 @@ class _Bar:
 
 
 def _train(run, steps, progress, ctrl_c):
-    """Train ``steps`` steps (fewer after Ctrl-C or a loss that is not finite); the
-    losses."""
+    """Train ``steps`` steps (fewer after Ctrl-C or a loss that is not finite): the
+    losses of the steps made, and the error of a traced step refused (or None)."""
     import math
 
     losses = []
@@ -219,13 +221,11 @@ def _train(run, steps, progress, ctrl_c):
     except KeyboardInterrupt:  # a second press, inside a step: that step is dropped
         ctrl_c.hit = True
         run.zero_grad()
-    except FloatingPointError as err:  # the traced runner: that step made no change
-        run.zero_grad()
-        losses.append(getattr(err, "loss", math.nan))
-        bar.say(f"micrograd gpt: {err}")
+    except FloatingPointError as err:  # the traced runner: that step changed nothing
+        return losses, err
     finally:
         bar.close()
-    return losses
+    return losses, None
 
 
 def _summary(losses, seconds):
@@ -266,10 +266,15 @@ def run(args):
           + f" | {steps} steps | seed {args.seed} | runner {args.runner}")
     with ctrl_c_guard() as ctrl_c:
         ctrl_c.mode = "train"
-        trainer = _trainer(args, r, steps, ctrl_c)
-        t0 = time.perf_counter()
         try:
-            losses = _train(trainer, steps, not args.no_progress, ctrl_c)
+            trainer = _trainer(args, r, steps, ctrl_c)
+        except ValueError as err:  # ProgramTooLarge: nothing was recorded
+            return _refuse(err)
+        t0 = time.perf_counter()
+        losses, refused = [], None
+        try:
+            if not ctrl_c.hit:  # Ctrl-C while the model was recorded: no step at all
+                losses, refused = _train(trainer, steps, not args.no_progress, ctrl_c)
         finally:
             if trainer is not r:
                 trainer.close()  # the weights back in their Values
@@ -277,12 +282,17 @@ def run(args):
         ctrl_c.mode = "defer"  # the weights are written whole, whatever is pressed now
         if steps:
             print(_summary(losses, seconds))
+        if refused is not None:
+            print(f"micrograd gpt: error: training diverged: {refused}; nothing saved",
+                  file=sys.stderr)
+            return 1
         return _finish(args, r, names, losses, ctrl_c)
 
 
 def _trainer(args, r, steps, ctrl_c):
     """What trains: the run itself (eager), or the run on its traced program (recorded
-    here, once; a press of Ctrl-C meanwhile stops before any step)."""
+    here, once; a press of Ctrl-C meanwhile stops before any step; ``ProgramTooLarge``,
+    a ValueError, for a model whose program would be over the cap)."""
     if args.runner != "traced" or not steps:
         return r
     from ..gpt.traced import TracedRun

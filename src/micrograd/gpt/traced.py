@@ -28,17 +28,37 @@ Values, never a Python decision taken on the name's letters):
 A loss that comes out inf or nan (logits hundreds apart: a run that diverged) raises
 ``TracedStepError``: a padded position could then be the one that broke, where the eager
 step would not have looked. Recording takes seconds (about 3 s on CPython 3.11), once per
-run; ``benchmarks/gpt.py --runner traced`` times it apart from the steps.
+run; ``benchmarks/gpt.py`` times it apart from the steps (its ``traced`` row). A
+model whose program would be far larger than microgpt's (``estimated_nodes`` over
+``MAX_PROGRAM_NODES``: a long context, many layers) raises ``ProgramTooLarge`` before
+anything is recorded.
 """
 
 from __future__ import annotations
 
-import math
-
 from ..engine import Value, affine
-from ..trace import TracedAdam, trace_loss
+from ..trace import NonFiniteLoss, TracedAdam, trace_loss
 
-__all__ = ["TracedRun", "TracedStepError", "shifted_softmax", "value_max"]
+__all__ = ["TracedRun", "TracedStepError", "ProgramTooLarge", "shifted_softmax", "value_max",
+           "estimated_nodes", "MAX_PROGRAM_NODES"]
+
+#: the most nodes a recorded program may have (about 0.7 KB each while recording and
+#: compiling: 400,000 is about 300 MB); microgpt's model is about 160,000
+MAX_PROGRAM_NODES = 400_000
+
+
+class ProgramTooLarge(ValueError):
+    """The model's program would be over ``MAX_PROGRAM_NODES``: train it eagerly."""
+
+
+def estimated_nodes(config):
+    """About how many nodes the program of ``config`` (a ``GPTConfig``) records, within
+    about 15%: per position the embeddings, the head and the loss (``4 V e + 8 V``) and
+    each layer's matrices (``26 e^2 + 20 e``); the attention of every position to those
+    before it adds ``(2 e + heads)`` per pair of positions and layer."""
+    v, e, h = config.vocab_size, config.n_embd, config.n_head
+    n, b = config.n_layer, config.block_size
+    return b * (4 * v * e + 8 * v + n * (26 * e * e + 20 * e)) + n * b * b * (2 * e + h)
 
 
 class TracedStepError(FloatingPointError):
@@ -82,9 +102,18 @@ class TracedRun:
     def __init__(self, run):
         self.run = run
         model, cfg = run.model, run.model.config
+        size = estimated_nodes(cfg)
+        if size > MAX_PROGRAM_NODES:
+            raise ProgramTooLarge(
+                f"the traced runner records one program of block_size positions: this "
+                f"model's (block_size {cfg.block_size}, {cfg.n_layer} layer(s), n_embd "
+                f"{cfg.n_embd}, {cfg.vocab_size} tokens) would have about {size:,} nodes, "
+                f"over the cap of {MAX_PROGRAM_NODES:,}; train it eagerly")
         self.size, self.block = cfg.vocab_size, cfg.block_size
-        first = self.inputs(run.docs[0])
-        last = self.inputs(next((d for d in run.docs if d != run.docs[0]), run.docs[0]))
+        #: the two names the program was recorded on (the run's first two that differ)
+        self.recorded = (run.docs[0], next((d for d in run.docs if d != run.docs[0]),
+                                          run.docs[0]))
+        first, last = (self.inputs(name) for name in self.recorded)
         batches = [[a, b] for a, b in zip(first, last)]
         self.loss = trace_loss(self._loss, *batches, reduction="sum",
                                params=model.params, cache=False)
@@ -129,15 +158,17 @@ class TracedRun:
 
     def backward(self):
         """The next name's loss (a float), its gradients in the weights' ``grad``;
-        ``TracedStepError`` (the weights untouched) when the loss is not finite."""
+        ``TracedStepError`` when the loss is not finite (no weight or grad changed)."""
         run = self.run
         doc = run.docs[run.done % len(run.docs)]
-        loss = float(self.optimizer.backward(*[[x] for x in self.inputs(doc)]))
-        if not math.isfinite(loss):
-            raise TracedStepError(loss,
-                f"step {run.done + 1}: the traced loss on {doc!r} is {loss} (logits "
-                f"hundreds apart: the run has diverged; train it eagerly to see where)")
-        return loss
+        try:
+            return float(self.optimizer.backward(*[[x] for x in self.inputs(doc)],
+                                                 require_finite=True))
+        except NonFiniteLoss as err:
+            raise TracedStepError(err.loss, (
+                f"step {run.done + 1}: the traced loss on {doc!r} is {err.loss} (logits "
+                f"hundreds apart: the run has diverged; train it eagerly to see where); no "
+                f"weight or grad was changed")) from None
 
     def update(self):
         """Adam's step from the grads, at the run's rate for this step; the grads go

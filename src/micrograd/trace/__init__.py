@@ -117,7 +117,7 @@ from .api import clear_cache, trace, trace_loss
 from .batch_loss import BatchLoss
 from .ir import LoweringError, TraceError
 from .lowering import Lowered, lower, lower_op
-from .optimizers import TracedAdam, TracedSGD
+from .optimizers import NonFiniteLoss, TracedAdam, TracedSGD
 from .updates import AdamUpdate, SGDUpdate
 from .prim_math import LOWERED_FORWARD
 from .prims import PRIMS
@@ -125,8 +125,8 @@ from .program import Program
 
 __all__ = ["trace", "trace_loss", "Program", "BatchLoss", "TraceError", "NP_FORWARD", "NUMPY",
            "np_forward", "np_contributions", "clear_cache", "TracedSGD", "TracedAdam",
-           "SGDUpdate", "AdamUpdate", "lower", "lower_op", "Lowered", "LoweringError",
-           "LOWERED_FORWARD", "PRIMS"]
+           "SGDUpdate", "AdamUpdate", "NonFiniteLoss", "lower", "lower_op", "Lowered",
+           "LoweringError", "LOWERED_FORWARD", "PRIMS"]
 
 _NUMPY_NAMES = ("NP_FORWARD", "NUMPY", "np_contributions", "np_forward")
 

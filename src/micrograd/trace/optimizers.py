@@ -34,6 +34,15 @@ from .batch_loss import BatchLoss
 from .updates import AdamUpdate, SGDUpdate
 
 
+class NonFiniteLoss(FloatingPointError):
+    """A traced optimizer asked for a finite loss got ``loss`` (inf or nan): nothing
+    was changed."""
+
+    def __init__(self, loss):
+        super().__init__(f"the loss is {loss}: no grad was written and no update made")
+        self.loss = loss
+
+
 class TracedOptimizer:
     """Base class: the ``BatchLoss``, the update, and the step that reads the Values,
     runs the batch, updates, and writes the Values back."""
@@ -85,19 +94,21 @@ class TracedOptimizer:
 
     def step(self, *batches, require_finite=False):
         """One training step on a batch: returns the loss before the update. With
-        ``require_finite``, a loss that is inf or nan raises ``FloatingPointError``
-        before anything changes (no grad written, no update, the step not counted)."""
-        value, g = self.loss.loss_and_grads(self._opened().P, *batches)
-        if require_finite and not math.isfinite(value):
-            raise FloatingPointError(f"the loss is {value}: no update was made")
-        self._store.G[:] = g
+        ``require_finite``, a loss that is inf or nan raises ``NonFiniteLoss`` before
+        anything changes (no grad written, no update, the step not counted)."""
+        value = self.backward(*batches, require_finite=require_finite)
         self.apply_grads()
         return value
 
-    def backward(self, *batches):
+    def backward(self, *batches, require_finite=False):
         """The first half of ``step``: the loss on a batch (returned) and its gradient,
-        written into every parameter's ``.grad``; no update."""
-        value, self._opened().G[:] = self.loss.loss_and_grads(self._store.P, *batches)
+        written into every parameter's ``.grad``; no update. ``require_finite``: as
+        ``step``'s (the grads are left as they were)."""
+        store = self._opened()
+        value, g = self.loss.loss_and_grads(store.P, *batches)
+        if require_finite and not math.isfinite(value):
+            raise NonFiniteLoss(value)
+        store.G[:] = g
         return value
 
     def apply_grads(self):
