@@ -92,7 +92,7 @@ def lower(functions, optimizer=None):
             if id(p) not in seen:
                 seen.add(id(p))
                 params.append(p)
-    update, state = _optimizer_state(optimizer, len(params))
+    update, state = optimizer_state(optimizer, len(params))
     wire = {
         "format": FORMAT, "version": VERSION,
         "params": {"size": len(params), "init": [encode_number(p.data) for p in params]},
@@ -104,7 +104,7 @@ def lower(functions, optimizer=None):
     return Lowered(wire, params)
 
 
-def _optimizer_state(optimizer, n):
+def optimizer_state(optimizer, n):
     """(the update, the wire's state: step count t, learning rate lr, and the
     per-parameter vectors), a traced optimizer's current numbers when it is one."""
     if optimizer is None:
@@ -178,7 +178,7 @@ def _lower_function(f, params, update, state):
         if update is not None:
             wire["update"] = []
             m.section(wire["update"])
-            _update(m, update, state, len(params))
+            write_update(m, update, state, len(params))
     wire["forward"] = m.consts + forward
     wire["buffers"] = m.buffers
     share_buffers(wire)
@@ -284,7 +284,7 @@ def _backward(m, g, val, n_params, reduction):
             m.write(Gj, "add", Gj, gi)
 
 
-def _update(m, update, state, n_params):
+def write_update(m, update, state, n_params):
     """The optimizer's update, its one rule written in primitives: ``t`` counts the
     step, then P and the state are replaced by the rule's results."""
     t, lr = m.buffer("t", 1), m.buffer("lr", 1)

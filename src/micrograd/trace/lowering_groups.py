@@ -37,9 +37,9 @@ from __future__ import annotations
 
 from .batch_loss import BatchLoss
 from .ir import DenseNode, LoweringError, OpNode, ParamNode, SumNode
-from .lowering import FORMAT, Lowered, _optimizer_state, _update
+from .lowering import FORMAT, Lowered, optimizer_state, write_update
 from .prim_math import BATCH, PrimMath, Sym, encode_number, lower_forward, lower_rule
-from .program import Program, _compile
+from .program import Program, compile_source
 
 VERSION = 2
 
@@ -71,7 +71,7 @@ def lower_groups(functions, optimizer=None):
             if id(p) not in seen:
                 seen.add(id(p))
                 params.append(p)
-    update, state = _optimizer_state(optimizer, len(params))
+    update, state = optimizer_state(optimizer, len(params))
     wire = {
         "format": FORMAT, "version": VERSION,
         "params": {"size": len(params), "init": [encode_number(p.data) for p in params]},
@@ -105,7 +105,7 @@ class _GroupLowering:
         self.is_loss = isinstance(f, BatchLoss)
         self.reduction = f.reduction if self.is_loss else None
         src = f.source
-        c, _ = _compile(src.recording, src.param_at, params, reorder=False, once=src.once)
+        c, _ = compile_source(src.recording, src.param_at, params, reorder=False, once=src.once)
         self.c = c
         self.n_params = len(params)
         self.start = c.layout.once_start
@@ -200,7 +200,7 @@ class _GroupLowering:
             if update is not None:
                 wire["update"] = []
                 m.section(wire["update"])
-                _update(m, update, state, self.n_params)
+                write_update(m, update, state, self.n_params)
         wire["forward"] = m.consts + forward
         wire["buffers"] = m.buffers
         wire["indices"], wire["coefs"] = self.indices, self.coefs

@@ -83,7 +83,7 @@ class Program:
                     seen.add(id(at[i]))
                     plist.append(at[i])
         self.source = Source(rec, param_at, once)
-        self._compiled, self.params = _compile(rec, param_at, plist, reorder=params is None,
+        self._compiled, self.params = compile_source(rec, param_at, plist, reorder=params is None,
                                                once=once)
         if backend == "numpy":
             check_numpy_kernels(self._compiled.nodes)
@@ -246,7 +246,7 @@ def check_numpy_kernels(nodes):
         raise TraceError(no_numpy_kernel(nd.key))
 
 
-def _compile(rec, param_at, params, reorder, once=None):
+def compile_source(rec, param_at, params, reorder, once=None):
     """Run the compiler passes; returns (the ``Compiled`` program, the parameter list
     in its final order: when the caller fixed no order, as the dense steps read them).
     ``once``: the recording and parameters of a no-input graph to run once per batch
