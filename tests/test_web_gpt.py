@@ -272,3 +272,12 @@ def test_meta_reports_the_gpt_caps(client):
     caps = client.get("/api/meta").json()["limits"]
     assert caps["max_gpt_sessions"] == limits.MAX_GPT_SESSIONS
     assert caps["gpt_max_steps_per_request"] == limits.GPT_MAX_STEPS_PER_REQUEST
+
+
+def test_attention_says_how_many_letters_are_past_the_context():
+    run = Run.start(seed=1, steps=10)
+    full = "a" * 15  # BOS + 15 letters: the 16 positions
+    assert attention(run.model, run.tokenizer, full)["left_out"] == 0
+    seen = attention(run.model, run.tokenizer, "b" + full + "cd")
+    assert seen["left_out"] == 3 and seen["tokens"] == [BOS_LABEL, "b", *"a" * 14]
+    assert attention(run.model, run.tokenizer, "emma")["left_out"] == 0

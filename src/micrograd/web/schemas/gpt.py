@@ -71,6 +71,8 @@ class GptAttention(BaseModel):
     sampled: bool = Field(description="the name was drawn now (none was given)")
     in_list: bool
     tokens: List[str] = Field(description="the axes: <BOS>, then the letters fed")
+    left_out: int = Field(description="the name's letters past the model's context, "
+                                      "not fed (0 but for the longest names)")
     heads: List[List[List[List[Optional[float]]]]] = Field(
         description="[layer][head]: rows the query's position, columns the key's: the "
                     "softmax weight; null after the query (the causal mask)")
