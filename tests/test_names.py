@@ -215,6 +215,8 @@ def test_no_file_of_the_package_but_fits_is_named_for_a_runner():
     package = Path(micrograd.__file__).parent
     named = sorted(str(p.relative_to(package)) for p in package.rglob("*runner*")
                    if "__pycache__" not in p.parts)
-    assert named == ["commands/runner_option.py", "train_runners.py"]
+    # fit's runners, and the GPT's (how a step's loss and gradients are computed, as
+    # micrograd gpt --runner names them): the GPT tab's, eager or lowered
+    assert named == ["commands/runner_option.py", "train_runners.py", "web/gpt_runners.py"]
     executor = package / "web" / "static" / "lowered" / "executor.js"
     assert "export class LoweredExecutor" in executor.read_text(encoding="utf-8")

@@ -60,7 +60,7 @@ def test_the_site_holds_the_page_the_runtime_the_sources_and_the_worker(built):
         assert (out / name).read_bytes() == (PACKAGE / "web" / "pyodide" / name).read_bytes()
 
 
-def test_the_sources_are_every_py_file_of_the_package_and_the_gpt_names(built):
+def test_the_sources_are_every_py_file_of_the_package_the_gpt_names_and_program(built):
     out, _ = built
     with zipfile.ZipFile(out / "micrograd.zip") as zf:
         names = [n for n in zf.namelist() if "/__pycache__/" not in n]  # the bytecode
@@ -68,10 +68,10 @@ def test_the_sources_are_every_py_file_of_the_package_and_the_gpt_names(built):
         assert zf.read("micrograd/gpt/names.txt") == (PACKAGE / "gpt/names.txt").read_bytes()
     want = sorted([f"micrograd/{p.relative_to(PACKAGE).as_posix()}"
                    for p in PACKAGE.rglob("*.py") if "__pycache__" not in p.parts]
-                  + [f"micrograd/{name}" for name in site.DATA_FILES])
+                  + [f"micrograd/{name}" for name in site.DATA_FILES + site.MADE_FILES])
     assert sorted(names) == want
     assert "micrograd/web/pyodide/door.py" in names and "micrograd/engine.py" in names
-    data = [f"micrograd/{name}" for name in site.DATA_FILES]
+    data = [f"micrograd/{name}" for name in site.DATA_FILES + site.MADE_FILES]
     assert not [n for n in names if "test" in n.split("/")[-1]
                 or not (n.endswith(".py") or n in data)]
 

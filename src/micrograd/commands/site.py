@@ -11,7 +11,8 @@ DIR gets:
                           PYODIDE_VERSION, from the npm package the project pins; its
                           standard library as bytecode (see below)
   micrograd.zip           micrograd's Python sources and their bytecode, unpacked into
-                          Pyodide at start-up
+                          Pyodide at start-up, with the GPT tab's lowered program
+                          (recorded and lowered by the build: a few seconds)
   pyodide_worker.js       the module Web Worker that runs them (pyodide_client.js is the
                           page's side of it; file_check.js says what to do when the
                           page is opened from a file)
@@ -165,18 +166,34 @@ def site_page(html):
 DATA_FILES = ("gpt/names.txt", "gpt/names.README.md")
 
 
+#: the files the build makes for the site's Python, beside DATA_FILES: the GPT tab's
+#: lowered program (web/gpt_runners.py: recorded and lowered here, a few seconds)
+MADE_FILES = ("gpt/program.json",)
+
+
+def made_file(name):
+    """The bytes of one of MADE_FILES, made now."""
+    from ..web.gpt_runners import program_text
+
+    if name != "gpt/program.json":
+        raise KeyError(name)
+    return program_text().encode("utf-8")
+
+
 def write_sources(path):
-    """micrograd's .py files (and DATA_FILES) in one zip (fixed dates and order: the same
-    sources give the same bytes, so a browser's cached copy stays valid)."""
-    files = sorted([p for p in PACKAGE.rglob("*.py") if "__pycache__" not in p.parts]
-                   + [PACKAGE / name for name in DATA_FILES])
+    """micrograd's .py files (and DATA_FILES, and MADE_FILES made now) in one zip (fixed
+    dates and order: the same sources give the same bytes, so a browser's cached copy
+    stays valid)."""
+    files = {p.relative_to(PACKAGE).as_posix(): p.read_bytes
+             for p in PACKAGE.rglob("*.py") if "__pycache__" not in p.parts}
+    files.update({name: (PACKAGE / name).read_bytes for name in DATA_FILES})
+    files.update({name: (lambda name=name: made_file(name)) for name in MADE_FILES})
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
-        for p in files:
-            info = zipfile.ZipInfo(f"micrograd/{p.relative_to(PACKAGE).as_posix()}",
-                                   date_time=(1980, 1, 1, 0, 0, 0))
+        for name in sorted(files):
+            info = zipfile.ZipInfo(f"micrograd/{name}", date_time=(1980, 1, 1, 0, 0, 0))
             info.external_attr = 0o644 << 16
             info.compress_type = zipfile.ZIP_DEFLATED
-            zf.writestr(info, p.read_bytes())
+            zf.writestr(info, files[name]())
     return len(files)
 
 

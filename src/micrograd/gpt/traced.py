@@ -40,7 +40,7 @@ from ..engine import Value, affine
 from ..trace import NonFiniteLoss, TracedAdam, trace_loss
 
 __all__ = ["TracedRun", "TracedStepError", "ProgramTooLarge", "shifted_softmax", "value_max",
-           "estimated_nodes", "MAX_PROGRAM_NODES"]
+           "estimated_nodes", "MAX_PROGRAM_NODES", "name_inputs"]
 
 #: the most nodes a recorded program may have (about 0.7 KB each while recording and
 #: compiling: 400,000 is about 300 MB); microgpt's model is about 160,000
@@ -93,6 +93,21 @@ def one_hot(token, size):
     return row
 
 
+def name_inputs(tokenizer, block_size, name):
+    """A name as the program's three inputs, without a program: the tokens fed
+    (``block_size`` one-hot rows of ``tokenizer.vocab_size``), the tokens to predict
+    (likewise) and each position's weight in the loss (``1/n`` for the name's ``n``
+    positions, then 0)."""
+    ids = tokenizer.encode(name)
+    n = min(block_size, len(ids) - 1)
+    size, bos = tokenizer.vocab_size, tokenizer.bos
+    fed = ids[:n] + [bos] * (block_size - n)
+    want = ids[1:n + 1] + [bos] * (block_size - n)
+    tokens = [x for t in fed for x in one_hot(t, size)]
+    targets = [x for t in want for x in one_hot(t, size)]
+    return tokens, targets, [1.0 / n] * n + [0.0] * (block_size - n)
+
+
 class TracedRun:
     """A ``Run`` (``micrograd.gpt.train``) whose steps run on its traced program: the
     same names in the same order, the same weights (every Value's ``.data`` and
@@ -122,16 +137,8 @@ class TracedRun:
                                     eps=opt.eps)
 
     def inputs(self, name):
-        """A name as the program's three inputs: the tokens fed (one-hot rows), the
-        tokens to predict (one-hot rows) and each position's weight in the loss."""
-        ids = self.run.tokenizer.encode(name)
-        n = min(self.block, len(ids) - 1)
-        bos = self.run.tokenizer.bos
-        fed = ids[:n] + [bos] * (self.block - n)
-        want = ids[1:n + 1] + [bos] * (self.block - n)
-        tokens = [x for t in fed for x in one_hot(t, self.size)]
-        targets = [x for t in want for x in one_hot(t, self.size)]
-        return tokens, targets, [1.0 / n] * n + [0.0] * (self.block - n)
+        """A name as the program's three inputs (``name_inputs``)."""
+        return name_inputs(self.run.tokenizer, self.block, name)
 
     def _loss(self, tokens, targets, weights):
         """The program's function: ``sum_t weights[t] * -log p(target_t)`` over every

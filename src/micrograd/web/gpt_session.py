@@ -7,11 +7,15 @@ names, trained a step at a time by its runner, sampled, and looked into.
     >>> s.done, s.runner.name
     (1, 'eager')
 
-The training is behind one small object, the *runner* (:class:`EagerRunner`: the
-``Value`` graph of each step, ``Run.step``): a faster one (a traced runner) takes its
-place without the handlers or the page changing; the answers name it. The session keeps
-every loss (at most ``limits.GPT_MAX_STEPS``: a run's length) and the names as a set, to
-say which sampled names are in the training list. Standard library only.
+The training is behind one small object, the *runner* (``web/gpt_runners.py``):
+:class:`EagerRunner` (the ``Value`` graph of each step, ``Run.step``) by default, and in
+the static site, where the worker installed a port to the JavaScript executor and the
+site shipped the lowered program, ``LoweredRunner`` (the program's forward, backward
+and Adam in the executor); the answers name it. Its weights may then live in the
+executor between steps: every reader goes through ``session.run``, which brings the
+Values up to date first (``runner.sync``; the eager runner's is a no-op). The session
+keeps every loss (at most ``limits.GPT_MAX_STEPS``: a run's length) and the names as a
+set, to say which sampled names are in the training list. Standard library only.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import time
 from ..gpt.attention import attention
 from ..gpt.train import Run
 from . import limits
+from .gpt_runners import EagerRunner, runner_for
 
 __all__ = ["GptSession", "EagerRunner", "RunDone"]
 
@@ -29,36 +34,35 @@ class RunDone(ValueError):
     """The run's steps are all done (microgpt's rate has decayed to 0)."""
 
 
-class EagerRunner:
-    """A step on the eager engine: microgpt's loop as ``Run.step`` writes it."""
-
-    name = "eager"
-
-    def step(self, run):
-        """Train ``run`` on its next name; the loss (a float, before the update)."""
-        return run.step()
-
-
 class GptSession:
     """One training run of microgpt's GPT, with the losses so far."""
 
     def __init__(self, seed=42, steps=1000, runner=None):
-        self.run = Run.start(seed=seed, steps=steps)
+        """A new run; ``runner`` a runner object, or None: the one ``runner_for`` picks
+        (lowered in the static site, else eager)."""
+        self._run = Run.start(seed=seed, steps=steps)
         self.seed, self.steps = seed, steps
-        self.runner = runner or EagerRunner()
+        self.runner = runner or runner_for(self._run)
         self.losses = []
-        self.known = frozenset(self.run.docs)
+        self.known = frozenset(self._run.docs)
+
+    @property
+    def run(self):
+        """The run, its weights up to date (the runner's ``sync``): what every reader
+        of the model (sampling, attention, the walk) goes through."""
+        self.runner.sync(self._run)
+        return self._run
 
     @property
     def done(self):
-        return self.run.done
+        return self._run.done
 
     def train_one(self):
         """One step (refused once the run's steps are done); its loss."""
-        if self.run.done >= self.steps:
+        if self._run.done >= self.steps:
             raise RunDone(f"this run's {self.steps} steps are done (the learning rate has "
                           "decayed to 0); sample from it, or start a new run")
-        loss = self.runner.step(self.run)
+        loss = self.runner.step(self._run)
         self.losses.append(loss)
         return loss
 
@@ -68,7 +72,7 @@ class GptSession:
         wall time spent in them (not in the waits between)."""
         losses, seconds = [], 0.0
         for _ in range(n):
-            if self.run.done >= self.steps:
+            if self._run.done >= self.steps:
                 break
             start = clock()
             losses.append(self.train_one())
@@ -92,10 +96,11 @@ class GptSession:
 
     def summary(self):
         """What the page shows of the run besides the losses."""
-        cfg = self.run.model.config
+        run = self._run  # (no weight read)
+        cfg = run.model.config
         return {"step": self.done, "steps": self.steps, "seed": self.seed,
-                "runner": self.runner.name, "names": len(self.run.docs),
-                "vocab": self.run.tokenizer.vocab_size,
-                "parameters": len(self.run.model.params), "n_layer": cfg.n_layer,
+                "runner": self.runner.name, "names": len(run.docs),
+                "vocab": run.tokenizer.vocab_size,
+                "parameters": len(run.model.params), "n_layer": cfg.n_layer,
                 "n_head": cfg.n_head, "block_size": cfg.block_size,
-                "chars": self.run.tokenizer.chars}
+                "chars": run.tokenizer.chars}

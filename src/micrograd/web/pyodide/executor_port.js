@@ -69,6 +69,17 @@ function lossAndGrads(executor, fn, X) {
   return out;
 }
 
+/** A training step of the loss `fn` over one row X at the rate lr: forward and backward,
+ * then, only when the loss is finite, the optimizer's update (its state's lr set first).
+ * The loss, or NaN with the parameters and the optimizer's state unchanged. */
+function trainStep(executor, fn, X, lr) {
+  const { value } = executor.run(fn, X, { backward: true });
+  if (!Number.isFinite(value)) return NaN;
+  executor.state.lr[0] = lr;
+  executor.update(fn, 1);
+  return value;
+}
+
 /** Outputs (B numbers each) one after another in one Float64Array. */
 function concatenated(outs) {
   const B = outs.length ? outs[0].length : 0;
@@ -117,6 +128,18 @@ export function executorPort(load) {
       const p = program(id);
       const X = rows(p, key, pick);
       return clock.timed(() => lossAndGrads(p.executor, fn, X));
+    },
+    /** One training step of the loss `fn` (a program lowered with its optimizer) on
+     * one row of inputs, `values`, at the learning rate `lr`: the loss, the parameters
+     * and the optimizer's state updated; or NaN (a loss not finite), nothing updated. */
+    train(id, fn, values, lr) {
+      const p = program(id);
+      const X = f64(values);
+      return clock.timed(() => trainStep(p.executor, fn, X, Number(lr)));
+    },
+    /** A copy of the parameters (after the steps trained here). */
+    params(id) {
+      return program(id).executor.params.slice();
     },
     /** The outputs of `fn` at every row of the table (or at `values`, rows of its
      * inputs, when key is null), from output `first` on (negative: from the end): one

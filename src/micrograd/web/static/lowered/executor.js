@@ -308,6 +308,15 @@ export class LoweredExecutor {
     return this.run(name, X, { backward: true, update: true }).value;
   }
 
+  /** The optimizer's update after a backward of `name` over B rows (run with
+   * {backward: true}): what step does last, apart, so a caller can look at the loss
+   * first and leave the parameters as they are. */
+  update(name, B = 1) {
+    const f = this.frame(name, B);
+    if (!f.update) throw new Error(`function ${name} was lowered without an optimizer`);
+    for (const op of f.update) op();
+  }
+
   /** The function's outputs on X (one Float64Array per output). */
   evaluate(name, X) {
     return this.run(name, X).outputs;

@@ -1,0 +1,146 @@
+"""The GPT tab's runners: what trains a session's run (``micrograd.gpt.train.Run``) a
+step at a time, named in the answers.
+
+* :class:`EagerRunner` (``"eager"``): microgpt's loop as ``Run.step`` writes it, the
+  ``Value`` graph of each name (``micrograd serve``, and anywhere without a port);
+* :class:`LoweredRunner` (``"lowered"``): the static site's. The site's build records the
+  default model once (``micrograd.gpt.traced.TracedRun``: one program of ``block_size``
+  positions) and lowers it by groups with microgpt's Adam
+  (``micrograd.trace.lowering_groups``, :func:`program_text`); the program ships in
+  micrograd.zip as ``micrograd/gpt/program.json`` (``PROGRAM``). A session loads it into
+  the JavaScript executor through the worker's port (``web/lowered_play.installed()``:
+  ``web/pyodide/executor_port.js``), sets its own run's weights into it, and each step
+  sends the name as the program's inputs (``name_inputs``) with the step's rate: forward,
+  backward and Adam run there, over Float64Arrays, and only the loss comes back. The
+  run's ``Value`` weights are brought up to date (``sync``) before anything reads them.
+
+Which one a session gets: :func:`runner_for`. Standard library only (the worker's Python
+has no NumPy); the tracer is imported at a lowered runner's first step (and where the
+program is made, at the site's build), not with the handlers.
+"""
+
+from __future__ import annotations
+
+import math
+import weakref
+from array import array
+from pathlib import Path
+
+__all__ = ["EagerRunner", "LoweredRunner", "runner_for", "program_text", "PROGRAM",
+           "PROGRAM_SEED"]
+
+#: where the lowered program lies in the site's micrograd.zip (the site writes it there)
+PROGRAM = Path(__file__).resolve().parent.parent / "gpt" / "program.json"
+#: the run the program is recorded from (its weights are replaced by each session's own)
+PROGRAM_SEED = 42
+
+
+class EagerRunner:
+    """A step on the eager engine: microgpt's loop as ``Run.step`` writes it."""
+
+    name = "eager"
+
+    def step(self, run):
+        """Train ``run`` on its next name; the loss (a float, before the update)."""
+        return run.step()
+
+    def sync(self, run):
+        """The weights are the Values themselves: nothing to bring back."""
+
+
+def program_text():
+    """The lowered program of microgpt's default model (the packaged names, seed
+    ``PROGRAM_SEED``): ``TracedRun``'s recording, lowered by groups with microgpt's Adam
+    (betas 0.85, 0.99, eps 1e-8; the rate is set at each step), as JSON text. Seconds of
+    CPython: the site's build makes it, once."""
+    from ..gpt.train import Run
+    from ..gpt.traced import TracedRun
+    from ..trace import AdamUpdate
+    from ..trace.lowering_groups import lower_groups
+
+    run = Run.start(seed=PROGRAM_SEED)
+    opt = run.optimizer
+    lowered = lower_groups(TracedRun(run).loss, AdamUpdate(
+        lr=opt.lr, betas=(opt.beta1, opt.beta2), eps=opt.eps))
+    if [id(p) for p in lowered.params] != [id(p) for p in run.model.params]:
+        raise AssertionError("the lowered program's parameters are not model.params")
+    return lowered.to_json()
+
+
+def _floats(buf):
+    """Numbers from the port (a Float64Array seen from Python, or a Python buffer)."""
+    to_py = getattr(buf, "to_py", None)
+    if to_py is not None:
+        buf = to_py()
+    mv = memoryview(buf)
+    if mv.format != "d":
+        mv = mv.cast("B").cast("d")
+    return mv.tolist()
+
+
+class LoweredRunner:
+    """A run's steps on the lowered program, in the executor behind ``port``."""
+
+    name = "lowered"
+
+    def __init__(self, port, text, run):
+        """Load the program ``text`` (``program_text``'s) into ``port`` and set ``run``'s
+        weights into it; ``ValueError`` when it is not this run's model's program."""
+        cfg, params = run.model.config, run.model.params
+        self.port, self.params = port, params
+        self.block = cfg.block_size
+        self.id = port.load(text)
+        # the port's copy goes with the runner (the session deleted or evicted)
+        self._drop = weakref.finalize(self, port.drop, self.id)
+        try:
+            port.setParams(self.id, array("d", [p.data for p in params]))
+        except Exception as err:  # a program of another model: not this run's
+            self._drop()
+            raise ValueError(f"the lowered program is not this model's: {err}") from None
+        self.stale = False  # the Values behind the executor's parameters
+
+    def step(self, run):
+        """Train ``run`` on its next name in the executor; the loss (before the update).
+        A loss that is not finite raises ``TracedStepError``, nothing changed."""
+        from ..gpt.traced import TracedStepError, name_inputs  # (the tracer: at first use)
+
+        doc = run.docs[run.done % len(run.docs)]
+        x = array("d")
+        for part in name_inputs(run.tokenizer, self.block, doc):
+            x.extend(part)
+        lr = run.optimizer.lr * (1 - run.done / run.steps)
+        loss = float(self.port.train(self.id, "loss", x, lr))
+        if not math.isfinite(loss):
+            raise TracedStepError(loss, (
+                f"step {run.done + 1}: the loss on {doc!r} is not finite (the run has "
+                "diverged); no weight was changed"))
+        run.done += 1
+        self.stale = True
+        return loss
+
+    def sync(self, run):
+        """Copy the executor's parameters into the run's Values (after steps here)."""
+        if not self.stale:
+            return
+        for p, x in zip(self.params, _floats(self.port.params(self.id))):
+            p.data = x
+        self.stale = False
+
+    def close(self):
+        """Drop the program from the port."""
+        self._drop()
+
+
+def runner_for(run):
+    """The runner of a new session's ``run``: the lowered one where a port is installed
+    (the static site's worker) and the program shipped, for the model it was made for;
+    else the eager one."""
+    from .lowered_play import installed
+
+    port = installed()
+    if port is None or not PROGRAM.is_file():
+        return EagerRunner()
+    try:
+        return LoweredRunner(port, PROGRAM.read_text("utf-8"), run)
+    except ValueError:  # another model (another vocabulary or shape): eager
+        return EagerRunner()
