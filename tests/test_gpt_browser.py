@@ -150,3 +150,34 @@ def test_keyboard_only(browser, served):
     page.screenshot(path=str(ARTIFACTS / "gpt-served-keyboard.png"), full_page=True)
     assert page.errors == [], page.errors
     page.close()
+
+
+def test_the_static_site_trains_on_the_lowered_program(browser, static_site):
+    """The static site's runner is the lowered program (web/gpt_runners.py): its losses
+    are the eager run's (CPython, the same seed) to 1e-9; the steps a second, as the page
+    shows them and over the wall time of the training (requests, turns and drawing
+    included), go to test-artifacts/ (no speed asserted)."""
+    from micrograd.gpt.train import Run
+
+    page = open_gpt(browser, static_site, "desktop")
+    page.click("#g-train")
+    page.wait_for_function(f"{GPT}.run.step >= 10", timeout=180_000)
+    clock = f"[performance.now(), {GPT}.run.step]"
+    t1, s1 = page.evaluate(clock)
+    page.wait_for_function(f"{GPT}.run.step >= {s1 + 150}", timeout=180_000)
+    t2, s2 = page.evaluate(clock)
+    page.click("#g-stop")
+    page.wait_for_function(f"!{GPT}.training", timeout=60_000)
+    assert page.inner_text("#g-runner") == "lowered"
+    shown = page.inner_text("#g-rate")
+    losses = page.evaluate(f"{GPT}.losses")
+    eager = Run.start(seed=42, steps=1000)
+    want = [eager.step() for _ in range(min(len(losses), 200))]
+    got = [loss for _, loss in losses[:len(want)]]
+    assert all(abs(g - w) <= 1e-9 * abs(w) for g, w in zip(got, want)), (got, want)
+    page.screenshot(path=str(ARTIFACTS / "gpt-static-lowered-desktop.png"), full_page=True)
+    with open(ARTIFACTS / "gpt-steps-per-second.txt", "a") as f:
+        f.write(f"static lowered: {shown} steps/s shown, {(s2 - s1) / (t2 - t1) * 1000:.1f} "
+                f"steps/s over the wall time of steps {s1}-{s2}\n")
+    assert page.errors == [] and page.foreign == [], (page.errors, page.foreign)
+    page.close()

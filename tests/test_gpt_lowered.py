@@ -140,3 +140,29 @@ def test_without_a_port_or_a_program_the_runner_is_eager(monkeypatch):
     s = GptSession(seed=42, steps=10)
     assert s.runner.name == "eager"
     s.runner.sync(s.run)  # a no-op
+
+
+def test_every_reader_of_the_weights_syncs_first():
+    class Recording:
+        name = "recording"
+
+        def __init__(self):
+            self.synced = 0
+
+        def step(self, run):
+            return run.step()
+
+        def sync(self, run):
+            self.synced += 1
+
+    runner = Recording()
+    s = GptSession(seed=42, steps=10, runner=runner)
+    s.train_one()
+    s.summary()
+    s.mean()
+    assert runner.synced == 0  # training and the answers' numbers read no weight
+    for read in (lambda: s.sample(2, 0.5), lambda: s.attention("emma"),
+                 lambda: s.run.model):  # (the walk reads s.run: handlers/gpt_walk.py)
+        before = runner.synced
+        read()
+        assert runner.synced > before
