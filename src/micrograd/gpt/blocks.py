@@ -63,6 +63,9 @@ class Group:
     outputs: list
     nodes: list = field(default_factory=list)
 
+    def __repr__(self):  # short: a group holds up to thousands of nodes
+        return f"Group({self.id!r}, {self.name!r}, {self.kind}, {len(self.nodes)} nodes)"
+
 
 @dataclass(eq=False)
 class PositionGraph:
@@ -76,6 +79,10 @@ class PositionGraph:
     inputs: list          # Groups of the weights and the cache
     owner: dict           # node -> its Group
     index: dict           # node -> its place in ``order`` (its id: "n<index>")
+
+    def __repr__(self):
+        return (f"PositionGraph(position {self.position}, {len(self.order)} nodes, "
+                f"{len(self.blocks)} blocks, {len(self.inputs)} inputs)")
 
     @property
     def groups(self):

@@ -19,6 +19,7 @@ import { mount, uniquePrefix } from "./dom.js";
 import { fmt, fmtShort } from "./format.js";
 import { GPT_MARKUP } from "./gpt_markup.js";
 import { drawCurve, drawHeads } from "./gpt_plot.js";
+import { GptWalk } from "./gpt_walk.js";
 
 /** steps a gpt.step request asks for: Stop acts within this many */
 const CHUNK = 3;
@@ -52,6 +53,9 @@ export class Gpt {
     $("sample").onclick = () => this.sample();
     $("temp").oninput = () => { $("temp-out").textContent = $("temp").value; };
     $("att-form").onsubmit = (ev) => { ev.preventDefault(); this.look($("att-name").value.trim() || null); };
+    this.walk = new GptWalk($("walk"), { call: (name, request) => this.call(name, request),
+                                         nameNow: () => this.attention && this.attention.name,
+                                         say: (text) => this.say(text) });
     this.ready = this.create();
   }
 

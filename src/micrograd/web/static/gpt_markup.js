@@ -41,5 +41,6 @@ export const GPT_MARKUP = `
       <div data-role="heads" class="gptheads"></div>
       <p class="hint">Each head, a grid: a row is a position reading (the letter there), a column a position it may look at (itself and those before); the darker the cell, the more weight the head gives it.</p>
     </section>
+    <section class="gptcard gptwalk" data-role="walk" aria-label="walk one position"></section>
   </div>
 `;
