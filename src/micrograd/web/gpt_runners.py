@@ -15,7 +15,7 @@ step at a time, named in the answers.
   run's ``Value`` weights are brought up to date (``sync``) before anything reads them.
 
 Which one a session gets: :func:`runner_for`. Standard library only (the worker's Python
-has no NumPy); the tracer is imported at a lowered runner's first step (and where the
+has no NumPy); the tracer is imported when a lowered runner is made (and where the
 program is made, at the site's build), not with the handlers.
 """
 
@@ -86,6 +86,9 @@ class LoweredRunner:
     def __init__(self, port, text, run):
         """Load the program ``text`` (``program_text``'s) into ``port`` and set ``run``'s
         weights into it; ``ValueError`` when it is not this run's model's program."""
+        from ..gpt import traced  # (the tracer: here, not with the handlers)
+
+        self.traced = traced  # name_inputs, TracedStepError
         cfg, params = run.model.config, run.model.params
         self.port, self.params = port, params
         self.block = cfg.block_size
@@ -102,16 +105,14 @@ class LoweredRunner:
     def step(self, run):
         """Train ``run`` on its next name in the executor; the loss (before the update).
         A loss that is not finite raises ``TracedStepError``, nothing changed."""
-        from ..gpt.traced import TracedStepError, name_inputs  # (the tracer: at first use)
-
         doc = run.docs[run.done % len(run.docs)]
         x = array("d")
-        for part in name_inputs(run.tokenizer, self.block, doc):
+        for part in self.traced.name_inputs(run.tokenizer, self.block, doc):
             x.extend(part)
         lr = run.optimizer.lr * (1 - run.done / run.steps)
         loss = float(self.port.train(self.id, "loss", x, lr))
         if not math.isfinite(loss):
-            raise TracedStepError(loss, (
+            raise self.traced.TracedStepError(loss, (
                 f"step {run.done + 1}: the loss on {doc!r} is not finite (the run has "
                 "diverged); no weight was changed"))
         run.done += 1

@@ -17,6 +17,8 @@ The port (a JavaScript object, or anything with these methods)::
     evaluate(id, fn, key or None, numbers, first) -> numbers (output after output,
                                                 from output ``first``)
     drop(id)
+    train(id, fn, numbers, lr) -> loss or NaN  params(id) -> numbers
+                                             (the GPT tab's: ``web/gpt_runners.py``)
 
 Numbers go out as ``array('d')`` (a buffer: every bit kept) and come back as a buffer.
 Standard library only.

@@ -1,5 +1,6 @@
-// The Playground's executor port: the JavaScript side of a session that trains through a
-// lowered program, next to Pyodide in the static site's worker.
+// The executor port: the JavaScript side of a session that trains through a lowered
+// program, next to Pyodide in the static site's worker (a Playground session's, through
+// micrograd.web.lowered_play; a GPT tab's, through micrograd.web.gpt_runners: `train`).
 //
 // Python (micrograd.web.lowered_play) compiles the session's traced loss once, lowers it
 // into the primitives of the one table (micrograd/trace/prims.py) and hands the program
