@@ -45,9 +45,20 @@ const MARKUP = `
   </section>
 `;
 
-/** "a, b, c, d…" of the first numbers, "…" when there are more */
+/** "a, b, c, d, …" of the first numbers, "…" when there are more */
 function firstOf(xs, total) {
   return xs.map(fmt).join(", ") + (total > xs.length ? ", …" : "");
+}
+
+/** a line of numbers: "data a, b, c, d, …", each number a span (a narrow screen shows
+ *  the first two: app.css hides the rest) */
+function numberLine(word, xs, total) {
+  const line = el("span", { class: "gwnum", text: word + " " });
+  xs.forEach((x, i) => {
+    line.append(el("span", { class: i < 2 ? "gwv" : "gwv gwmore", text: (i ? ", " : "") + fmt(x) }));
+  });
+  if (total > 2) line.append(el("span", { class: total > xs.length ? "gwv" : "gwv gwless", text: ", …" }));
+  return line;
 }
 
 /** a box's lines of text: its name, its size, its outputs' numbers, what feeds it */
@@ -75,7 +86,16 @@ function drawBox(b, onOpen) {
     : el("div", { class: "gwbox gwinput", role: "group" });
   box.dataset.box = b.id;
   box.dataset.kind = b.kind;
-  for (const [cls, text] of lines) box.append(el("span", { class: cls, text }));
+  for (const [cls, text] of lines) {
+    if (cls === "gwnorm") {  // the two norms, each kept on one line
+      const [d, g] = text.split("  ");
+      box.append(el("span", { class: cls }, el("span", { text: d }), " ", el("span", { text: g })));
+      continue;
+    }
+    if (cls !== "gwnum") { box.append(el("span", { class: cls, text })); continue; }
+    const grad = text.startsWith("grad");
+    box.append(numberLine(grad ? "grad" : "data", grad ? b.grad : b.data, b.outputs));
+  }
   const said = lines.map(([, t]) => t).join("; ");
   box.setAttribute("aria-label", b.opens ? `${said}; unfold it` : said);
   if (b.opens) box.addEventListener("click", () => onOpen(b));
