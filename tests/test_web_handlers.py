@@ -326,7 +326,7 @@ def test_every_route_has_a_handler_and_a_documented_name():
                            "play.weight", "play.inspect", "play.inspect.stop",
                            "play.delete", "play.csv.read", "play.csv.write",
                            "gpt.create", "gpt.step", "gpt.sample", "gpt.attention",
-                           "gpt.delete"}
+                           "gpt.walk", "gpt.walk.block", "gpt.delete"}
     assert set(STATUS) == set(KINDS)
 
 
