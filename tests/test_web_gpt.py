@@ -281,3 +281,82 @@ def test_attention_says_how_many_letters_are_past_the_context():
     seen = attention(run.model, run.tokenizer, "b" + full + "cd")
     assert seen["left_out"] == 3 and seen["tokens"] == [BOS_LABEL, "b", *"a" * 14]
     assert attention(run.model, run.tokenizer, "emma")["left_out"] == 0
+
+
+# ---------------------------------------------------------------------------------------
+# a run that diverged: a step whose loss is not finite is refused, nothing changed
+# ---------------------------------------------------------------------------------------
+
+def _blown_up(sessions, sid):
+    """lm_head's weights times 1e6 (through session.run): the next loss is inf."""
+    session = sessions.get(sid)
+    for row in session.run.model.state_dict["lm_head"]:
+        for v in row:
+            v.data *= 1e6
+    return session, session.run.model.weights()
+
+
+def test_an_eager_step_whose_loss_is_not_finite_is_refused_and_changes_nothing(run):
+    sessions, made = run
+    ok("gpt.step", {"sid": made["sid"], "steps": 1}, sessions)
+    session, before = _blown_up(sessions, made["sid"])
+    err = error("gpt.step", {"sid": made["sid"], "steps": 3}, sessions)
+    assert err["kind"] == "refused" and err["field"] == "steps"
+    assert "step 2: the loss on" in err["message"] and "not a finite number" in err["message"]
+    assert "no weight was changed" in err["message"]
+    assert session.run.model.weights() == before and session.done == 1
+    assert len(session.losses) == 1
+    assert all(p.grad == 0.0 for p in session.run.model.params)
+    # the run still samples (its weights are what they were)
+    assert ok("gpt.sample", {"sid": made["sid"], "count": 2}, sessions)["step"] == 1
+
+
+def test_the_steps_before_a_diverged_one_are_answered(run):
+    sessions, made = run
+    session = sessions.get(made["sid"])
+    real = session.runner.step
+    calls = []
+
+    def second_one_blows_up(r):
+        calls.append(1)
+        if len(calls) == 2:
+            _blown_up(sessions, made["sid"])
+        return real(r)
+
+    session.runner.step = second_one_blows_up
+    out = ok("gpt.step", {"sid": made["sid"], "steps": 3}, sessions)
+    assert out["step"] == 1 and len(out["losses"]) == 1
+    assert error("gpt.step", {"sid": made["sid"]}, sessions)["kind"] == "refused"
+
+
+def test_the_lowered_runners_traced_step_error_is_refused_in_words(run):
+    from micrograd.gpt.traced import TracedStepError
+
+    sessions, made = run
+
+    class Diverged:  # what LoweredRunner raises for a loss that is not finite
+        name = "lowered"
+
+        def step(self, r):
+            raise TracedStepError(float("nan"), "step 1: the loss is nan, not a finite "
+                                                "number; no weight was changed")
+
+        def sync(self, r):
+            pass
+
+    sessions.get(made["sid"]).runner = Diverged()
+    err = error("gpt.step", {"sid": made["sid"], "steps": 2}, sessions)
+    assert err == {"kind": "refused", "field": "steps",
+                   "message": "step 1: the loss is nan, not a finite number; no weight "
+                              "was changed"}
+
+
+def test_http_a_diverged_step_is_a_400_in_words(client):
+    sid = client.post("/api/gpt", json={"steps": 20}).json()["sid"]
+    session = client.app.state.sessions.get(sid)
+    for row in session.run.model.state_dict["lm_head"]:
+        for v in row:
+            v.data *= 1e6
+    r = client.post(f"/api/gpt/{sid}/step", json={"steps": 2})
+    assert r.status_code == 400 and "not a finite number" in r.json()["error"]
+    assert r.json()["field"] == "steps"

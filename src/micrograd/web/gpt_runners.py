@@ -26,8 +26,8 @@ import weakref
 from array import array
 from pathlib import Path
 
-__all__ = ["EagerRunner", "LoweredRunner", "runner_for", "program_text", "PROGRAM",
-           "PROGRAM_SEED"]
+__all__ = ["EagerRunner", "LoweredRunner", "LossNotFinite", "runner_for", "program_text",
+           "PROGRAM", "PROGRAM_SEED"]
 
 #: where the lowered program lies in the site's micrograd.zip (the site writes it there)
 PROGRAM = Path(__file__).resolve().parent.parent / "gpt" / "program.json"
@@ -35,14 +35,40 @@ PROGRAM = Path(__file__).resolve().parent.parent / "gpt" / "program.json"
 PROGRAM_SEED = 42
 
 
+class LossNotFinite(FloatingPointError):
+    """An eager step's loss is not finite: the step is refused, nothing changed (the
+    lowered runner raises ``micrograd.gpt.traced.TracedStepError`` for the same, a
+    ``FloatingPointError`` too, with the same words: :func:`diverged`)."""
+
+    def __init__(self, loss, message):
+        super().__init__(message)
+        self.loss = loss
+
+
+def diverged(run, loss):
+    """The words of a step refused for a loss that is not finite (either runner)."""
+    doc = run.docs[run.done % len(run.docs)]
+    return (f"step {run.done + 1}: the loss on {doc!r} is {loss!r}, not a finite number "
+            "(the run has diverged); the step was refused and no weight was changed: "
+            "start a new run")
+
+
 class EagerRunner:
-    """A step on the eager engine: microgpt's loop as ``Run.step`` writes it."""
+    """A step on the eager engine: microgpt's loop as ``Run.step`` writes it (its
+    ``backward`` then its ``update``), but for a loss that is not finite: then the
+    grads are dropped, no update is made, and :class:`LossNotFinite` is raised (as the
+    lowered runner refuses it)."""
 
     name = "eager"
 
     def step(self, run):
         """Train ``run`` on its next name; the loss (a float, before the update)."""
-        return run.step()
+        loss = run.backward()
+        if not math.isfinite(loss):
+            run.zero_grad()
+            raise LossNotFinite(loss, diverged(run, loss))
+        run.update()
+        return loss
 
     def sync(self, run):
         """The weights are the Values themselves: nothing to bring back."""
@@ -112,9 +138,7 @@ class LoweredRunner:
         lr = run.optimizer.lr * (1 - run.done / run.steps)
         loss = float(self.port.train(self.id, "loss", x, lr))
         if not math.isfinite(loss):
-            raise self.traced.TracedStepError(loss, (
-                f"step {run.done + 1}: the loss on {doc!r} is not finite (the run has "
-                "diverged); no weight was changed"))
+            raise self.traced.TracedStepError(loss, diverged(run, loss))
         run.done += 1
         self.stale = True
         return loss

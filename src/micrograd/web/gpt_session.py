@@ -58,7 +58,9 @@ class GptSession:
         return self._run.done
 
     def train_one(self):
-        """One step (refused once the run's steps are done); its loss."""
+        """One step (refused once the run's steps are done); its loss. A loss that is
+        not finite raises ``FloatingPointError`` (the runner's: the step refused,
+        nothing changed)."""
         if self._run.done >= self.steps:
             raise RunDone(f"this run's {self.steps} steps are done (the learning rate has "
                           "decayed to 0); sample from it, or start a new run")
@@ -69,13 +71,20 @@ class GptSession:
     def train(self, n, clock=time.perf_counter):
         """Up to ``n`` steps, one at a time (a generator: it yields after each, the
         caller's turn boundary); returns ``(losses, seconds)``: their losses and the
-        wall time spent in them (not in the waits between)."""
+        wall time spent in them (not in the waits between). A step whose loss is not
+        finite ends them: after steps done, those are answered (the next request meets
+        it again, first); as the first, its ``FloatingPointError`` goes up."""
         losses, seconds = [], 0.0
         for _ in range(n):
             if self._run.done >= self.steps:
                 break
             start = clock()
-            losses.append(self.train_one())
+            try:
+                losses.append(self.train_one())
+            except FloatingPointError:
+                if not losses:
+                    raise
+                break
             seconds += clock() - start
             yield
         return losses, seconds

@@ -110,14 +110,19 @@ def create(request, sessions):
 
 def step(request, sessions):
     """``POST /api/gpt/{sid}/step``: ``steps`` steps, one turn each; their losses, the
-    mean of the last ones, and the steps a second (the wall time of the steps alone)."""
+    mean of the last ones, and the steps a second (the wall time of the steps alone).
+    A step whose loss is not finite (the run diverged) changes nothing and is refused
+    in words, by either runner; steps before it in the request are answered."""
     req = read(STEP, request)
     session = _session(sessions, req["sid"])
     if session.done >= session.steps:
         raise Failure("refused", f"this run's {session.steps} steps are done (the learning "
                                  "rate has decayed to 0); sample from it, or start a new "
                                  "run", field="steps")
-    losses, seconds = yield from session.train(req["steps"])
+    try:
+        losses, seconds = yield from session.train(req["steps"])
+    except FloatingPointError as err:  # either runner's: a loss not finite, no change
+        raise Failure("refused", str(err), field="steps") from None
     mean, mean_of = session.mean()
     return {"sid": req["sid"], **session.summary(), "losses": losses, "mean": mean,
             "mean_of": mean_of,
