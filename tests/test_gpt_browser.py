@@ -181,3 +181,50 @@ def test_the_static_site_trains_on_the_lowered_program(browser, static_site):
                 f"steps/s over the wall time of steps {s1}-{s2}\n")
     assert page.errors == [] and page.foreign == [], (page.errors, page.foreign)
     page.close()
+
+
+def test_new_run_with_every_gpt_place_taken_keeps_the_tab_going(browser, served):
+    """Every GPT place taken (the page's run and others'): New run gives the tab's own
+    place to the new run (the old one deleted first), never leaves the tab without one;
+    a name past the context says how many letters were left out."""
+    import json
+    import urllib.error
+    import urllib.request
+
+    def post(path, body=None, method="POST"):
+        req = urllib.request.Request(served + path.lstrip("/"), method=method,
+                                     data=json.dumps(body or {}).encode(),
+                                     headers={"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(req) as r:
+                return r.status, json.loads(r.read())
+        except urllib.error.HTTPError as err:
+            return err.code, json.loads(err.read())
+
+    page = open_gpt(browser, served, "desktop")
+    old = page.evaluate(f"{GPT}.sid")
+    others = []
+    while True:  # the places left, taken
+        status, made = post("/api/gpt", {"steps": 5})
+        if status != 200:
+            assert status == 503
+            break
+        others.append(made["sid"])
+        assert len(others) <= 3
+    try:
+        page.click("#g-new")
+        page.wait_for_function(f"{GPT}.sid && {GPT}.sid !== {old!r} && !{GPT}.making",
+                               timeout=60_000)
+        assert page.is_enabled("#g-train") and page.is_hidden("#g-banner")
+        assert post(f"/api/gpt/{old}/step", {"steps": 1})[0] == 404  # none orphaned
+        train_a_few(page, 3)
+        # a long name sampled or typed: the heading says what was left out
+        page.evaluate(f"{GPT}.look('abcdefghijklmnopqrstu')")
+        page.wait_for_function(f"{GPT}.attention && {GPT}.attention.left_out === 6",
+                               timeout=60_000)
+        assert "first 15 letters; 6 left out" in page.inner_text("#g-att-name-shown")
+    finally:
+        for sid in others:
+            post(f"/api/gpt/{sid}", method="DELETE")
+    assert page.errors == [], page.errors
+    page.close()

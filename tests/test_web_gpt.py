@@ -360,3 +360,109 @@ def test_http_a_diverged_step_is_a_400_in_words(client):
     r = client.post(f"/api/gpt/{sid}/step", json={"steps": 2})
     assert r.status_code == 400 and "not a finite number" in r.json()["error"]
     assert r.json()["field"] == "steps"
+
+
+# ---------------------------------------------------------------------------------------
+# a run started from a weights file (what `micrograd gpt --save` writes)
+# ---------------------------------------------------------------------------------------
+
+def _saved(tmp_path, steps=3, **start):
+    from micrograd.gpt.weights import save
+
+    trained = Run.start(seed=42, steps=10, **start)
+    for _ in range(steps):
+        trained.step()
+    path = tmp_path / "gpt.json"
+    save(trained.model, trained.tokenizer, path, meta={"steps": steps})
+    return trained, path.read_text()
+
+
+def test_a_run_starts_from_a_weights_file_and_trains_on(tmp_path):
+    trained, text = _saved(tmp_path)
+    sessions = LocalSessions()
+    made = ok("gpt.create", {"weights": text, "weights_file": "gpt.json", "steps": 20},
+              sessions)
+    assert made["weights_file"] == "gpt.json" and made["step"] == 0
+    session = sessions.get(made["sid"])
+    assert session.run.model.weights() == trained.model.weights()
+    # the same seed's names in the same order, from the file's weights with a fresh Adam
+    again = Run.start(seed=42, steps=20, model=GPT(trained.model.config,
+                                                   weights=trained.model.weights()),
+                      tokenizer=trained.tokenizer)
+    out = ok("gpt.step", {"sid": made["sid"], "steps": 2}, sessions)
+    assert out["losses"] == [again.step() for _ in range(2)]
+    assert ok("gpt.sample", {"sid": made["sid"], "count": 3}, sessions)["samples"]
+    assert ok("gpt.create", {}, sessions)["weights_file"] is None
+
+
+@pytest.mark.parametrize("text, words", [
+    ("", "empty"),
+    ("{not json", "not valid JSON"),
+    ('{"format": "micrograd", "version": 1}', "not a micrograd GPT file"),
+])
+def test_a_bad_weights_file_is_refused_in_words_and_nothing_made(text, words):
+    sessions = LocalSessions()
+    err = error("gpt.create", {"weights": text, "weights_file": "w.json"}, sessions)
+    assert err["kind"] == "refused" and err["field"] == "weights"
+    assert err["message"].startswith("cannot load 'w.json'") and words in err["message"]
+    assert len(sessions) == 0
+
+
+def test_a_weight_that_is_not_finite_or_a_matrix_of_the_wrong_shape(tmp_path):
+    import json
+
+    _, text = _saved(tmp_path)
+    doc = json.loads(text)
+    doc["weights"]["wte"] = doc["weights"]["wte"][:-1]
+    err = error("gpt.create", {"weights": json.dumps(doc)}, LocalSessions())
+    assert err["kind"] == "refused" and "wte must be 27 rows of 16 numbers" in err["message"]
+    err = error("gpt.create", {"weights": text.replace("[", "[NaN, ", 3)}, LocalSessions())
+    assert err["kind"] == "refused" and "NaN is not a JSON number" in err["message"]
+
+
+def test_weights_for_another_vocabulary_do_not_fit_the_names(tmp_path):
+    _, text = _saved(tmp_path, names=["abc", "cab", "bca"])
+    err = error("gpt.create", {"weights": text, "weights_file": "abc.json"}, LocalSessions())
+    assert err["kind"] == "refused" and err["field"] == "weights"
+    assert "'abc.json' does not fit the packaged names" in err["message"]
+    assert "it knows 'abc'" in err["message"]
+
+
+def test_an_oversized_weights_file_is_refused_in_words(client):
+    big = "x" * (limits.GPT_MAX_WEIGHTS_CHARS + 1)
+    err = error("gpt.create", {"weights": big}, LocalSessions())
+    assert err["kind"] == "refused" and err["field"] == "weights"
+    assert f"at most {limits.GPT_MAX_WEIGHTS_CHARS:,}" in err["message"]
+    r = client.post("/api/gpt", json={"weights": big})
+    assert r.status_code == 400 and "at most" in r.json()["error"]
+
+
+def test_http_a_run_from_a_weights_file(client, tmp_path):
+    _, text = _saved(tmp_path)
+    r = client.post("/api/gpt", json={"weights": text, "weights_file": "gpt.json"})
+    assert r.status_code == 200, r.text
+    assert r.json()["weights_file"] == "gpt.json"
+    r = client.post("/api/gpt", json={"weights": "{}"})
+    assert r.status_code == 400 and r.json()["field"] == "weights"
+
+
+def test_a_new_run_replaces_the_pages_own_when_every_place_is_taken():
+    sessions = LocalSessions(caps={"gpt": 2})
+    mine = ok("gpt.create", {"steps": 5}, sessions)["sid"]
+    other = ok("gpt.create", {"steps": 5}, sessions)["sid"]
+    new = ok("gpt.create", {"steps": 5, "replace": mine}, sessions)["sid"]
+    assert error("gpt.sample", {"sid": mine}, sessions)["kind"] == "lost"
+    assert ok("gpt.sample", {"sid": other, "count": 1}, sessions)  # the other page's stays
+    # a refused file keeps the run it would have replaced
+    assert error("gpt.create", {"weights": "{}", "replace": new}, sessions)["kind"] == "refused"
+    assert ok("gpt.sample", {"sid": new, "count": 1}, sessions)
+    # a lost one to replace: a new run as any other
+    assert ok("gpt.create", {"replace": mine}, sessions)["sid"]
+
+
+def test_http_new_run_replaces_with_every_place_taken(client):
+    sids = [client.post("/api/gpt", json={"steps": 5}).json()["sid"] for _ in range(2)]
+    assert client.post("/api/gpt", json={"steps": 5}).status_code == 503
+    r = client.post("/api/gpt", json={"steps": 5, "replace": sids[0]})
+    assert r.status_code == 200, r.text
+    assert client.post(f"/api/gpt/{sids[0]}/step", json={}).status_code == 404

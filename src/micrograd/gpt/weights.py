@@ -51,7 +51,7 @@ from ..io import ModelFileError
 from .data import MAX_CHARS, Tokenizer
 from .model import GPT, GPTConfig
 
-__all__ = ["save", "load", "to_dict", "ModelFileError", "FORMAT", "VERSION",
+__all__ = ["save", "load", "parse", "to_dict", "ModelFileError", "FORMAT", "VERSION",
            "MAX_FILE_BYTES"]
 
 FORMAT = "micrograd-gpt"
@@ -120,10 +120,16 @@ def _read(path, max_bytes):
     if not raw.strip():
         raise ModelFileError(f"{path}: the file is empty, not a saved model")
     try:
-        doc = json.loads(raw.decode("utf-8"), parse_constant=_no_constant)
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as err:
         raise ModelFileError(f"{path}: not a text (UTF-8) file, so not a saved model "
                              f"(byte {err.start})") from None
+    return _json(path, text)
+
+
+def _json(path, text):
+    try:
+        doc = json.loads(text, parse_constant=_no_constant)
     except json.JSONDecodeError as err:
         raise ModelFileError(f"{path}: not valid JSON ({err.msg} at line {err.lineno} "
                              f"column {err.colno}); truncated?") from None
@@ -192,6 +198,18 @@ def _check_weights(path, doc, cfg):
                                          f"number: {str(x)[:40]}")
         out[name] = mat
     return out
+
+
+def parse(text, name="the file"):
+    """``(model, tokenizer, meta)`` from a file's text (``name`` says it in the
+    messages), checked as ``load`` checks a file: what a page sends (the GPT tab)."""
+    if not isinstance(text, str) or not text.strip():
+        raise ModelFileError(f"{name}: the file is empty, not a saved model")
+    doc = _json(name, text)
+    cfg, tokenizer = _check_head(name, doc)
+    weights = _check_weights(name, doc, cfg)
+    meta = doc.get("meta", {})
+    return GPT(cfg, weights=weights), tokenizer, meta if isinstance(meta, dict) else {}
 
 
 def load(path, max_bytes=MAX_FILE_BYTES):

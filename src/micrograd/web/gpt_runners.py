@@ -162,8 +162,16 @@ def runner_for(run):
     else the eager one."""
     from .lowered_play import installed
 
+    from ..gpt.data import Tokenizer
+    from ..gpt.model import GPTConfig
+
     port = installed()
     if port is None or not PROGRAM.is_file():
+        return EagerRunner()
+    # the program is the default model's: a run of another shape (weights loaded from a
+    # file, with the same count of weights but other heads) trains eagerly
+    if run.model.config != GPTConfig(vocab_size=run.model.config.vocab_size) or \
+            run.tokenizer.chars != Tokenizer.from_names(run.docs).chars:
         return EagerRunner()
     try:
         return LoweredRunner(port, PROGRAM.read_text("utf-8"), run)

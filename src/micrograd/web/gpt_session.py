@@ -37,10 +37,14 @@ class RunDone(ValueError):
 class GptSession:
     """One training run of microgpt's GPT, with the losses so far."""
 
-    def __init__(self, seed=42, steps=1000, runner=None):
+    def __init__(self, seed=42, steps=1000, runner=None, loaded=None):
         """A new run; ``runner`` a runner object, or None: the one ``runner_for`` picks
-        (lowered in the static site, else eager)."""
-        self._run = Run.start(seed=seed, steps=steps)
+        (lowered in the static site, else eager). ``loaded``: ``(model, tokenizer,
+        name)`` of a weights file (``micrograd.gpt.weights.parse``), trained on from
+        there (a fresh Adam, as ``micrograd gpt --load``); the names must be in its
+        letters (else ``UnknownCharacterError``)."""
+        model, tokenizer, self.weights_file = loaded or (None, None, None)
+        self._run = Run.start(seed=seed, steps=steps, model=model, tokenizer=tokenizer)
         self.seed, self.steps = seed, steps
         self.runner = runner or runner_for(self._run)
         self.losses = []
@@ -112,4 +116,4 @@ class GptSession:
                 "vocab": run.tokenizer.vocab_size,
                 "parameters": len(run.model.params), "n_layer": cfg.n_layer,
                 "n_head": cfg.n_head, "block_size": cfg.block_size,
-                "chars": run.tokenizer.chars}
+                "chars": run.tokenizer.chars, "weights_file": self.weights_file}

@@ -35,6 +35,10 @@ GPT_MAX_STEPS = 5000
 GPT_MAX_STEPS_PER_REQUEST = 10
 GPT_MAX_SAMPLES = 20
 GPT_MEAN_OF = 100
+#: a weights file a page starts a run from (gpt.create's ``weights``: the text that
+#: ``micrograd gpt --save`` writes; microgpt's default model is ~93,000 characters), so
+#: its request stays under MAX_BODY_BYTES; the page checks it too before it sends it
+GPT_MAX_WEIGHTS_CHARS = 200_000
 #: live GPT sessions at once (each ~1 MB between its turns; a step's graph, ~100,000
 #: nodes and tens of MB, lives only during its turn, one turn at a time on the training
 #: thread): counted apart from the Playground's and within MAX_SESSIONS; one more is

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from ...gpt.data import UnknownCharacterError
 from ...gpt.train import DEFAULT_STEPS
+from ...gpt.weights import ModelFileError, parse
 from .. import limits
 from ..gpt_session import GptSession
 from . import gpt_walk
@@ -38,6 +39,14 @@ CREATE = (
           description="shuffles the names and draws the weights (microgpt's: 42)"),
     Field("steps", "int", DEFAULT_STEPS, ge=1, le=limits.GPT_MAX_STEPS,
           description="the run's length: the learning rate decays to 0 over it"),
+    Field("weights", "str", None, nullable=True, max_length=limits.GPT_MAX_WEIGHTS_CHARS,
+          description="a weights file's text (what `micrograd gpt --save` writes), "
+                      "checked whole as --load checks it: the run starts from it"),
+    Field("weights_file", "str", None, nullable=True, max_length=200,
+          description="the file's name, said in the answer and the messages"),
+    Field("replace", "str", None, nullable=True, max_length=100,
+          description="the page's run the new one replaces: deleted once the new one is "
+                      "made, its place the new one's (kept when the new one is refused)"),
 )
 STEP = SID + (
     Field("steps", "int", 1, ge=1, le=limits.GPT_MAX_STEPS_PER_REQUEST,
@@ -97,15 +106,56 @@ def _temperature(request):
 
 def create(request, sessions):
     """``POST /api/gpt``: a new run on the packaged names (microgpt's set-up from
-    ``seed``, ``steps`` long); its id and what it is."""
+    ``seed``, ``steps`` long; from a weights file's text when ``weights`` is given); its
+    id and what it is. ``replace``: the page's own run, deleted once the new one is
+    made (its place the new one's, so New run is never busy; a refused file keeps
+    it)."""
+    _weights_size(request)
     req = read(CREATE, request)
+    old = req["replace"]
+    if old is not None:
+        try:
+            _session(sessions, old)
+        except Failure:  # gone already (or another kind's): nothing to replace
+            old = None
     try:
-        sessions.room(KIND)  # before building anything: its places may be full
-        session = GptSession(seed=req["seed"], steps=req["steps"])
+        if old is None:
+            sessions.room(KIND)  # before building anything: its places may be full
+        session = _new_session(req)
+        if old is not None:
+            sessions.delete(old)  # the new run exists: the old one's place is its
         sid = sessions.create(session, KIND)
     except StoreFull as err:
         raise Failure("busy", str(err), retry_after=5) from None
     return {"sid": sid, **session.summary(), "mean": None, "mean_of": 0}
+
+
+def _weights_size(request):
+    """A weights file over the cap refused in words (before the field's bound)."""
+    text = request.get("weights") if isinstance(request, dict) else None
+    if isinstance(text, str) and len(text) > limits.GPT_MAX_WEIGHTS_CHARS:
+        raise Failure("refused", f"the weights file is {len(text):,} characters; the page "
+                                 f"takes at most {limits.GPT_MAX_WEIGHTS_CHARS:,} "
+                                 "(microgpt's default model is about 93,000)",
+                      field="weights")
+
+
+def _new_session(req):
+    """The run of a create request: from the weights file when one came (checked
+    whole, as ``micrograd gpt --load`` checks it; refused in words, nothing made)."""
+    if req["weights"] is None:
+        return GptSession(seed=req["seed"], steps=req["steps"])
+    name = req["weights_file"] or "the weights file"
+    try:
+        model, tokenizer, _ = parse(req["weights"], name)
+        return GptSession(seed=req["seed"], steps=req["steps"],
+                          loaded=(model, tokenizer, name))
+    except ModelFileError as err:
+        raise Failure("refused", f"cannot load {clip(name)}: {err}", field="weights") \
+            from None
+    except UnknownCharacterError as err:
+        raise Failure("refused", f"{clip(name)} does not fit the packaged names: {err}",
+                      field="weights") from None
 
 
 def step(request, sessions):

@@ -25,7 +25,8 @@ router = APIRouter(prefix="/api/gpt", tags=["gpt"], responses=ERRORS)
              responses={503: {"model": schemas.ErrorResponse}})
 async def gpt_create(req: models.GptCreate, http: Request):
     try:
-        http.app.state.sessions.room(handlers.KIND)  # at once, before waiting for a turn
+        if req.replace is None:  # (a run replaced gives its place)
+            http.app.state.sessions.room(handlers.KIND)  # at once, before a turn's wait
     except StoreFull as err:
         return respond({"ok": False, "error": Failure("busy", str(err),
                                                       retry_after=5).data()})

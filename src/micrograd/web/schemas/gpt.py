@@ -19,8 +19,12 @@ def _open_temperature(fields):
                  if f.name == "temperature" else f for f in fields)
 
 
-GptCreate = request_model("GptCreate", _gpt.CREATE, "A new run of microgpt's GPT on the "
-                                                     "packaged names.")
+GptCreate = request_model("GptCreate", tuple(
+    replace(f, max_length=None, description=f.description + " (at most "
+            f"{f.max_length:,} characters: the handler says it in words)")
+    if f.name == "weights" else f for f in _gpt.CREATE),
+    "A new run of microgpt's GPT on the packaged names (from a weights file, if one "
+    "is given).")
 GptStepRequest = request_model("GptStepRequest", _gpt.STEP)
 GptSampleRequest = request_model("GptSampleRequest", _open_temperature(_gpt.SAMPLE))
 GptAttentionRequest = request_model("GptAttentionRequest",
@@ -40,6 +44,8 @@ class GptRun(BaseModel):
     n_head: int
     block_size: int
     chars: str = Field(description="the letters the model knows")
+    weights_file: Optional[str] = Field(
+        description="the weights file the run started from (null: drawn from the seed)")
     mean: Optional[Num] = Field(description="the mean loss of the last mean_of steps")
     mean_of: int
 

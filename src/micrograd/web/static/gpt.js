@@ -59,20 +59,29 @@ export class Gpt {
     this.ready = this.create();
   }
 
-  async create() {
-    const old = this.sid;
-    this.sid = null;
+  /** A new run (`request`: gpt.create's fields, e.g. the weights of a file). The old
+   *  run stays this tab's until the new one exists: the request names it (`replace`),
+   *  and the Python side deletes it once the new one is made, its place the new one's
+   *  (so New run is never busy for want of this tab's place). Returns whether the new
+   *  run was made (else the tab is as it was, and the banner says why). */
+  async create(request = {}) {
+    this.making = true;
     this.busy();
     try {
-      const run = await this.client.call("gpt.create", {});
+      const run = await this.client.call("gpt.create", { ...request, replace: this.sid });
       this.sid = run.sid;
-      if (old) this.client.call("gpt.delete", { sid: old }).catch(() => {});
       this.losses = []; this.means = [];
       this.show(run);
       this.say("");
+      return true;
     } catch (e) {
-      this.say("GPT: " + e.message);
+      this.say("GPT: " + (e.kind === "busy"
+        ? "every GPT place is taken by other runs (" + e.message + ")" +
+          (this.sid ? "; this tab keeps its run. " : ". ") + "Try New run again in a few seconds."
+        : e.message));
+      return false;
     } finally {
+      this.making = false;
       this.busy();
     }
   }
@@ -159,7 +168,7 @@ export class Gpt {
   busy() {
     const $ = this.$, had = document.activeElement;
     const done = this.run && this.run.step >= this.run.steps;
-    const trainOff = this.training || !this.sid || Boolean(done);
+    const trainOff = this.training || this.making || !this.sid || Boolean(done);
     $("stop").disabled = !this.training;
     if (this.training && had === $("train")) $("stop").focus();
     $("train").disabled = trainOff;
@@ -215,7 +224,10 @@ export class Gpt {
       if (!out) return;
       this.attention = out;
       drawHeads(this.$("heads"), out.heads, out.tokens);
-      this.$("att-name-shown").textContent = `of "${out.name}"${out.sampled ? " (sampled)" : ""}` +
+      // a name past the model's positions: the letters fed, and how many were left out
+      const fed = out.tokens.length - 1;
+      const cut = out.left_out > 0 ? ` (first ${fed} letters; ${out.left_out} left out)` : "";
+      this.$("att-name-shown").textContent = `of "${out.name}"${cut}${out.sampled ? " (sampled)" : ""}` +
         `${out.in_list ? ", a training name" : ", not a training name"}, at step ${out.step}`;
       if (speak) this.say("");
     } catch (e) {
