@@ -30,6 +30,14 @@ def served():
 @pytest.fixture(scope="module")
 def static_site(tmp_path_factory):
     out, _ = build_site(tmp_path_factory.mktemp("site"))
+    # a teacher's trained weights, beside the site (what `micrograd gpt --save` writes)
+    from micrograd.gpt.train import Run
+    from micrograd.gpt.weights import save
+
+    trained = Run.start(seed=7, steps=20)
+    for _ in range(5):
+        trained.step()
+    save(trained.model, trained.tokenizer, out / "lesson-gpt.json", meta={"steps": 5})
     server = StaticServer(out, tmp_path_factory.mktemp("log") / "server.log")
     yield server.url
     server.stop()
@@ -227,4 +235,46 @@ def test_new_run_with_every_gpt_place_taken_keeps_the_tab_going(browser, served)
         for sid in others:
             post(f"/api/gpt/{sid}", method="DELETE")
     assert page.errors == [], page.errors
+    page.close()
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_a_lesson_link_with_a_weights_file_beside_the_site(browser, static_site, size):
+    """#page=gpt&weights=lesson-gpt.json&hide=train,walk&temp=0.8&name=emma: the run
+    starts from the file beside the site, the hidden groups are hidden, the temperature
+    and the name are the link's; a link naming another site's file is refused in words
+    and the run is the seed's."""
+    page = browser.new_page(viewport=SIZES[size])
+    page.errors = []
+    page.on("pageerror", lambda e: page.errors.append(str(e)))
+    page.goto(f"{static_site}#page=gpt&weights=lesson-gpt.json&hide=train,walk&temp=0.8"
+              "&name=emma")
+    page.wait_for_function(f"{GPT} && {GPT}.sid && {GPT}.attention", timeout=180_000)
+    assert page.evaluate(f"{GPT}.run.weights_file") == "lesson-gpt.json"
+    assert "lesson-gpt.json" in page.inner_text("#g-about")
+    assert page.is_hidden("#g-train") and page.is_hidden("#g-walk")
+    assert page.is_visible("#g-sample") and page.is_visible("#g-heads")
+    assert page.input_value("#g-temp") == "0.8"
+    assert page.evaluate(f"{GPT}.attention.name") == "emma"
+    page.click("#g-sample")
+    page.wait_for_function(f"{GPT}.samples.length === 10", timeout=120_000)
+    assert "temperature 0.8" in page.inner_text("#g-samples-h")
+    assert page.evaluate("document.documentElement.scrollWidth") <= SIZES[size]["width"]
+    page.screenshot(path=str(ARTIFACTS / f"gpt-lesson-static-{size}.png"), full_page=True)
+    assert page.errors == [], page.errors
+    page.close()
+
+
+@pytest.mark.parametrize("file", ["https://example.com/gpt.json", "//example.com/g.json",
+                                  "missing.json"])
+def test_a_weights_file_that_fails_is_said_and_the_run_is_the_seeds(browser, static_site,
+                                                                     file):
+    page = browser.new_page(viewport=SIZES["desktop"])
+    page.goto(f"{static_site}#page=gpt&weights={file}")
+    page.wait_for_function(f"{GPT} && {GPT}.sid && !{GPT}.making", timeout=180_000)
+    page.wait_for_function("!document.querySelector('#g-banner').hidden", timeout=30_000)
+    said = page.inner_text("#g-banner")
+    assert file in said and "the seed's weights instead" in said, said
+    assert page.evaluate(f"{GPT}.run.weights_file") is None
+    assert page.is_enabled("#g-train")
     page.close()

@@ -113,7 +113,7 @@ async function main() {
   const play = new Playground(byId("page-play"), { client, meta, url, idPrefix: "p-", banner });
   notebooks.show(play.$("notebook"), "play", {});
   const gallery = new Gallery(byId("page-mistakes"), { client, url, idPrefix: "m-", notebooks });
-  const gpt = new Gpt(byId("page-gpt"), { client, meta, idPrefix: "g-" });
+  const gpt = new Gpt(byId("page-gpt"), { client, meta, url, idPrefix: "g-" });
 
   let shown = null;
   function showPage(name, push) {

@@ -4,6 +4,8 @@
  *     root      an empty element: the component fills it
  *     client    client.js's interface (gpt.*)
  *     meta      the catalogue from the client's "meta" (meta.limits: the GPT caps)
+ *     url       the page's HashState: a lesson link's temp, name, hide and weights
+ *               (gpt_lesson.js), read at the start and written on a change
  *   gpt.start()   makes the run (once); gpt.pause() stops training after the request
  *                 in flight
  *
@@ -19,16 +21,19 @@ import { mount, uniquePrefix } from "./dom.js";
 import { fmt, fmtShort } from "./format.js";
 import { GPT_MARKUP } from "./gpt_markup.js";
 import { drawCurve, drawHeads } from "./gpt_plot.js";
+import { LINK, applyHide, fetchWeights, readLink } from "./gpt_lesson.js";
 import { GptWalk } from "./gpt_walk.js";
 
 /** steps a gpt.step request asks for: Stop acts within this many */
 const CHUNK = 3;
 
 export class Gpt {
-  constructor(root, { client, meta = {}, idPrefix, banner } = {}) {
+  constructor(root, { client, meta = {}, url = null, idPrefix, banner } = {}) {
     this.root = root;
+    this.url = url;  // the page's link (urlstate.js), or none: the state kept to itself
     this.client = client;
     this.limits = meta.limits || {};
+    this.meta = meta;
     this.prefix = idPrefix || uniquePrefix("gpt");
     this.run = null; this.sid = null; this.started = false;
     this.training = false; this.going = false; this.loop = null;
@@ -52,12 +57,42 @@ export class Gpt {
     $("new").onclick = () => this.renew();
     $("sample").onclick = () => this.sample();
     $("temp").oninput = () => { $("temp-out").textContent = $("temp").value; };
+    $("temp").onchange = () => this.link({ [LINK.temperature]: $("temp").value });
     $("att-form").onsubmit = (ev) => { ev.preventDefault(); this.look($("att-name").value.trim() || null); };
     this.walk = new GptWalk($("walk"), { call: (name, request) => this.call(name, request),
                                          nameNow: () => this.attention && this.attention.name,
                                          say: (text) => this.say(text) });
-    this.ready = this.create();
+    // the Walk's link keys by field (its `hide` is this tab's too)
+    const walkKeys = Object.fromEntries(((this.meta.walk || {}).fields || []).map((f) => [f.name, f.url]));
+    this.ready = this.begin(readLink(this.url, walkKeys.hide));
   }
+
+  /** The tab as its link says: the controls hidden, the temperature, the run (from a
+   *  weights file beside the site, else the seed's; a file that fails is said, and the
+   *  run is the seed's), the name whose attention is drawn. */
+  async begin(link) {
+    const $ = this.$;
+    applyHide(this.root, link.hide);
+    if (link.temperature !== null) {
+      $("temp").value = String(link.temperature);
+      $("temp-out").textContent = $("temp").value;
+    }
+    let why = "";
+    if (link.weights) {
+      try {
+        const text = await fetchWeights(link.weights, this.limits.gpt_max_weights_chars);
+        if (!await this.create({ weights: text, weights_file: link.weights })) why = this.banner.textContent;
+      } catch (e) {
+        why = "GPT: " + e.message;
+      }
+    }
+    if (!this.sid) await this.create();
+    if (why) this.say(why + " The run starts from the seed's weights instead.");
+    if (link.name && this.sid) await this.look(link.name, !why);
+  }
+
+  /** Write these keys into the page's link (a lesson link's state). */
+  link(params) { if (this.url) this.url.write(params); }
 
   /** A new run (`request`: gpt.create's fields, e.g. the weights of a file). The old
    *  run stays this tab's until the new one exists: the request names it (`replace`),
@@ -156,7 +191,8 @@ export class Gpt {
     $("about").textContent = `microgpt (Karpathy's GPT in 200 lines) on micrograd's Value: ` +
       `${run.parameters.toLocaleString("en")} weights, ${run.n_layer} layer, ${run.n_head} heads, ` +
       `trained on ${run.names.toLocaleString("en")} names (seed ${run.seed}), one name a step, ` +
-      `letter by letter, then one Adam step.`;
+      `letter by letter, then one Adam step.` +
+      (run.weights_file ? ` This run started from the weights in ${run.weights_file}.` : "");
     drawCurve($("curve"), this.losses, this.means, run.steps);
     $("curve").setAttribute("aria-label", `the loss of each of the ${this.losses.length} steps so far` +
       (run.mean === null ? "" : `; the mean of the last ${run.mean_of}: ${fmt(run.mean)}`));
@@ -223,6 +259,7 @@ export class Gpt {
         ? { temperature: Number(this.$("temp").value) } : { name });
       if (!out) return;
       this.attention = out;
+      if (name !== null) this.link({ [LINK.name]: out.name });
       drawHeads(this.$("heads"), out.heads, out.tokens);
       // a name past the model's positions: the letters fed, and how many were left out
       const fed = out.tokens.length - 1;

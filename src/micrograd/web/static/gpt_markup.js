@@ -3,7 +3,7 @@
 
 export const GPT_MARKUP = `
   <div data-role="banner" class="banner" role="alert" hidden></div>
-  <section class="bar gptbar" aria-label="training">
+  <section class="bar gptbar" aria-label="training" data-ctl="train">
     <button type="button" data-role="train">Train</button>
     <button type="button" data-role="stop" disabled>Stop</button>
     <button type="button" data-role="new" title="a new run: the same seed's weights, back to step 0">New run</button>
@@ -20,7 +20,7 @@ export const GPT_MARKUP = `
       <svg data-role="curve" class="gptcurve" viewBox="0 0 600 240" role="img"
         aria-label="the loss of every step so far"></svg>
     </section>
-    <section class="gptcard" data-labelledby="samples-h">
+    <section class="gptcard" data-labelledby="samples-h" data-ctl="sample">
       <h3 data-role="samples-h">samples</h3>
       <div class="bar">
         <button type="button" data-role="sample">Sample</button>
@@ -31,7 +31,7 @@ export const GPT_MARKUP = `
       <ol data-role="drawn" class="gptsamples" aria-live="polite"></ol>
       <p class="hint" data-role="samples-note">Sample draws names letter by letter from the model. A name marked <span class="gptnew">new</span> is not in the training list. Pick one to see its attention.</p>
     </section>
-    <section class="gptcard gptatt" data-labelledby="att-h">
+    <section class="gptcard gptatt" data-labelledby="att-h" data-ctl="attention">
       <h3 data-role="att-h">attention <small data-role="att-name-shown"></small></h3>
       <form class="bar" data-role="att-form">
         <label>name <input data-role="att-name" maxlength="15" size="12" autocomplete="off"
@@ -41,6 +41,6 @@ export const GPT_MARKUP = `
       <div data-role="heads" class="gptheads"></div>
       <p class="hint">Each head, a grid: a row is a position reading (the letter there), a column a position it may look at (itself and those before); the darker the cell, the more weight the head gives it.</p>
     </section>
-    <section class="gptcard gptwalk" data-role="walk" aria-label="walk one position"></section>
+    <section class="gptcard gptwalk" data-role="walk" aria-label="walk one position" data-ctl="walk"></section>
   </div>
 `;
