@@ -761,16 +761,38 @@ def _memory_mb(pid):
 def test_the_memory_bound_holds_under_a_hostile_run():
     """40 clients against a fresh server until the store is full (and refusing more) or
     40 sessions were built: the largest sessions the caps allow, built, trained 5 steps,
-    read in full and (half of them) dropped, beside bodies just under and over the cap.
+    read in full and (half of them) dropped, beside bodies just under and over the cap,
+    the largest walks, and GPT tabs (10 steps, the walk of a 16-position name and its
+    MLP unfolded, its attention; half of them dropped).
     The server's peak resident memory stays under the documented bound (docs/web.md).
     Before (one thread per request building sessions, each with its own malloc arena,
     and busy sessions evicted and rebuilt) the same run peaked at about 270 MB."""
     proc, port = start_server()
     stop = threading.Event()
-    built, busy = [], []
+    built, busy, gpt = [], [], []
+
+    def gpt_tab(k):
+        status, body = _post(port, "/api/gpt", {}, {"x-micrograd-page": f"gpt-{k:04d}"})
+        if status != 200:  # all GPT places taken: busy
+            time.sleep(0.2)
+            return
+        sid, name = body["sid"], "christopherjohn"  # the context's 16 positions
+        gpt.append(1)
+        _post(port, f"/api/gpt/{sid}/step", {"steps": 10})
+        status, walked = _post(port, f"/api/gpt/{sid}/walk", {"name": name, "position": 15})
+        if status == 200:
+            mlp = next(b["id"] for b in walked["boxes"] if b["name"] == "layer0.mlp")
+            _post(port, f"/api/gpt/{sid}/walk/block", {"name": name, "position": 15,
+                                                      "block": mlp})
+        _post(port, f"/api/gpt/{sid}/attention", {"name": name})
+        if k % 16 == 5:  # half of them leave their sessions
+            request(port, "DELETE", f"/api/gpt/{sid}")
 
     def churn(k):
         while not stop.is_set():
+            if k % 8 == 5:  # a GPT tab: train, look into a long name, walk its MLP
+                gpt_tab(k)
+                continue
             if k % 8 == 7:  # the largest walk the caps allow, each a page of its own
                 _post(port, "/api/walk", BIG_WALK, {"x-micrograd-page": f"walker-{k:04d}"})
                 continue
@@ -811,7 +833,9 @@ def test_the_memory_bound_holds_under_a_hostile_run():
     finally:
         stop_server(proc)
     assert len(built) >= limits.MAX_SESSIONS, (len(built), busy)  # the store was filled
-    print(f"\npeak resident memory {peak:.0f} MB ({len(built)} sessions built)")
+    assert gpt, "no GPT tab got a session"
+    print(f"\npeak resident memory {peak:.0f} MB ({len(built)} sessions built, "
+          f"{len(gpt)} GPT sessions)")
     assert peak <= limits.MEMORY_BOUND_MB, (rss, peak, len(built))
 
 
