@@ -11,11 +11,11 @@ export const GPT_MARKUP = `
     <span>loss <b data-role="lastloss">·</b></span>
     <span>mean of the last <b data-role="mean-of">0</b>: <b data-role="mean">·</b></span>
     <span class="rate"><b data-role="rate">·</b> steps/s</span>
-    <span class="rate" title="how a step runs: eager, the Value graph of one name, built and walked back every step">runner <b data-role="runner">·</b></span>
+    <span class="rate" title="how a step runs: eager, the Value graph of one name built and walked back; lowered, the model recorded once as a program that the page's JavaScript executor runs for every name">runner <b data-role="runner">·</b></span>
   </section>
   <p class="hint" data-role="about">microgpt (Karpathy's GPT in 200 lines) on micrograd's Value: each step feeds one name, letter by letter, and takes one Adam step.</p>
   <div class="gptgrid">
-    <section class="gptcard" data-labelledby="loss-h">
+    <section class="gptcard" data-labelledby="loss-h" data-ctl="train">
       <h3 data-role="loss-h">loss per step: <span class="key each">each name's</span>, <span class="key mean">the mean of the last ones</span></h3>
       <svg data-role="curve" class="gptcurve" viewBox="0 0 600 240" role="img"
         aria-label="the loss of every step so far"></svg>
