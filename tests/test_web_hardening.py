@@ -823,8 +823,9 @@ def test_the_memory_bound_holds_under_a_hostile_run():
         for t in threads:
             t.start()
         end = time.monotonic() + 30  # bounded: until the store is full and refusing
+        # the GPT tabs' sessions take places of the same store
         while time.monotonic() < end and not (len(built) >= 40 or (
-                busy and len(built) >= limits.MAX_SESSIONS)):
+                busy and len(built) + len(gpt) >= limits.MAX_SESSIONS)):
             time.sleep(0.1)
         stop.set()
         for t in threads:
@@ -832,7 +833,8 @@ def test_the_memory_bound_holds_under_a_hostile_run():
         rss, peak = _memory_mb(proc.pid)
     finally:
         stop_server(proc)
-    assert len(built) >= limits.MAX_SESSIONS, (len(built), busy)  # the store was filled
+    # the store was filled (the GPT sessions hold some of its places)
+    assert len(built) + len(gpt) >= limits.MAX_SESSIONS, (len(built), len(gpt), busy)
     assert gpt, "no GPT tab got a session"
     print(f"\npeak resident memory {peak:.0f} MB ({len(built)} sessions built, "
           f"{len(gpt)} GPT sessions)")
