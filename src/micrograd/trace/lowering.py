@@ -78,15 +78,24 @@ def lower(functions, optimizer=None):
         >>> sorted(lower(loss, SGDUpdate(lr=0.1)).wire["functions"]["loss"])
         ['backward', 'buffers', 'forward', 'inputs', 'outputs', 'update', 'value']
     """
+    return lower_functions(functions, optimizer, _lower_function)
+
+
+def lower_functions(functions, optimizer, lower_one, version=VERSION, caller="lower"):
+    """What ``lower`` and the grouped lowering (``lowering_groups``) share: the
+    ``functions`` checked and named (a lone one ``"loss"`` or ``"forward"``), their
+    parameters in order of appearance, the optimizer's update and state, and each
+    function written by ``lower_one(f, params, update, state)``; the wire marked
+    ``version``. ``caller`` names the entry point in the errors."""
     if isinstance(functions, (BatchLoss, Program)):
         functions = {"loss" if isinstance(functions, BatchLoss) else "forward": functions}
     if not isinstance(functions, dict) or not functions:
-        raise TypeError(f"lower needs a BatchLoss, a Program or a dict of them, got "
+        raise TypeError(f"{caller} needs a BatchLoss, a Program or a dict of them, got "
                         f"{type(functions).__name__}")
     params, seen = [], set()  # every function's parameters, in order of appearance
     for name, f in functions.items():
         if not isinstance(name, str) or not isinstance(f, (BatchLoss, Program)):
-            raise TypeError(f"lower: {name!r} must name a BatchLoss or a Program, got "
+            raise TypeError(f"{caller}: {name!r} must name a BatchLoss or a Program, got "
                             f"{type(f).__name__}")
         for p in f.params:
             if id(p) not in seen:
@@ -94,11 +103,11 @@ def lower(functions, optimizer=None):
                 params.append(p)
     update, state = optimizer_state(optimizer, len(params))
     wire = {
-        "format": FORMAT, "version": VERSION,
+        "format": FORMAT, "version": version,
         "params": {"size": len(params), "init": [encode_number(p.data) for p in params]},
         "state": state,
         "optimizer": None if update is None else {"name": update.name, **update.options()},
-        "functions": {name: _lower_function(f, params, update, state)
+        "functions": {name: lower_one(f, params, update, state)
                       for name, f in functions.items()},
     }
     return Lowered(wire, params)

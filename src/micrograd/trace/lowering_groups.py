@@ -37,9 +37,9 @@ from __future__ import annotations
 
 from .batch_loss import BatchLoss
 from .ir import DenseNode, LoweringError, OpNode, ParamNode, SumNode
-from .lowering import FORMAT, Lowered, optimizer_state, write_update
+from .lowering import lower_functions, write_update
 from .prim_math import BATCH, PrimMath, Sym, encode_number, lower_forward, lower_rule
-from .program import Program, compile_source
+from .program import compile_source
 
 VERSION = 2
 
@@ -57,30 +57,10 @@ def lower_groups(functions, optimizer=None):
         >>> lower_groups(loss, SGDUpdate(lr=0.1)).wire["version"]
         2
     """
-    if isinstance(functions, (BatchLoss, Program)):
-        functions = {"loss" if isinstance(functions, BatchLoss) else "forward": functions}
-    if not isinstance(functions, dict) or not functions:
-        raise TypeError(f"lower_groups needs a BatchLoss, a Program or a dict of them, "
-                        f"got {type(functions).__name__}")
-    params, seen = [], set()
-    for name, f in functions.items():
-        if not isinstance(name, str) or not isinstance(f, (BatchLoss, Program)):
-            raise TypeError(f"lower_groups: {name!r} must name a BatchLoss or a Program, "
-                            f"got {type(f).__name__}")
-        for p in f.params:
-            if id(p) not in seen:
-                seen.add(id(p))
-                params.append(p)
-    update, state = optimizer_state(optimizer, len(params))
-    wire = {
-        "format": FORMAT, "version": VERSION,
-        "params": {"size": len(params), "init": [encode_number(p.data) for p in params]},
-        "state": state,
-        "optimizer": None if update is None else {"name": update.name, **update.options()},
-        "functions": {name: _GroupLowering(f, params).function(update, state)
-                      for name, f in functions.items()},
-    }
-    return Lowered(wire, params)
+    return lower_functions(
+        functions, optimizer,
+        lambda f, params, update, state: _GroupLowering(f, params).function(update, state),
+        version=VERSION, caller="lower_groups")
 
 
 def _rows_size(k, once):
